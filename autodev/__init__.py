@@ -1,0 +1,94 @@
+"""autodev: NumPy and SciPy that run each call where this machine runs it fastest.
+
+``import autodev as np`` in place of ``import numpy as np``. Each call runs on
+the CPU (NumPy) or the GPU (CuPy), whichever the measured cost model predicts is
+faster, transfers included; results stay on the device that made them. With no
+GPU, no CUDA or no CuPy, autodev is NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+
+from . import _dispatch  # noqa: F401  (must load before the array class)
+from ._array import ndarray, _install_operators
+from ._backends import devices as _devices_table
+from ._config import get_policy, policy, set_policy, reset_policy
+from ._device import CPU, Device
+from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
+from ._trace import Record, stats, trace
+
+_install_operators()
+
+__version__ = "0.1.0"
+
+# -- autodev's own API ---------------------------------------------------------------
+
+
+def devices() -> list[dict[str, Any]]:
+    """Every device autodev knows: ``{"device", "usable", "reason"}`` each.
+
+    ``reason`` says why an unusable device cannot be used (CuPy not installed,
+    no CUDA device, driver too old, ...).
+    """
+    return _devices_table()
+
+
+_OWN_API = [
+    "Device", "Record", "devices", "get_policy", "ndarray", "policy", "reset_policy",
+    "set_policy", "stats", "trace", "ufunc",
+]
+
+# -- NumPy's constants, dtypes and helper classes (the very same objects) ------------
+from numpy import (  # noqa: E402
+    e, euler_gamma, inf, nan, newaxis, pi,
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, intp, uintp,
+    float16, float32, float64, complex64, complex128, longdouble, clongdouble,
+    byte, ubyte, short, ushort, intc, uintc, int_, uint, longlong, ulonglong,
+    half, single, double, csingle, cdouble, object_, str_, bytes_, void,
+    datetime64, timedelta64, generic, number, integer, signedinteger, unsignedinteger,
+    inexact, floating, complexfloating, flexible, character,
+    dtype, finfo, iinfo, errstate, printoptions, broadcast, ufunc as _np_ufunc,
+)
+
+_NUMPY_OBJECTS = [
+    "e", "euler_gamma", "inf", "nan", "newaxis", "pi",
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128",
+    "longdouble", "clongdouble", "byte", "ubyte", "short", "ushort", "intc", "uintc",
+    "int_", "uint", "longlong", "ulonglong", "half", "single", "double", "csingle",
+    "cdouble", "object_", "str_", "bytes_", "void", "datetime64", "timedelta64",
+    "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
+    "floating", "complexfloating", "flexible", "character",
+    "dtype", "finfo", "iinfo", "errstate", "printoptions", "broadcast",
+]
+bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
+
+# -- submodules ----------------------------------------------------------------------
+from . import fft, linalg, random, testing  # noqa: E402
+
+_SUBMODULES = ["fft", "linalg", "random", "testing", "scipy"]
+
+# -- everything else NumPy has: resolved on first use, then cached --------------------
+_NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
+
+__all__ = sorted(set(_OWN_API + _NUMPY_OBJECTS + _SUBMODULES + _NUMPY_NAMES + ["bool"]))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "scipy":
+        import importlib
+
+        value: Any = importlib.import_module("autodev.scipy")
+    elif name.startswith("_") or not (hasattr(_np, name) or name in _DIRECT):
+        raise AttributeError(f"module 'autodev' has no attribute {name!r}")
+    else:
+        value = _resolve_name(_np, "", name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,661 @@
+"""``autodev.ndarray``: NumPy's array API over data living on one device.
+
+Operators and methods are generated from tables. Each has a fast path for the
+common case (no GPU usable, data on the host) that calls NumPy directly, and
+otherwise goes through :func:`autodev._dispatch.call`.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from . import _residency as R
+from ._backends import STATE, backend_for, resolve_device
+from ._device import CPU, Device
+from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
+from ._trace import STATS
+
+_S = STATE
+_PLAIN_OPERANDS = (int, float, complex, bool, np.float64, np.float32, np.int64, np.int32,
+                   np.complex128, np.complex64, np.bool_)
+
+
+class ndarray:
+    """An N-dimensional array whose data lives on the CPU or a GPU.
+
+    It behaves like ``numpy.ndarray``: same attributes, operators, indexing and
+    methods, same results. Create arrays with ``autodev.array``, ``zeros``,
+    ``asarray`` and the other creation functions, not with this class.
+
+    Attributes
+    ----------
+    device : Device
+        Where the primary copy lives (``cpu``, ``cuda:0``, ``sim:0``).
+    """
+
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "__weakref__")
+    __array_priority__ = 100.0
+
+    _data: Any
+    _device: Device
+    _storage: R.Storage | None
+    _mirror: tuple[Device, int, Any] | None
+    _scalar: bool
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
+        raise TypeError(
+            "autodev.ndarray cannot be constructed directly. Use autodev.array(), "
+            "autodev.zeros(), autodev.asarray() or another creation function."
+        )
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        self._data.shape = value
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self._data.strides
+
+    @property
+    def flags(self) -> Any:
+        return self._data.flags
+
+    @property
+    def device(self) -> Device:
+        """The device holding this array's primary copy."""
+        return self._device
+
+    @property
+    def T(self) -> "ndarray":
+        return self.transpose()
+
+    @property
+    def mT(self) -> "ndarray":
+        return self.swapaxes(-1, -2)
+
+    @property
+    def real(self) -> "ndarray":
+        return _view_attr(self, "real")
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        self.real[...] = value
+
+    @property
+    def imag(self) -> "ndarray":
+        return _view_attr(self, "imag")
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self.imag[...] = value
+
+    @property
+    def flat(self) -> "_FlatIter":
+        return _FlatIter(self)
+
+    @property
+    def base(self) -> None:
+        """Always None: autodev tracks views through its storages instead."""
+        return None
+
+    # ------------------------------------------------------------------ devices
+    def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
+        """Return a copy of this array on ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``)."""
+        target = resolve_device(device)
+        if target is self._device:
+            return self
+        native = R.native_on(self, target)
+        return new(native if self._mirror is None else _own(native, target), target,
+                   None, self._scalar)
+
+    def get(self) -> np.ndarray:
+        """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
+        return np.array(R.host_copy(self._data, self._device), copy=True)
+
+    # ------------------------------------------------------------------ protocols
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._device is CPU:
+            data = self._data
+            if copy:
+                return np.array(data, dtype=dtype, copy=True)
+            if data.flags.writeable:
+                R.storage_of(self).escaped = True  # may be written behind our back
+            return data if dtype is None else np.asarray(data, dtype=dtype)
+        if copy is False:
+            raise ValueError(
+                f"Unable to avoid a copy: this array lives on {self._device}. "
+                "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
+            )
+        host = R.host_copy(self._data, self._device)
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from ._namespace import ufunc_for
+
+        wrapper = ufunc_for(ufunc)
+        if wrapper is None:
+            return NotImplemented
+        if method == "__call__":
+            return wrapper(*inputs, **kwargs)
+        return getattr(wrapper, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func: Callable[..., Any], types: Any, args: Any,
+                           kwargs: Any) -> Any:
+        from ._namespace import function_for
+
+        found = function_for(func)
+        if found is None:
+            return NotImplemented
+        return found(*args, **kwargs)
+
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        import autodev
+
+        return autodev
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        R.storage_of(self).escaped = True  # the consumer may write through it
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._data.__dlpack_device__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        host = np.array(R.host_copy(self._data, self._device), copy=True)
+        return (_rebuild, (host, str(self._device), self._scalar))
+
+    # ------------------------------------------------------------------ conversions
+    def _host(self) -> np.ndarray:
+        return self._data if self._device is CPU else R.host_copy(self._data, self._device)
+
+    def __bool__(self) -> bool:
+        return bool(self._host())
+
+    def __float__(self) -> float:
+        return float(self._host())
+
+    def __int__(self) -> int:
+        return int(self._host())
+
+    def __complex__(self) -> complex:
+        return complex(self._host())
+
+    def __index__(self) -> int:
+        return operator.index(self._host()[()] if self.ndim == 0 else self._host())
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        if self.ndim == 1:
+            return iter(self._host().copy() if self._device is not CPU else self._data)
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        host = self._host()
+        return repr(host[()]) if self._scalar else repr(host)
+
+    def __str__(self) -> str:
+        host = self._host()
+        return str(host[()]) if self._scalar else str(host)
+
+    def __format__(self, spec: str) -> str:
+        host = self._host()
+        return format(host[()] if self.ndim == 0 else host, spec)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        if self._scalar:
+            return hash(self._host()[()])
+        raise TypeError("unhashable type: 'autodev.ndarray'")
+
+    def __copy__(self) -> "ndarray":
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "ndarray":
+        return self.copy()
+
+    def item(self, *args: Any) -> Any:
+        return self._host().item(*args)
+
+    def tolist(self) -> Any:
+        return self._host().tolist()
+
+    def tobytes(self, order: str = "C") -> bytes:
+        return self._host().tobytes(order)
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key: Any) -> Any:
+        if self._device is CPU and _S.fast:
+            t = type(key)
+            if t is not int and t is not slice and t is not tuple:
+                key = cpu_arg(key)
+            elif t is tuple:
+                key = tuple(cpu_arg(k) for k in key)
+            result = self._data[key]
+            if type(result) is np.ndarray:
+                return new(result, CPU, R.storage_of(self) if result.base is not None else None)
+            return result
+        return _getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._device is CPU and _S.fast:
+            t = type(key)
+            if t is not int and t is not slice:
+                key = cpu_arg(key) if t is not tuple else tuple(cpu_arg(k) for k in key)
+            self._data[key] = cpu_arg(value)
+            storage = self._storage
+            if storage is not None:
+                storage.version += 1
+            return
+        _setitem(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        raise ValueError("cannot delete array elements")
+
+    # ------------------------------------------------------------------ method-only calls
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
+               subok: bool = True, copy: bool = True) -> "ndarray":
+        result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
+        if result is self._data:
+            return self
+        return new(result, self._device)
+
+    def copy(self, order: str = "C") -> "ndarray":
+        return new(self._data.copy(order=order), self._device)
+
+    def view(self, *args: Any, **kwargs: Any) -> "ndarray":
+        if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
+            args = args[1:]
+        kwargs.pop("type", None)
+        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
+
+    def fill(self, value: Any) -> None:
+        self._data.fill(_scalar_arg(value))
+        R.mark_written(self)
+
+    def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
+        self._data.sort(axis=axis, kind=kind, **({"order": order} if order is not None else {}))
+        R.mark_written(self)
+
+    def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
+                  order: Any = None) -> None:
+        self._data.partition(native_arg(kth, self._device, None), axis=axis)
+        R.mark_written(self)
+
+    def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
+        if self._device is not CPU and mode == "raise":
+            _check_flat_bounds(native_arg(indices, CPU, None), self.size)
+        self._data.put(native_arg(indices, self._device, None),
+                       native_arg(values, self._device, None), mode=mode)
+        R.mark_written(self)
+
+    def resize(self, *shape: Any, refcheck: bool = True) -> None:
+        if self._device is CPU:
+            self._data.resize(*shape, refcheck=False)
+        else:
+            raise NotImplementedError(
+                f"ndarray.resize is not available on {self._device}; "
+                "use autodev.resize(a, shape), which returns a new array."
+            )
+        R.mark_written(self)
+
+    def flatten(self, order: str = "C") -> "ndarray":
+        return new(self._data.flatten(order), self._device)
+
+    def byteswap(self, inplace: bool = False) -> "ndarray":
+        if inplace:
+            self._data.byteswap(True)
+            R.mark_written(self)
+            return self
+        return new(self._data.byteswap(False), self._device)
+
+    def dump(self, file: Any) -> None:
+        self._host().dump(file)
+
+    def tofile(self, *args: Any, **kwargs: Any) -> None:
+        self._host().tofile(*args, **kwargs)
+
+    def __contains__(self, value: Any) -> bool:
+        return bool((self == value).any())
+
+
+class _FlatIter:
+    """``a.flat``: reads and writes by flat index, writes counted as writes."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: ndarray) -> None:
+        self._array = array
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._array.ravel()[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        a = self._array
+        if a._device is CPU:
+            a._data.flat[cpu_arg(key)] = cpu_arg(value)
+            R.mark_written(a)
+        else:
+            flat = a.reshape(-1)
+            if flat._storage is not R.storage_of(a):
+                raise ValueError("a.flat assignment on a non-contiguous device array")
+            flat[key] = value
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._array._host().flat)
+
+    def __len__(self) -> int:
+        return self._array.size
+
+
+def _rebuild(host: np.ndarray, device: str, scalar: bool) -> ndarray:
+    arr = new(host, CPU, None, scalar)
+    if device != "cpu":
+        from ._backends import active_gpu
+
+        gpu = active_gpu()
+        if gpu is not None and str(gpu.device) == device:
+            return arr.to_device(gpu.device)
+    return arr
+
+
+def _own(native: Any, device: Device) -> Any:
+    """A private copy when ``native`` is a mirror someone else may still use."""
+    return backend_for(device).xp.array(native, copy=True) if device is not CPU else native.copy()
+
+
+def _view_attr(a: ndarray, name: str) -> ndarray:
+    result = getattr(a._data, name)
+    if getattr(result, "base", None) is not None or result is not a._data:
+        shares = getattr(result, "base", None) is not None
+        return new(result, a._device, R.storage_of(a) if shares else None)
+    return new(result, a._device, R.storage_of(a))
+
+
+def _scalar_arg(value: Any) -> Any:
+    return value.item() if type(value) is ndarray else value
+
+
+# ---------------------------------------------------------------------- general indexing
+
+def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
+    """Convert an index to ``device``; check integer-array bounds where the device does not."""
+    if device is CPU:
+        return cpu_arg(key) if type(key) is not tuple else tuple(cpu_arg(k) for k in key)
+    parts = key if type(key) is tuple else (key,)
+    converted = []
+    dim = 0
+    n_consuming = sum(_consumes(k) for k in parts)
+    for k in parts:
+        if k is Ellipsis:
+            dim += len(shape) - n_consuming
+            converted.append(k)
+            continue
+        if k is None:
+            converted.append(k)
+            continue
+        t = type(k)
+        if t is list or t is np.ndarray or t is ndarray:
+            k = _check_index_array(k, shape, dim, device)
+        converted.append(k)
+        dim += _consumes(k)
+    return tuple(converted) if type(key) is tuple else converted[0]
+
+
+def _consumes(k: Any) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    dtype = getattr(k, "dtype", None)
+    if dtype is not None and dtype == np.bool_:
+        return max(k.ndim, 1)
+    if type(k) is list and k and all(isinstance(v, (bool, np.bool_)) for v in k):
+        return 1
+    return 1
+
+
+def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device) -> Any:
+    if type(k) is ndarray:
+        dtype = k.dtype
+        if dtype.kind in "iu" and dim < len(shape) and k.size:
+            n = shape[dim]
+            bad = ((k < -n) | (k >= n)).any()
+            if bool(bad):
+                raise IndexError(
+                    f"index out of bounds for axis {dim} with size {n}"
+                )
+        return R.native_on(k, device)
+    host = np.asarray(k)
+    if host.dtype.kind in "iu" and dim < len(shape) and host.size:
+        n = shape[dim]
+        if host.min() < -n or host.max() >= n:
+            bad = host[(host < -n) | (host >= n)][0]
+            raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
+    if host.dtype.kind not in "iub" and host.size:
+        raise IndexError(
+            "arrays used as indices must be of integer (or boolean) type"
+        )
+    return R.transfer(host, CPU, device)
+
+
+def _check_flat_bounds(indices: Any, size: int) -> None:
+    host = np.asarray(indices)
+    if host.size and (host.min() < -size or host.max() >= size):
+        raise IndexError(f"index out of bounds for size {size}")
+
+
+def _getitem(a: ndarray, key: Any) -> Any:
+    device = a._device
+    nkey = _index_native(key, device, a.shape)
+    result = a._data[nkey]
+    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
+    if device is CPU:
+        if type(result) is np.ndarray:
+            return new(result, CPU, R.storage_of(a) if result.base is not None else None)
+        return result
+    backend = backend_for(device)
+    if not backend.is_native(result):
+        return result
+    scalar = result.ndim == 0 and not _has_ellipsis(key)
+    shares = getattr(result, "base", None) is not None
+    return new(result, device, R.storage_of(a) if shares else None, scalar)
+
+
+def _has_ellipsis(key: Any) -> bool:
+    return key is Ellipsis or (type(key) is tuple and any(k is Ellipsis for k in key))
+
+
+def _setitem(a: ndarray, key: Any, value: Any) -> None:
+    device = a._device
+    nkey = _index_native(key, device, a.shape)
+    a._data[nkey] = native_arg(value, device, None)
+    R.mark_written(a)
+
+
+# ---------------------------------------------------------------------- operator tables
+
+def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable[..., Any]:
+    def op(self: ndarray, other: Any) -> Any:
+        if _S.fast and self._device is CPU:
+            t = type(other)
+            if t is ndarray:
+                if other._device is not CPU:
+                    return call(spec, (other, self) if reflected else (self, other), {})
+                o = other._data
+            elif t in _PLAIN_OPERANDS or t is np.ndarray:
+                o = other
+            elif _defers(other):
+                return NotImplemented
+            else:
+                o = cpu_arg(other)
+            STATS.fast_cpu_calls += 1
+            result = func(o, self._data) if reflected else func(self._data, o)
+            if type(result) is np.ndarray:
+                return new(result, CPU)
+            return result
+        if _defers(other):
+            return NotImplemented
+        return call(spec, (other, self) if reflected else (self, other), {})
+
+    return op
+
+
+def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
+    def op(self: ndarray, other: Any) -> Any:
+        if _S.fast and self._device is CPU:
+            t = type(other)
+            o = other if t in _PLAIN_OPERANDS else cpu_arg(other)
+            STATS.fast_cpu_calls += 1
+            func(self._data, o, out=self._data)
+            storage = self._storage
+            if storage is not None:
+                storage.version += 1
+            return self
+        if _defers(other):
+            return NotImplemented
+        call(spec, (self, other), {"out": self})
+        return self
+
+    return op
+
+
+def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
+    def op(self: ndarray) -> Any:
+        if _S.fast and self._device is CPU:
+            STATS.fast_cpu_calls += 1
+            result = func(self._data)
+            return new(result, CPU) if type(result) is np.ndarray else result
+        return call(spec, (self,), {})
+
+    return op
+
+
+def _defers(other: Any) -> bool:
+    """True if ``other`` asks NumPy-like arrays to leave a binary operator to it."""
+    return getattr(type(other), "__array_ufunc__", False) is None
+
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
+}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+            "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
+
+
+def _install_operators() -> None:
+    from ._namespace import ufunc_spec
+
+    for dunder, name in {**_BINARY, **_COMPARE}.items():
+        func = getattr(np, name)
+        spec = ufunc_spec(name)
+        setattr(ndarray, f"__{dunder}__", _binary(func, spec, False))
+        if dunder not in _COMPARE:
+            setattr(ndarray, f"__r{dunder}__", _binary(func, spec, True))
+            if dunder != "divmod":
+                setattr(ndarray, f"__i{dunder}__", _inplace(func, spec))
+    for dunder, name in _UNARY.items():
+        setattr(ndarray, f"__{dunder}__", _unary(getattr(np, name), ufunc_spec(name)))
+
+
+# ---------------------------------------------------------------------- method tables
+
+def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[..., Any]:
+    def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+        if _S.fast and self._device is CPU:
+            if args:
+                args = tuple(cpu_arg(a) for a in args)
+            out = None
+            if kwargs:
+                out = kwargs.get("out")
+                kwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
+            STATS.fast_cpu_calls += 1
+            result = np_method(self._data, *args, **kwargs)
+            if type(result) is np.ndarray:
+                if out is not None and type(out) is ndarray and result is out._data:
+                    R.mark_written(out)
+                    return out
+                return new(result, CPU, R.storage_of(self) if result.base is not None
+                           and _shares(result, self._data) else None)
+            if type(result) is tuple:
+                return tuple(new(r, CPU) if type(r) is np.ndarray else r for r in result)
+            return result
+        return call(spec, (self, *args), kwargs)
+
+    method.__name__ = name
+    method.__qualname__ = f"ndarray.{name}"
+    method.__doc__ = getattr(np_method, "__doc__", None)
+    return method
+
+
+def _shares(result: np.ndarray, data: np.ndarray) -> bool:
+    owner = data.base if data.base is not None else data
+    return result.base is owner or result.base is data
+
+
+#: Methods that dispatch like their function; family, and whether they are views.
+METHODS: dict[str, tuple[str, str]] = {
+    "sum": ("reduction", "dispatch"), "prod": ("reduction", "dispatch"),
+    "mean": ("reduction", "dispatch"), "std": ("reduction", "dispatch"),
+    "var": ("reduction", "dispatch"), "min": ("reduction", "dispatch"),
+    "max": ("reduction", "dispatch"), "argmin": ("reduction", "dispatch"),
+    "argmax": ("reduction", "dispatch"), "any": ("reduction", "dispatch"),
+    "all": ("reduction", "dispatch"), "cumsum": ("reduction", "dispatch"),
+    "cumprod": ("reduction", "dispatch"), "ptp": ("reduction", "dispatch"),
+    "trace": ("reduction", "dispatch"), "dot": ("matmul", "dispatch"),
+    "argsort": ("sort", "dispatch"), "argpartition": ("sort", "dispatch"),
+    "searchsorted": ("sort", "dispatch"), "nonzero": ("copy", "dispatch"),
+    "clip": ("elementwise", "dispatch"), "round": ("elementwise", "dispatch"),
+    "conj": ("elementwise", "dispatch"), "conjugate": ("elementwise", "dispatch"),
+    "take": ("copy", "dispatch"), "repeat": ("copy", "dispatch"),
+    "compress": ("copy", "dispatch"), "choose": ("copy", "dispatch"),
+    "reshape": ("copy", "primary"), "ravel": ("copy", "primary"),
+    "transpose": ("copy", "primary"), "swapaxes": ("copy", "primary"),
+    "squeeze": ("copy", "primary"), "diagonal": ("copy", "primary"),
+}
+_SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", "argmin",
+                             "argmax", "any", "all", "ptp", "trace", "dot"})
+
+
+def _install_methods() -> None:
+    for name, (family, where) in METHODS.items():
+        np_method = getattr(np.ndarray, name, None)
+        if np_method is None:
+            continue
+        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS)
+        setattr(ndarray, name, _method(name, spec, np_method))
+
+
+_install_methods()

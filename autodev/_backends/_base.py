@@ -1,0 +1,116 @@
+"""The Backend contract and its registry."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from abc import ABC, abstractmethod
+from types import ModuleType
+from typing import Any, Callable, ContextManager
+
+import numpy as np
+
+from .._device import Device
+
+
+class Backend(ABC):
+    """What runs calls on one device.
+
+    Contract
+    --------
+    - ``xp`` is a NumPy-like array module whose functions take and return this
+      backend's *native* arrays (``numpy.ndarray``, ``cupy.ndarray``, ...).
+    - ``scipy(name)`` returns the SciPy-like module for ``"fft"``, ``"linalg"``,
+      ``"special"``, ``"sparse"``, ``"sparse.linalg"``, ``"signal"`` or None.
+    - ``from_host`` copies a NumPy array onto the device; ``to_host`` copies a
+      native array back into a fresh NumPy array. Both are the *only* transfers;
+      the dispatcher counts them.
+    - ``owner(native)`` returns the object owning a native array's memory, so
+      views can be tied to the storage they write through.
+    - ``oom_errors`` names the exception types meaning "out of device memory";
+      ``free_memory()`` releases cached blocks. No other exception is ever
+      caught around a call.
+    - ``linalg_errors()`` is a context in which singular or not positive-definite
+      matrices raise ``numpy.linalg.LinAlgError`` as NumPy does.
+    - ``synchronize()`` waits for queued work (for timing).
+    """
+
+    device: Device
+    is_gpu: bool = False
+    oom_errors: tuple[type[BaseException], ...] = ()
+    #: dtype kinds (``dtype.kind``) this device computes on at all.
+    dtype_kinds: frozenset[str] = frozenset("biufc")
+
+    @property
+    @abstractmethod
+    def xp(self) -> Any:
+        """The NumPy-like array module."""
+
+    @abstractmethod
+    def scipy(self, name: str) -> Any | None:
+        """The SciPy-like submodule ``name`` (e.g. ``"linalg"``), or None."""
+
+    @abstractmethod
+    def from_host(self, array: np.ndarray) -> Any:
+        """Copy a NumPy array onto this device."""
+
+    @abstractmethod
+    def to_host(self, native: Any) -> np.ndarray:
+        """Copy a native array of this device into a new NumPy array."""
+
+    @abstractmethod
+    def is_native(self, obj: object) -> bool:
+        """True if ``obj`` is an array of this device."""
+
+    def owner(self, native: Any) -> Any:
+        """The object owning ``native``'s memory (itself when it owns it)."""
+        base = getattr(native, "base", None)
+        return native if base is None else base
+
+    def synchronize(self) -> None:
+        """Wait until queued work on this device has finished."""
+
+    def free_memory(self) -> None:
+        """Release cached device memory blocks."""
+
+    def memory_info(self) -> tuple[int, int] | None:
+        """(free, total) bytes of device memory, or None where unknown."""
+        return None
+
+    def linalg_errors(self) -> ContextManager[None]:
+        """A context in which failed factorizations raise ``LinAlgError``."""
+        return contextlib.nullcontext()
+
+    def supports_dtype(self, dtype: np.dtype) -> bool:
+        """True if this device can hold and compute on arrays of ``dtype``."""
+        if dtype.kind not in self.dtype_kinds:
+            return False
+        return dtype.itemsize <= (16 if dtype.kind == "c" else 8)
+
+    def resolve(self, path: str) -> Callable[..., Any] | None:
+        """The callable at dotted ``path`` (e.g. ``"linalg.solve"``), or None if absent."""
+        head, _, rest = path.rpartition(".")
+        module: Any = self.xp
+        if head:
+            module = self._submodule(head)
+            if module is None:
+                return None
+        return getattr(module, rest, None)
+
+    def _submodule(self, head: str) -> Any | None:
+        if head.startswith("scipy."):
+            return self.scipy(head[len("scipy."):])
+        module: Any = self.xp
+        for part in head.split("."):
+            module = getattr(module, part, None)
+            if module is None:
+                return None
+        return module
+
+
+def import_optional(name: str) -> ModuleType | None:
+    """Import ``name`` if it is installed, else return None (ImportError only)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None

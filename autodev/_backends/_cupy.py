@@ -1,0 +1,89 @@
+"""The CUDA backend: CuPy and cupyx.scipy, imported only when first probed."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+from typing import Any, ContextManager
+
+import numpy as np
+
+from .._device import Device
+from ._base import Backend
+
+INSTALL_HINT = "pip install 'autodev[cuda12]' (or 'autodev[cuda13]' for a CUDA 13 driver)"
+
+
+def probe_cuda() -> tuple[Any | None, str]:
+    """Import CuPy and check for a usable CUDA device.
+
+    Returns ``(cupy, "")`` when usable, else ``(None, reason)``. Only the named
+    conditions (not installed, import failure, CUDA runtime error) are caught.
+    """
+    if importlib.util.find_spec("cupy") is None:
+        return None, f"CuPy is not installed; {INSTALL_HINT}"
+    try:
+        cupy = importlib.import_module("cupy")
+    except ImportError as err:
+        return None, f"CuPy is installed but failed to import ({err}); {INSTALL_HINT}"
+    runtime_error = cupy.cuda.runtime.CUDARuntimeError
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except runtime_error as err:
+        return None, f"no usable CUDA device ({err})"
+    if count < 1:
+        return None, "no CUDA device found"
+    return cupy, ""
+
+
+class CupyBackend(Backend):
+    """Runs calls with CuPy on one CUDA device."""
+
+    is_gpu = True
+
+    def __init__(self, cupy: Any, index: int = 0) -> None:
+        self._cp = cupy
+        self.device = Device("cuda", index)
+        self.oom_errors = (cupy.cuda.memory.OutOfMemoryError,)
+        self._scipy: dict[str, Any] = {}
+        self._cupyx = importlib.import_module("cupyx")
+
+    @property
+    def xp(self) -> Any:
+        return self._cp
+
+    def scipy(self, name: str) -> Any | None:
+        if name not in self._scipy:
+            try:
+                self._scipy[name] = importlib.import_module(f"cupyx.scipy.{name}")
+            except ImportError:
+                self._scipy[name] = None
+        return self._scipy[name]
+
+    def from_host(self, array: np.ndarray) -> Any:
+        with self._cp.cuda.Device(self.device.index):
+            return self._cp.asarray(array)
+
+    def to_host(self, native: Any) -> np.ndarray:
+        return self._cp.asnumpy(native)
+
+    def is_native(self, obj: object) -> bool:
+        return type(obj) is self._cp.ndarray
+
+    def synchronize(self) -> None:
+        self._cp.cuda.Device(self.device.index).synchronize()
+
+    def free_memory(self) -> None:
+        self._cp.get_default_memory_pool().free_all_blocks()
+        self._cp.get_default_pinned_memory_pool().free_all_blocks()
+
+    def memory_info(self) -> tuple[int, int] | None:
+        free, total = self._cp.cuda.runtime.memGetInfo()
+        return int(free), int(total)
+
+    def linalg_errors(self) -> ContextManager[None]:
+        # CuPy's default (linalg='ignore') returns inf/nan for singular input;
+        # 'raise' makes cuSOLVER's info flag raise numpy.linalg.LinAlgError.
+        errstate = getattr(self._cupyx, "errstate", None)
+        return errstate(linalg="raise") if errstate else contextlib.nullcontext()

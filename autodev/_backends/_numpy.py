@@ -1,0 +1,44 @@
+"""The CPU backend: NumPy and SciPy."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from .._device import CPU
+from ._base import Backend
+
+
+class NumpyBackend(Backend):
+    """Runs calls with NumPy and SciPy on the host."""
+
+    device = CPU
+    is_gpu = False
+
+    def __init__(self) -> None:
+        self._scipy: dict[str, Any] = {}
+
+    @property
+    def xp(self) -> Any:
+        return np
+
+    def scipy(self, name: str) -> Any | None:
+        module = self._scipy.get(name)
+        if module is None:
+            module = importlib.import_module(f"scipy.{name}")
+            self._scipy[name] = module
+        return module
+
+    def from_host(self, array: np.ndarray) -> np.ndarray:
+        return array
+
+    def to_host(self, native: Any) -> np.ndarray:
+        return np.asarray(native)
+
+    def is_native(self, obj: object) -> bool:
+        return type(obj) is np.ndarray
+
+    def supports_dtype(self, dtype: np.dtype) -> bool:
+        return True

@@ -1,0 +1,331 @@
+"""The simulated GPU: a device for tests on machines without one.
+
+Its arrays (:class:`SimArray`) are a distinct type that refuses implicit
+conversion to NumPy, as CuPy's do, so any code path that forgets a transfer
+fails loudly. Its module functions refuse NumPy arrays for the same reason.
+Transfers are counted, faults (out-of-memory, device errors) can be injected at
+chosen calls, and it imitates the CuPy behaviours autodev must correct: integer
+array indices wrap instead of raising, and singular ``solve``/``inv``/``cholesky``
+return NaN unless run inside :meth:`SimBackend.linalg_errors`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import operator
+from types import ModuleType
+from typing import Any, Callable, ContextManager, Iterator
+
+import numpy as np
+
+from .._device import Device
+from ._base import Backend
+
+_NO_IMPLICIT = (
+    "Implicit conversion to a NumPy array is not allowed for simulated GPU arrays. "
+    "Use autodev's transfers (x.to_device('cpu')) instead."
+)
+
+
+class SimOutOfMemoryError(MemoryError):
+    """Raised by the simulated GPU when an out-of-memory fault is injected."""
+
+
+class SimDeviceError(RuntimeError):
+    """Raised by the simulated GPU when a device fault is injected."""
+
+
+class SimArray:
+    """An array on the simulated GPU: a NumPy array behind a wall."""
+
+    __slots__ = ("_a", "__weakref__")
+    __array_priority__ = 100.0
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._a = array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError(_NO_IMPLICIT)
+
+    __array_ufunc__ = None  # NumPy ufuncs must not see through the wall
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        raise TypeError(_NO_IMPLICIT)
+
+    def get(self) -> np.ndarray:
+        """Explicit copy to the host (like ``cupy.ndarray.get``)."""
+        return self._a.copy()
+
+    @property
+    def base(self) -> Any:
+        return self._a.base
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self._a, name)
+        return _wrap_callable(value) if callable(value) else _wrap(value)
+
+    def __getitem__(self, key: Any) -> Any:
+        return _wrap(self._a[_cupy_like_index(_unwrap(key), self._a.shape)])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._a[_cupy_like_index(_unwrap(key), self._a.shape)] = _unwrap(value)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (_wrap(row) for row in self._a)
+
+    def __repr__(self) -> str:
+        return f"SimArray({self._a!r})"
+
+    def __bool__(self) -> bool:
+        return bool(self._a)
+
+    def __float__(self) -> float:
+        return float(self._a)
+
+    def __int__(self) -> int:
+        return int(self._a)
+
+    def __complex__(self) -> complex:
+        return complex(self._a)
+
+    def __index__(self) -> int:
+        return operator.index(self._a)
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._a.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._a.__dlpack_device__()
+
+
+def _make_operator(name: str) -> Callable[..., Any]:
+    def method(self: SimArray, *args: Any) -> Any:
+        return _wrap(getattr(self._a, name)(*(_unwrap(a) for a in args)))
+
+    method.__name__ = name
+    return method
+
+
+for _name in (
+    "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow "
+    "matmul rmatmul and rand or ror xor rxor lshift rlshift rshift rrshift "
+    "lt le gt ge eq ne neg pos abs invert iadd isub imul itruediv ifloordiv imod ipow "
+    "iand ior ixor ilshift irshift imatmul"
+).split():
+    setattr(SimArray, f"__{_name}__", _make_operator(f"__{_name}__"))
+SimArray.__hash__ = None  # type: ignore[assignment]
+
+
+def _cupy_like_index(key: Any, shape: tuple[int, ...]) -> Any:
+    """Wrap out-of-bounds integer-array indices the way CuPy does (no error)."""
+    if isinstance(key, np.ndarray) and key.dtype.kind in "iu" and shape:
+        return key % shape[0] if key.size else key
+    if isinstance(key, tuple):
+        return tuple(
+            k % shape[i] if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size
+            and i < len(shape) else k
+            for i, k in enumerate(key)
+        )
+    return key
+
+
+def _unwrap(obj: Any) -> Any:
+    if type(obj) is SimArray:
+        return obj._a
+    if type(obj) is np.ndarray:
+        raise TypeError(
+            "Unsupported type <class 'numpy.ndarray'>: the simulated GPU refuses host "
+            "arrays, as CuPy does. Move the data first."
+        )
+    if type(obj) in (list, tuple):
+        return type(obj)(_unwrap(o) for o in obj)
+    if type(obj) is dict:
+        return {k: _unwrap(v) for k, v in obj.items()}
+    return obj
+
+
+def _wrap(obj: Any) -> Any:
+    if type(obj) is np.ndarray:
+        return SimArray(obj)
+    if isinstance(obj, np.generic):
+        return SimArray(np.asarray(obj))  # CuPy returns 0-d arrays, not scalars
+    if isinstance(obj, tuple):
+        items = [_wrap(o) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    if type(obj) is list:
+        return [_wrap(o) for o in obj]
+    return obj
+
+
+def _wrap_callable(func: Callable[..., Any], backend: "SimBackend | None" = None) -> Any:
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if backend is not None:
+            backend._tick()
+        return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
+
+    return call
+
+
+class _SimUfunc:
+    """A NumPy ufunc seen through the wall, with its methods."""
+
+    def __init__(self, ufunc: np.ufunc, backend: "SimBackend") -> None:
+        self._u = ufunc
+        self._backend = backend
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._backend._tick()
+        return _wrap(self._u(*_unwrap(args), **_unwrap(kwargs)))
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._u, name)
+        return _wrap_callable(value, self._backend) if callable(value) else value
+
+
+_SINGULAR_QUIRK = frozenset({"solve", "inv", "cholesky"})
+
+
+class _SimModule:
+    """A NumPy-like module whose functions take and return SimArrays."""
+
+    def __init__(self, module: ModuleType, backend: "SimBackend") -> None:
+        self._module = module
+        self._backend = backend
+        self._cache: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        cache = self._cache
+        if name in cache:
+            return cache[name]
+        if name == "ndarray":
+            return SimArray
+        value = getattr(self._module, name)
+        if isinstance(value, np.ufunc):
+            value = _SimUfunc(value, self._backend)
+        elif isinstance(value, ModuleType):
+            value = _SimModule(value, self._backend)
+        elif isinstance(value, type):
+            pass  # dtypes, exceptions and classes are shared as they are
+        elif callable(value):
+            if name in _SINGULAR_QUIRK and self._module.__name__.endswith("linalg"):
+                value = self._backend._quiet_singular(value)
+            value = _wrap_callable(value, self._backend)
+        cache[name] = value
+        return value
+
+
+class SimBackend(Backend):
+    """The simulated GPU ``sim:0``.
+
+    Attributes
+    ----------
+    calls : int
+        Module-function calls made on the device so far.
+    h2d, d2h : int
+        Transfers made so far (the dispatcher keeps the byte counts).
+    costs : dict or None
+        Cost curves this device reports to the cost model (profile ``devices``
+        entry); None means the embedded default GPU curves.
+    """
+
+    is_gpu = True
+    oom_errors = (SimOutOfMemoryError,)
+
+    def __init__(self, costs: dict[str, Any] | None = None) -> None:
+        self.device = Device("sim", 0)
+        self.costs = costs
+        self.calls = 0
+        self.h2d = 0
+        self.d2h = 0
+        self.freed = 0
+        self._faults: dict[int, str] = {}
+        self._raise_linalg = False
+        self._xp = _SimModule(np, self)
+        self._scipy: dict[str, Any] = {}
+
+    @property
+    def xp(self) -> Any:
+        return self._xp
+
+    def scipy(self, name: str) -> Any | None:
+        if name not in self._scipy:
+            self._scipy[name] = _SimModule(importlib.import_module(f"scipy.{name}"), self)
+        return self._scipy[name]
+
+    def inject_fault(self, kind: str = "oom", at_call: int = 1, count: int = 1) -> None:
+        """Make the ``at_call``-th next device call (1 = the next) and ``count - 1``
+        following ones fail with an out-of-memory (``"oom"``) or device (``"error"``) fault."""
+        if kind not in ("oom", "error"):
+            raise ValueError(f"kind must be 'oom' or 'error'. Got {kind!r} instead.")
+        for k in range(count):
+            self._faults[self.calls + at_call + k] = kind
+
+    def clear_faults(self) -> None:
+        """Forget every fault not yet triggered."""
+        self._faults.clear()
+
+    def _tick(self) -> None:
+        self.calls += 1
+        fault = self._faults.pop(self.calls, None)
+        if fault == "oom":
+            raise SimOutOfMemoryError(
+                f"Out of memory on the simulated GPU (fault injected at call {self.calls})"
+            )
+        if fault == "error":
+            raise SimDeviceError(
+                f"simulated device error (fault injected at call {self.calls})"
+            )
+
+    def from_host(self, array: np.ndarray) -> SimArray:
+        self._tick()
+        self.h2d += 1
+        return SimArray(np.array(array, copy=True, order="K"))
+
+    def to_host(self, native: Any) -> np.ndarray:
+        self.d2h += 1
+        return native._a.copy(order="K")
+
+    def is_native(self, obj: object) -> bool:
+        return type(obj) is SimArray
+
+    def owner(self, native: Any) -> Any:
+        base = native._a.base
+        return native._a if base is None else base
+
+    def free_memory(self) -> None:
+        self.freed += 1
+
+    def linalg_errors(self) -> ContextManager[None]:
+        return self._linalg_raise()
+
+    @contextlib.contextmanager
+    def _linalg_raise(self) -> Iterator[None]:
+        previous, self._raise_linalg = self._raise_linalg, True
+        try:
+            yield
+        finally:
+            self._raise_linalg = previous
+
+    def _quiet_singular(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """Imitate CuPy's default: a singular matrix gives NaN, not an error."""
+
+        @functools.wraps(func)
+        def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(a, *args, **kwargs)
+            except np.linalg.LinAlgError:
+                if self._raise_linalg:
+                    raise
+                shape = np.shape(args[0]) if args else np.shape(a)
+                return np.full(shape, np.nan, dtype=np.result_type(a, np.float32))
+
+        return call

@@ -1,0 +1,68 @@
+"""The ``autodev`` command: a thin shell over the Python API.
+
+Each subcommand lives in its own module exposing ``add_arguments(parser)`` and
+``run(args) -> int``. Domain errors (:class:`CLIError`) become one line on
+stderr and exit code 1; bugs keep their traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+#: subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("autodev._demo", "run a short workload over every family and show each decision"),
+    "calibrate": ("autodev._calibrate_cli", "measure this machine and write its profile"),
+    "info": ("autodev._info", "show devices, the profile in use and the crossover table"),
+    "doctor": ("autodev._doctor", "check the CUDA/CuPy set-up and say how to fix problems"),
+    "bench": ("autodev._bench_cli", "run the reference benchmark side by side (NumPy, CPU, GPU)"),
+}
+
+
+class CLIError(Exception):
+    """An error the user can fix; printed as one line, exit code 1."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every available subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="autodev",
+        description="NumPy/SciPy on the CPU or the GPU, whichever this machine runs faster.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name != module_name:
+                raise
+            continue  # subcommand not built yet
+        command = sub.add_parser(name, help=help_text, description=module.__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``autodev`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_run", None) is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args._run(args) or 0)
+    except CLIError as err:
+        print(f"autodev {args.command}: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"autodev {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""The cost model: predicted seconds for a call on a device, transfers included.
+
+Pure: built from a profile dict, no I/O, no globals. Each curve is
+``t(work) = latency + work / throughput`` for one (device class, family, dtype
+class); transfers are ``t(bytes) = latency + bytes / bandwidth``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+#: Operation families and what their ``work`` counts.
+FAMILIES: dict[str, str] = {
+    "elementwise": "output elements of a cheap ufunc (add, multiply, compare, ...)",
+    "transcendental": "output elements of an expensive ufunc (sin, exp, log, erf, ...)",
+    "reduction": "input elements (sum, mean, std, min, argmax, cumsum, ...)",
+    "copy": "elements moved (indexing, concatenate, where, take, astype, ...)",
+    "creation": "elements created (zeros, ones, arange, ...)",
+    "matmul": "multiply-adds m*n*k",
+    "fft": "n*log2(n) over the transformed elements",
+    "solve": "n^3 for an n x n system (solve, inv, det, lstsq, lu)",
+    "cholesky": "n^3 (cholesky, qr)",
+    "svd": "m*n*min(m, n)",
+    "eigh": "n^3 (eigh, eigvalsh, eig)",
+    "sort": "n*log2(n)",
+    "sparse_matmul": "nonzeros touched: nnz(A) * (columns of B or nnz(B)/rows(B))",
+}
+DEVICE_CLASSES: tuple[str, ...] = ("cpu", "gpu")
+DTYPE_CLASSES: tuple[str, ...] = ("f32", "f64", "c64", "c128")
+_DTYPE_FALLBACK: dict[str, tuple[str, ...]] = {
+    "f32": ("f32", "f64"),
+    "f64": ("f64", "f32"),
+    "c64": ("c64", "f64", "f32"),
+    "c128": ("c128", "c64", "f64"),
+}
+
+_DTYPE_CLASS: dict[Any, str] = {}
+
+
+def dtype_class(dtype: np.dtype) -> str:
+    """Map a dtype to the class its cost curve is measured for."""
+    found = _DTYPE_CLASS.get(dtype)
+    if found is None:
+        if dtype.kind == "c":
+            found = "c64" if dtype.itemsize <= 8 else "c128"
+        else:
+            found = "f32" if dtype.itemsize <= 4 else "f64"
+        _DTYPE_CLASS[dtype] = found
+    return found
+
+
+class CostModel:
+    """Predicts compute and transfer seconds from a profile's ``devices`` section.
+
+    Parameters
+    ----------
+    devices : mapping
+        ``{"cpu": {"compute": {family: {dtype_class: {"latency": s,
+        "throughput": work/s}}}}, "gpu": {..., "transfer": {"h2d": {"latency": s,
+        "bandwidth": bytes/s}, "d2h": {...}}}}``.
+    """
+
+    __slots__ = ("_curves", "_h2d", "_d2h")
+
+    def __init__(self, devices: Mapping[str, Any]) -> None:
+        self._curves: dict[tuple[str, str, str], tuple[float, float]] = {}
+        for device_class in DEVICE_CLASSES:
+            compute = devices.get(device_class, {}).get("compute", {})
+            for family in FAMILIES:
+                for dclass in DTYPE_CLASSES:
+                    curve = _find_curve(compute, family, dclass)
+                    if curve is not None:
+                        self._curves[(device_class, family, dclass)] = curve
+        transfer = devices.get("gpu", {}).get("transfer", {})
+        self._h2d = _link(transfer.get("h2d"))
+        self._d2h = _link(transfer.get("d2h"))
+
+    def compute(self, device_class: str, family: str, dclass: str, work: float) -> float:
+        """Seconds to run ``work`` units of ``family`` on ``device_class``."""
+        curve = self._curves.get((device_class, family, dclass))
+        if curve is None:
+            return math.inf
+        return curve[0] + work * curve[1]
+
+    def h2d(self, nbytes: int) -> float:
+        """Seconds to copy ``nbytes`` from host to device."""
+        return self._h2d[0] + nbytes * self._h2d[1]
+
+    def d2h(self, nbytes: int) -> float:
+        """Seconds to copy ``nbytes`` from device to host."""
+        return self._d2h[0] + nbytes * self._d2h[1]
+
+    def has(self, device_class: str, family: str) -> bool:
+        """True if the profile has a curve for this device class and family."""
+        return any((device_class, family, d) in self._curves for d in DTYPE_CLASSES)
+
+    def crossover(self, family: str, dclass: str, bytes_per_work: float = 0.0,
+                  lo: float = 1.0, hi: float = 1e15) -> float | None:
+        """Smallest work at which the GPU is predicted faster, or None if never.
+
+        ``bytes_per_work`` > 0 charges host-resident inputs their transfer
+        (host data); 0 means the data is already on the device.
+        """
+        def gpu_wins(work: float) -> bool:
+            gpu = self.compute("gpu", family, dclass, work)
+            if bytes_per_work:
+                gpu += self.h2d(int(work * bytes_per_work))
+            return gpu < self.compute("cpu", family, dclass, work)
+
+        if not gpu_wins(hi):
+            return None
+        if gpu_wins(lo):
+            return lo
+        for _ in range(200):  # bisection in log space: both curves are monotone
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if gpu_wins(mid) else (mid, hi)
+            if hi / lo < 1.01:
+                break
+        return hi
+
+
+def _find_curve(compute: Mapping[str, Any], family: str, dclass: str
+                ) -> tuple[float, float] | None:
+    by_dtype = compute.get(family)
+    if by_dtype is None and family == "transcendental":
+        by_dtype = compute.get("elementwise")
+    if by_dtype is None and family in ("copy", "creation"):
+        by_dtype = compute.get("elementwise")
+    if by_dtype is None:
+        return None
+    for candidate in _DTYPE_FALLBACK[dclass]:
+        curve = by_dtype.get(candidate)
+        if curve is not None:
+            return float(curve["latency"]), 1.0 / float(curve["throughput"])
+    return None
+
+
+def _link(entry: Mapping[str, float] | None) -> tuple[float, float]:
+    if entry is None:
+        return (math.inf, 0.0)
+    return float(entry["latency"]), 1.0 / float(entry["bandwidth"])

@@ -1,0 +1,440 @@
+"""Dispatch: choose the device for a call, run it there, wrap the results.
+
+Per call: which devices can run it (the capability table: the function exists
+on the backend and the backend holds the dtypes) -> predicted cost on each
+(compute curve + moving every input not already there) -> cheapest wins, ties
+to the CPU -> run -> wrap results on the device that computed them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from . import _residency as R
+from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
+from ._config import get_policy
+from ._cost import CostModel, dtype_class
+from ._device import CPU, Device
+from ._trace import STATS, Record, emit, note_fallback, watching
+
+WorkFn = Callable[[list[Any]], float]
+
+#: Families whose GPU calls must raise LinAlgError on singular input.
+LINALG_FAMILIES = frozenset({"solve", "cholesky", "svd", "eigh"})
+
+
+def work_elements(arrays: list[Any]) -> float:
+    """Largest input size (output size of a broadcast elementwise call)."""
+    return max((a.size for a in arrays), default=1)
+
+
+def work_first(arrays: list[Any]) -> float:
+    """Size of the first array (reductions, sorts' n)."""
+    return arrays[0].size if arrays else 1
+
+
+def work_matmul(arrays: list[Any]) -> float:
+    """Multiply-adds of ``a @ b``: size(a) * size(b) / k."""
+    if len(arrays) < 2:
+        return work_first(arrays)
+    a, b = arrays[0], arrays[1]
+    k = a.shape[-1] if a.ndim else 1
+    return a.size * b.size / max(k, 1)
+
+
+def work_nlogn(arrays: list[Any]) -> float:
+    """n * log2(n) of the first array."""
+    n = work_first(arrays)
+    return n * math.log2(max(n, 2))
+
+
+def work_cubic(arrays: list[Any]) -> float:
+    """n^3 per matrix (times the batch) of the first array."""
+    if not arrays or arrays[0].ndim < 2:
+        return work_first(arrays)
+    a = arrays[0]
+    return a.size * min(a.shape[-2:])
+
+
+WORK: dict[str, WorkFn] = {
+    "elementwise": work_elements,
+    "transcendental": work_elements,
+    "copy": work_elements,
+    "creation": work_elements,
+    "reduction": work_first,
+    "matmul": work_matmul,
+    "fft": work_nlogn,
+    "sort": work_nlogn,
+    "solve": work_cubic,
+    "cholesky": work_cubic,
+    "svd": work_cubic,
+    "eigh": work_cubic,
+    "sparse_matmul": work_elements,
+}
+
+
+class OpSpec:
+    """How one public function dispatches.
+
+    Parameters
+    ----------
+    name : str
+        Public name, e.g. ``"sum"`` or ``"linalg.solve"`` (used in traces).
+    path : str
+        Where each backend finds it: ``"sum"``, ``"linalg.solve"``,
+        ``"scipy.special.erf"``, or ``".sum"`` for a native array method.
+    family : str
+        Cost family (see ``autodev._cost.FAMILIES``).
+    where : str
+        ``"dispatch"`` (cost model decides), ``"primary"`` (runs where its first
+        array lives: views and cheap metadata calls) or ``"cpu"`` (NumPy only).
+    scalar : bool
+        NumPy returns a scalar where the result is 0-d (ufuncs, reductions).
+    cpu_impl : callable, optional
+        The CPU implementation, when it is not the NumPy function at ``path``.
+    gpu_ok : callable, optional
+        Extra capability rule ``(arrays, args, kwargs) -> bool`` for the GPU.
+    """
+
+    __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
+                 "gpu_ok", "_impls")
+
+    def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
+                 scalar: bool = False, work: WorkFn | None = None,
+                 cpu_impl: Callable[..., Any] | None = None,
+                 gpu_ok: Callable[..., bool] | None = None) -> None:
+        self.name = name
+        self.path = path
+        self.family = family
+        self.where = where
+        self.scalar = scalar
+        self.work = work or WORK[family]
+        self.cpu_impl = cpu_impl
+        self.gpu_ok = gpu_ok
+        self._impls: dict[Backend, Callable[..., Any] | None] = {}
+
+    def impl(self, backend: Backend) -> Callable[..., Any] | None:
+        """The callable running this op on ``backend``, or None if it has none."""
+        try:
+            return self._impls[backend]
+        except KeyError:
+            pass
+        if self.cpu_impl is not None and not backend.is_gpu:
+            found: Callable[..., Any] | None = self.cpu_impl
+        elif self.path.startswith("."):
+            found = _method_caller(self.path[1:])
+        elif self.where == "cpu" and backend.is_gpu:
+            found = None
+        else:
+            found = backend.resolve(self.path)
+        self._impls[backend] = found
+        return found
+
+    def __repr__(self) -> str:
+        return f"OpSpec({self.name!r}, family={self.family!r}, where={self.where!r})"
+
+
+def _method_caller(name: str) -> Callable[..., Any]:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self, name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+# --------------------------------------------------------------------------- CPU path
+
+def cpu_arg(obj: Any) -> Any:
+    """``obj`` with autodev arrays replaced by NumPy arrays (lists/tuples walked)."""
+    t = type(obj)
+    if t is ndarray:
+        return obj._data if obj._device is CPU else R.native_on(obj, CPU)
+    if t is tuple or t is list:
+        return t(cpu_arg(o) for o in obj)
+    return obj
+
+
+def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run on NumPy with no cost model (no GPU usable, or the decision is the CPU)."""
+    func = spec.impl(_CPU)
+    nargs = tuple(cpu_arg(a) for a in args)
+    nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()} if kwargs else kwargs
+    STATS.fast_cpu_calls += 1
+    result = func(*nargs, **nkwargs)  # type: ignore[misc]
+    return wrap(result, CPU, args, kwargs, nkwargs.get("out"), False)
+
+
+# --------------------------------------------------------------------------- general path
+
+def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Dispatch one call of ``spec``."""
+    if STATE.fast:
+        return cpu_call(spec, args, kwargs)
+    arrays: list[Any] = []
+    _collect(args, arrays)
+    if kwargs:
+        _collect(kwargs.values(), arrays)
+    device, record = choose(spec, arrays, kwargs)
+    return execute(spec, device, args, kwargs, record)
+
+
+def _collect(items: Iterable[Any], found: list[Any]) -> None:
+    for obj in items:
+        t = type(obj)
+        if t is ndarray:
+            found.append(obj)
+        elif t is tuple or t is list:
+            _collect(obj, found)
+
+
+def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
+           ) -> tuple[Device, Record | None]:
+    """Pick the device for a call; return it and a trace record if watched."""
+    gpu = active_gpu()
+    costs: dict[str, float] = {}
+    out = kwargs.get("out") if kwargs else None
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    if spec.where == "primary":
+        device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
+    elif gpu is None:
+        device, reason = CPU, "no GPU usable"
+    elif not _gpu_capable(spec, gpu, arrays, kwargs):
+        device, reason = CPU, "GPU cannot run it (capability table)"
+    elif type(out) is ndarray:
+        device, reason = out._device, "out= lives there"
+    else:
+        policy = get_policy()
+        if policy == "cpu":
+            device, reason = CPU, "policy cpu"
+        elif policy == "gpu":
+            device, reason = gpu.device, "policy gpu"
+        else:
+            device, costs = _cheapest(spec, arrays, gpu)
+            reason = "cost model"
+    if not watching():
+        return device, None
+    record = Record(
+        op=spec.name,
+        shapes=tuple(a.shape for a in arrays),
+        dtype=str(arrays[0].dtype) if arrays else "-",
+        device=str(device),
+        reason=reason,
+        costs=costs,
+    )
+    return device, record
+
+
+def _gpu_capable(spec: OpSpec, gpu: Backend, arrays: list[Any], kwargs: dict[str, Any]) -> bool:
+    if spec.where == "cpu" or spec.impl(gpu) is None:
+        return False
+    for a in arrays:
+        if not gpu.supports_dtype(a.dtype):
+            return False
+    return spec.gpu_ok is None or spec.gpu_ok(arrays, kwargs)
+
+
+def _cheapest(spec: OpSpec, arrays: list[Any], gpu: Backend) -> tuple[Device, dict[str, float]]:
+    model = cost_model()
+    work = spec.work(arrays)
+    dclass = dtype_class(_widest(arrays).dtype) if arrays else "f64"
+    family = spec.family
+    gdev = gpu.device
+    t_cpu = model.compute("cpu", family, dclass, work)
+    t_gpu = model.compute("gpu", family, dclass, work)
+    for a in arrays:
+        if not R.is_valid_on(a, CPU):
+            t_cpu += model.d2h(a.nbytes)
+        if not R.is_valid_on(a, gdev):
+            t_gpu += model.h2d(a.nbytes)
+    device = gdev if t_gpu < t_cpu else CPU
+    return device, {"cpu": t_cpu, str(gdev): t_gpu}
+
+
+def _widest(arrays: list[Any]) -> Any:
+    best = arrays[0]
+    for a in arrays[1:]:
+        if a.size > best.size or (a.size == best.size and a.dtype.itemsize > best.dtype.itemsize):
+            best = a
+    return best
+
+
+def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[str, Any],
+            record: Record | None) -> Any:
+    """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back."""
+    moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
+    backend = backend_for(device)
+    try:
+        result = _run(spec, backend, args, kwargs, moves)
+    except backend.oom_errors as first:
+        R.drop_mirrors()
+        backend.free_memory()
+        try:
+            result = _run(spec, backend, args, kwargs, moves)
+        except backend.oom_errors as second:
+            if _fallback_mode() == "raise":
+                raise
+            note_fallback(spec.name, str(device), second)
+            if record is not None:
+                record.reason += f"; out of memory on {device}, ran on cpu"
+                record.device = "cpu"
+            result = _fallback_cpu(spec, args, kwargs, moves)
+            device = CPU
+        del first
+    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
+    if record is not None:
+        emit(record)
+    return result
+
+
+def _fallback_mode() -> str:
+    from ._config import ENV
+
+    return ENV.fallback
+
+
+def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str, Any],
+         moves: list[tuple[str, int]] | None) -> Any:
+    device = backend.device
+    func = spec.impl(backend)
+    if func is None:
+        raise NotImplementedError(f"{spec.name} has no implementation on {device}")
+    nargs = tuple(native_arg(a, device, moves) for a in args)
+    nkwargs = {k: native_arg(v, device, moves) for k, v in kwargs.items()} if kwargs else {}
+    if backend.is_gpu and spec.family in LINALG_FAMILIES:
+        with backend.linalg_errors():
+            result = func(*nargs, **nkwargs)
+    else:
+        result = func(*nargs, **nkwargs)
+    return wrap(result, device, args, kwargs, nkwargs.get("out"), spec.scalar)
+
+
+def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                  moves: list[tuple[str, int]] | None) -> Any:
+    out = kwargs.get("out") if kwargs else None
+    if type(out) is ndarray and out._device is not CPU:
+        # compute on the host, then write into the device array the user gave
+        result = _run(spec, _CPU, args, {k: v for k, v in kwargs.items() if k != "out"}, moves)
+        host = result._data if type(result) is ndarray else np.asarray(result)
+        out._data[...] = R.transfer(host, CPU, out._device, moves)
+        R.mark_written(out)
+        return out
+    return _run(spec, _CPU, args, kwargs, moves)
+
+
+def native_arg(obj: Any, device: Device, moves: list[tuple[str, int]] | None) -> Any:
+    """``obj`` with autodev arrays replaced by native arrays of ``device``."""
+    t = type(obj)
+    if t is ndarray:
+        return R.native_on(obj, device, moves)
+    if t is tuple or t is list:
+        return t(native_arg(o, device, moves) for o in obj)
+    if t is np.ndarray and device is not CPU:
+        return R.transfer(obj, CPU, device, moves)
+    return obj
+
+
+# --------------------------------------------------------------------------- results
+
+def wrap(result: Any, device: Device, args: tuple[Any, ...], kwargs: dict[str, Any],
+         out_native: Any, scalar: bool) -> Any:
+    """Turn native results into autodev arrays living on ``device``."""
+    backend = backend_for(device) if device is not CPU else _CPU
+    return _wrap_one(result, device, backend, args, kwargs, out_native, scalar)
+
+
+def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ...],
+              kwargs: dict[str, Any], out_native: Any, scalar: bool) -> Any:
+    if backend.is_native(result):
+        if out_native is not None:
+            out = _match_out(result, kwargs.get("out"), out_native)
+            if out is not None:
+                R.mark_written(out)
+                return out
+        if result.ndim == 0 and scalar and device is CPU:
+            return result[()]
+        storage, result = _storage_for(result, device, backend, args)
+        return new(result, device, storage, scalar and result.ndim == 0)
+    t = type(result)
+    if t is tuple or t is list:
+        items = [_wrap_one(r, device, backend, args, kwargs, out_native, scalar) for r in result]
+        return t(items) if t is list or not hasattr(result, "_fields") else t(*items)
+    if hasattr(result, "_fields"):  # namedtuple results (SVDResult, EighResult, ...)
+        return type(result)(*(_wrap_one(r, device, backend, args, kwargs, out_native, scalar)
+                              for r in result))
+    return result
+
+
+def _match_out(result: Any, out: Any, out_native: Any) -> Any:
+    if type(out) is tuple:
+        for o, n in zip(out, out_native):
+            if n is result:
+                return o
+        return None
+    return out if result is out_native else None
+
+
+def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any, ...]
+                 ) -> tuple[R.Storage | None, Any]:
+    """The storage a fresh result shares, if it is a view of an input."""
+    if getattr(result, "base", None) is None:
+        return None, result
+    owner = backend.owner(result)
+    inputs: list[Any] = []
+    _collect(args, inputs)
+    for a in inputs:
+        if a._device is device and backend.owner(a._data) is owner:
+            return R.storage_of(a), result
+        mirror = R.mirror_on(a, device)
+        if mirror is not None and backend.owner(mirror) is owner:
+            # a view of a read-only mirror must not alias it: give it its own copy
+            return None, backend.xp.array(result, copy=True)
+    if any(type(a) is np.ndarray or (device is not CPU and backend.is_native(a)) for a in args):
+        return R.Storage(escaped=True), result
+    return None, result
+
+
+def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False) -> Any:
+    """Make an autodev array around native ``data`` (the private constructor)."""
+    a = _object_new(ndarray)
+    a._data = data
+    a._device = device
+    a._storage = storage
+    a._mirror = None
+    a._scalar = scalar
+    return a
+
+
+_object_new = object.__new__
+_CPU = cpu_backend()
+
+
+_MODEL: dict[Any, CostModel] = {}
+
+
+def cost_model() -> CostModel:
+    """The cost model in force (profile curves; the simulated GPU's own curves if set)."""
+    gpu = STATE.gpu
+    costs = getattr(gpu, "costs", None)
+    key = (id(gpu), id(costs))
+    model = _MODEL.get(key)
+    if model is None:
+        from ._profile import load
+
+        profile, _ = load()
+        devices = dict(profile["devices"])
+        if costs is not None:
+            devices["gpu"] = costs
+        model = _MODEL[key] = CostModel(devices)
+    return model
+
+
+def reset_cost_model() -> None:
+    """Forget the cached model (after calibration or a profile change)."""
+    _MODEL.clear()
+
+
+from ._array import ndarray  # noqa: E402  (the array class needs this module first)

@@ -1,0 +1,462 @@
+"""The function table: every public NumPy name, and how autodev runs it.
+
+``SPECS`` is the capability table the dispatcher, the tests and the docs read:
+one :class:`~autodev._dispatch.OpSpec` per dispatched name (its family, whether
+it runs where its input lives, and where each backend finds it). Names not in
+the table run on the CPU, their inputs moved to the host once.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _residency as R
+from ._array import ndarray
+from ._backends import STATE, active_gpu, backend_for, resolve_device
+from ._config import get_policy
+from ._device import CPU, Device
+from ._dispatch import OpSpec, call, cpu_arg, cpu_call, new
+
+TRANSCENDENTAL = frozenset(
+    "sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh "
+    "exp exp2 expm1 log log2 log10 log1p logaddexp logaddexp2 power float_power sqrt cbrt "
+    "hypot deg2rad rad2deg degrees radians".split()
+)
+
+#: Dispatched functions of the main namespace, by cost family.
+FAMILY_FUNCTIONS: dict[str, str] = {
+    "reduction": (
+        "sum prod mean std var min max amin amax argmin argmax any all cumsum cumprod "
+        "nansum nanprod nanmean nanstd nanvar nanmin nanmax nanargmin nanargmax nancumsum "
+        "nancumprod median nanmedian percentile nanpercentile quantile nanquantile average "
+        "ptp count_nonzero trace allclose array_equal array_equiv cumulative_sum "
+        "cumulative_prod"
+    ),
+    "matmul": "dot vdot inner outer tensordot einsum kron vecdot matvec vecmat",
+    "sort": "sort argsort lexsort partition argpartition unique searchsorted",
+    "copy": (
+        "where concatenate concat stack vstack hstack dstack column_stack take "
+        "take_along_axis repeat tile flip fliplr flipud roll rot90 diff ediff1d gradient "
+        "diag diagflat tril triu pad nonzero argwhere flatnonzero isclose clip around "
+        "round copy extract select choose compress interp convolve correlate bincount "
+        "digitize append insert delete resize trim_zeros isin cross nan_to_num "
+        "real_if_close unwrap sinc i0 angle real imag conj conjugate"
+    ),
+    "primary": (
+        "reshape ravel transpose swapaxes moveaxis rollaxis squeeze expand_dims "
+        "broadcast_to broadcast_arrays atleast_1d atleast_2d atleast_3d diagonal "
+        "permute_dims matrix_transpose split array_split hsplit vsplit dsplit "
+        "zeros_like ones_like empty_like full_like meshgrid ascontiguousarray "
+        "asfortranarray"
+    ),
+}
+_SCALAR_FAMILIES = frozenset({"reduction", "matmul"})
+
+LINALG_FUNCTIONS: dict[str, str] = {
+    "solve": "solve inv det slogdet lstsq tensorsolve tensorinv matrix_power",
+    "cholesky": "cholesky qr",
+    "svd": "svd svdvals pinv matrix_rank cond",
+    "eigh": "eigh eigvalsh eig eigvals",
+    "reduction": "norm vector_norm matrix_norm trace",
+    "matmul": "multi_dot matmul tensordot vecdot outer cross",
+    "primary": "diagonal matrix_transpose",
+}
+FFT_FUNCTIONS: dict[str, str] = {
+    "fft": "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft",
+    "primary": "fftshift ifftshift",
+}
+CREATION = frozenset(
+    "zeros ones empty full arange linspace logspace geomspace eye identity tri".split()
+)
+
+SPECS: dict[str, OpSpec] = {}
+
+
+def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
+    for family, names in table.items():
+        for name in names.split():
+            if getattr(module, name, None) is None:
+                continue  # not in this NumPy version
+            where = "primary" if family == "primary" else "dispatch"
+            SPECS[prefix + name] = OpSpec(
+                prefix + name, prefix + name, "copy" if where == "primary" else family,
+                where, scalar=family in _SCALAR_FAMILIES or name in _SCALAR_LINALG,
+            )
+
+
+_SCALAR_LINALG = frozenset({"det", "slogdet", "norm", "cond", "matrix_rank", "vector_norm",
+                            "matrix_norm", "trace"})
+
+
+# ---------------------------------------------------------------------- ufuncs
+
+class ufunc:
+    """A NumPy ufunc that dispatches: ``__call__``, ``reduce``, ``accumulate``,
+    ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
+    ``identity``, ``types``, ...)."""
+
+    def __init__(self, np_ufunc: Any, path: str, family: str) -> None:
+        self._np = np_ufunc
+        self.__name__ = np_ufunc.__name__
+        self.__doc__ = np_ufunc.__doc__
+        name = np_ufunc.__name__
+        self._spec = OpSpec(name, path, family, scalar=True)
+        self._methods = {
+            "reduce": OpSpec(f"{name}.reduce", f"{path}.reduce", "reduction", scalar=True),
+            "accumulate": OpSpec(f"{name}.accumulate", f"{path}.accumulate", "reduction"),
+            "reduceat": OpSpec(f"{name}.reduceat", f"{path}.reduceat", "reduction"),
+            "outer": OpSpec(f"{name}.outer", f"{path}.outer", family, work=_outer_work),
+        }
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return call(self._spec, args, kwargs)
+
+    def reduce(self, *args: Any, **kwargs: Any) -> Any:
+        return call(self._methods["reduce"], args, kwargs)
+
+    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        return call(self._methods["accumulate"], args, kwargs)
+
+    def reduceat(self, *args: Any, **kwargs: Any) -> Any:
+        return call(self._methods["reduceat"], args, kwargs)
+
+    def outer(self, *args: Any, **kwargs: Any) -> Any:
+        return call(self._methods["outer"], args, kwargs)
+
+    def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
+        """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
+        device = a._device
+        extra = () if b is None else (_native(b, device),)
+        if device is CPU:
+            self._np.at(a._data, cpu_arg(indices), *extra)
+        else:
+            func = backend_for(device).resolve(self._spec.path + ".at")
+            if func is None:
+                raise NotImplementedError(f"{self.__name__}.at is not available on {device}")
+            func(a._data, _native(indices, device), *extra)
+        R.mark_written(a)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._np, name)
+
+    def __repr__(self) -> str:
+        return f"<autodev ufunc '{self.__name__}'>"
+
+
+def _native(obj: Any, device: Device) -> Any:
+    from ._dispatch import native_arg
+
+    return native_arg(obj, device, None)
+
+
+def _outer_work(arrays: list[Any]) -> float:
+    size = 1
+    for a in arrays[:2]:
+        size *= a.size
+    return size
+
+
+UFUNCS: dict[str, ufunc] = {}
+
+
+def _family_of_ufunc(name: str) -> str:
+    if name == "matmul":
+        return "matmul"
+    return "transcendental" if name in TRANSCENDENTAL else "elementwise"
+
+
+def _build_ufuncs() -> None:
+    for name in dir(np):
+        value = getattr(np, name)
+        if isinstance(value, np.ufunc) and value.__name__ not in UFUNCS:
+            UFUNCS[value.__name__] = ufunc(value, value.__name__, _family_of_ufunc(value.__name__))
+    for alias in dir(np):
+        value = getattr(np, alias)
+        if isinstance(value, np.ufunc):
+            SPECS.setdefault(alias, UFUNCS[value.__name__]._spec)
+
+
+def ufunc_spec(name: str) -> OpSpec:
+    """The spec of the NumPy ufunc called ``name`` (used by the operators)."""
+    if name == "divmod":
+        return UFUNCS["divmod"]._spec
+    return UFUNCS[getattr(np, name).__name__]._spec
+
+
+_FOREIGN_UFUNCS: dict[Any, ufunc] = {}
+
+
+def ufunc_for(np_ufunc: Any) -> ufunc | None:
+    """The autodev ufunc standing for ``np_ufunc`` (NumPy's or ``scipy.special``'s)."""
+    found = UFUNCS.get(np_ufunc.__name__)
+    if found is not None and found._np is np_ufunc:
+        return found
+    found = _FOREIGN_UFUNCS.get(np_ufunc)
+    if found is None:
+        import scipy.special
+
+        name = np_ufunc.__name__
+        if getattr(scipy.special, name, None) is np_ufunc:
+            found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental")
+        else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
+            found = ufunc(np_ufunc, name, "elementwise")
+            found._spec.where = "cpu"
+            found._spec.cpu_impl = np_ufunc
+            for method, spec in found._methods.items():
+                spec.where = "cpu"
+                spec.cpu_impl = getattr(np_ufunc, method)
+        _FOREIGN_UFUNCS[np_ufunc] = found
+    return found
+
+
+# ---------------------------------------------------------------------- functions
+
+def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
+    """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        return call(spec, args, kwargs)
+
+    function.__name__ = getattr(np_func, "__name__", spec.name)
+    function.__qualname__ = function.__name__
+    function.__doc__ = getattr(np_func, "__doc__", None)
+    function.__module__ = "autodev"
+    return function
+
+
+def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """A public function NumPy alone runs: inputs move to the host, results are wrapped."""
+    spec = OpSpec(name, name, "copy", where="cpu", cpu_impl=np_func)
+    return make_function(spec, np_func)
+
+
+def creation_device(device: Any) -> Device:
+    """Where a creation call puts its array: ``device=``, else the policy's choice."""
+    if device is not None:
+        return resolve_device(device)
+    if get_policy() == "gpu":
+        gpu = active_gpu()
+        if gpu is not None:
+            return gpu.device
+    return CPU
+
+
+def make_creation(name: str) -> Callable[..., Any]:
+    """``zeros``, ``arange``, ...: made on the host, or on ``device=`` / the GPU policy's device."""
+    np_func = getattr(np, name)
+
+    def function(*args: Any, device: Any = None, like: Any = None, **kwargs: Any) -> Any:
+        target = CPU if device is None and STATE.fast else creation_device(device)
+        if target is CPU:
+            return new(np_func(*args, **kwargs), CPU)
+        func = backend_for(target).resolve(name)
+        if func is None:
+            return new(R.transfer(np_func(*args, **kwargs), CPU, target), target)
+        return new(func(*args, **kwargs), target)
+
+    function.__name__ = name
+    function.__qualname__ = name
+    function.__doc__ = np_func.__doc__
+    function.__module__ = "autodev"
+    return function
+
+
+def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str = "K",
+          subok: bool = False, ndmin: int = 0, like: Any = None, device: Any = None) -> ndarray:
+    """Create an array (NumPy's ``array``), on ``device=`` or where ``obj`` lives."""
+    if type(obj) is ndarray and device is None:
+        data = obj._data
+        if copy is False:
+            result = data.astype(dtype, copy=False) if dtype is not None else data
+            if result is not data:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
+                                                     R.storage_of(obj))
+        xp = backend_for(obj._device).xp
+        result = xp.array(data, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+        return new(result, obj._device)
+    host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    target = creation_device(device)
+    escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
+    if target is CPU:
+        return new(host, CPU, R.Storage(escaped=True) if escaped else None)
+    return new(R.transfer(host, CPU, target), target)
+
+
+def _ndmin(data: Any, ndmin: int) -> Any:
+    return data.reshape((1,) * (ndmin - data.ndim) + data.shape)
+
+
+def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: Any = None,
+            copy: bool | None = None, like: Any = None) -> ndarray:
+    """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
+    if type(obj) is ndarray:
+        target = obj._device if device is None else resolve_device(device)
+        if target is obj._device and (dtype is None or np.dtype(dtype) == obj.dtype) \
+                and not copy:
+            return obj
+        moved = obj if target is obj._device else obj.to_device(target)
+        if dtype is None and not copy:
+            return moved
+        return array(moved, dtype=dtype, copy=bool(copy) or None)
+    gpu = STATE.gpu
+    if gpu is not None and gpu.is_native(obj):
+        return new(obj, gpu.device, R.Storage(escaped=True))
+    host = np.asarray(obj, dtype=dtype, order=order, copy=copy)
+    shared = host is obj or host.base is not None
+    storage = R.Storage(escaped=True) if shared else None
+    target = creation_device(device) if device is not None else CPU
+    if target is CPU:
+        return new(host, CPU, storage)
+    return new(R.transfer(host, CPU, target), target)
+
+
+def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:
+    """Same as :func:`asarray` (autodev has no ndarray subclasses)."""
+    return asarray(obj, dtype=dtype, order=order, **kwargs)
+
+
+# ---------------------------------------------------------------------- metadata
+
+def shape(a: Any) -> tuple[int, ...]:
+    """Shape of ``a`` (no transfer)."""
+    return a.shape if type(a) is ndarray else np.shape(a)
+
+
+def ndim(a: Any) -> int:
+    """Number of dimensions of ``a`` (no transfer)."""
+    return a.ndim if type(a) is ndarray else np.ndim(a)
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Number of elements of ``a`` (no transfer)."""
+    if type(a) is ndarray:
+        return a.size if axis is None else a.shape[axis]
+    return np.size(a, axis)
+
+
+def _meta(x: Any) -> Any:
+    return x.dtype if type(x) is ndarray and not x._scalar else (
+        np.empty((), x.dtype) if type(x) is ndarray else x)
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """NumPy's ``result_type`` (reads dtypes only)."""
+    return np.result_type(*(_meta(x) for x in arrays_and_dtypes))
+
+
+def iscomplexobj(x: Any) -> bool:
+    """True if ``x`` has a complex dtype (no transfer)."""
+    return x.dtype.kind == "c" if type(x) is ndarray else np.iscomplexobj(x)
+
+
+def isrealobj(x: Any) -> bool:
+    """True if ``x`` does not have a complex dtype (no transfer)."""
+    return not iscomplexobj(x)
+
+
+def isscalar(element: Any) -> bool:
+    """True for scalars, including autodev's device-resident scalar results."""
+    return element._scalar if type(element) is ndarray else np.isscalar(element)
+
+
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """NumPy's ``may_share_memory`` on the data where it lives."""
+    if type(a) is ndarray and type(b) is ndarray:
+        if a._device is not b._device:
+            return False
+        if a._device is not CPU:
+            return a._storage is not None and a._storage is b._storage
+    return bool(np.may_share_memory(cpu_arg(a), cpu_arg(b)))
+
+
+def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """NumPy's ``shares_memory`` on the data where it lives."""
+    if type(a) is ndarray and type(b) is ndarray and a._device is not CPU:
+        return may_share_memory(a, b)
+    return bool(np.shares_memory(cpu_arg(a), cpu_arg(b)))
+
+
+def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """Copy ``src`` into ``dst`` where ``dst`` lives (NumPy's ``copyto``)."""
+    from ._dispatch import native_arg
+
+    device = dst._device
+    xp = backend_for(device).xp
+    xp.copyto(dst._data, native_arg(src, device, None), casting=casting,
+              where=native_arg(where, device, None))
+    R.mark_written(dst)
+
+
+DIRECT: dict[str, Callable[..., Any]] = {
+    "array": array, "asarray": asarray, "asanyarray": asanyarray, "shape": shape,
+    "ndim": ndim, "size": size, "result_type": result_type, "iscomplexobj": iscomplexobj,
+    "isrealobj": isrealobj, "isscalar": isscalar, "may_share_memory": may_share_memory,
+    "shares_memory": shares_memory, "copyto": copyto,
+}
+
+
+# ---------------------------------------------------------------------- resolution
+
+def resolve_name(module: Any, prefix: str, name: str) -> Any:
+    """What ``autodev<prefix>.name`` is: dispatched function, CPU function or NumPy object."""
+    if prefix == "" and name in DIRECT:
+        return DIRECT[name]
+    if prefix == "" and name in CREATION:
+        return make_creation(name)
+    if prefix == "" and name == "ndarray":
+        return ndarray
+    value = getattr(module, name)  # AttributeError propagates: not a NumPy name
+    if prefix == "" and isinstance(value, np.ufunc):
+        return UFUNCS[value.__name__]
+    spec = SPECS.get(prefix + name)
+    if spec is not None:
+        return make_function(spec, value)
+    if _is_plain_function(value):
+        return cpu_function(value, prefix + name)
+    return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+
+
+def _is_plain_function(value: Any) -> bool:
+    return callable(value) and not isinstance(value, type) and (
+        type(value).__name__ in ("function", "builtin_function_or_method",
+                                 "_ArrayFunctionDispatcher", "cython_function_or_method")
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_index() -> dict[int, tuple[str, str]]:
+    """id(numpy function) -> (prefix, name) for numpy, numpy.linalg, numpy.fft."""
+    index: dict[int, tuple[str, str]] = {}
+    for prefix, module in (("fft.", np.fft), ("linalg.", np.linalg), ("", np)):
+        for name in dir(module):
+            if not name.startswith("_"):
+                index[id(getattr(module, name))] = (prefix, name)
+    return index
+
+
+_FOREIGN_FUNCTIONS: dict[Any, Callable[..., Any]] = {}
+
+
+def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
+    """The autodev function standing for the NumPy function ``func``."""
+    found = _numpy_index().get(id(func))
+    if found is not None:
+        import autodev
+
+        prefix, name = found
+        module = {"": autodev, "linalg.": autodev.linalg, "fft.": autodev.fft}[prefix]
+        return getattr(module, name)
+    wrapper = _FOREIGN_FUNCTIONS.get(func)
+    if wrapper is None:
+        wrapper = _FOREIGN_FUNCTIONS[func] = cpu_function(func, getattr(func, "__name__", "?"))
+    return wrapper
+
+
+_build_specs("", np, FAMILY_FUNCTIONS)
+_build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
+_build_specs("fft.", np.fft, FFT_FUNCTIONS)
+_build_ufuncs()

@@ -1,0 +1,122 @@
+"""Residency: root storages with write versions, and read-only mirrors.
+
+An array holds one *primary* native array on one device. It may also hold a
+*mirror*: a copy on another device, valid only while the write version of the
+root storage it shares with its views is unchanged. Every write bumps that
+version. A storage whose memory escaped autodev (a raw NumPy buffer wrapped
+without a copy, or a writable host buffer handed out) can be written behind
+autodev's back, so mirrors of it are never trusted.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from ._backends import backend_for
+from ._device import CPU, Device
+from ._trace import STATS
+
+
+class Storage:
+    """What views of one buffer share: a write version and an escape flag."""
+
+    __slots__ = ("version", "escaped")
+
+    def __init__(self, escaped: bool = False) -> None:
+        self.version = 0
+        self.escaped = escaped
+
+
+#: Arrays currently holding a mirror, so memory pressure can drop them all.
+_MIRRORED: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def storage_of(array: Any) -> Storage:
+    """The array's storage, created on first need."""
+    storage = array._storage
+    if storage is None:
+        storage = array._storage = Storage()
+    return storage
+
+
+def mirror_on(array: Any, device: Device) -> Any | None:
+    """The array's valid mirror on ``device``, or None."""
+    mirror = array._mirror
+    if mirror is None or mirror[0] is not device:
+        return None
+    storage = array._storage
+    if storage.escaped or mirror[1] != storage.version:
+        array._mirror = None
+        return None
+    return mirror[2]
+
+
+def is_valid_on(array: Any, device: Device) -> bool:
+    """True if reading ``array`` on ``device`` needs no transfer."""
+    return array._device is device or mirror_on(array, device) is not None
+
+
+def native_on(array: Any, device: Device, moves: list[tuple[str, int]] | None = None) -> Any:
+    """The array's data as a native array of ``device``, transferring if needed.
+
+    A transfer leaves a mirror behind (unless the storage escaped), so the next
+    read on that device is free.
+    """
+    if array._device is device:
+        return array._data
+    found = mirror_on(array, device)
+    if found is not None:
+        return found
+    native = transfer(array._data, array._device, device, moves)
+    storage = storage_of(array)
+    if not storage.escaped:
+        array._mirror = (device, storage.version, native)
+        _MIRRORED.add(array)
+    return native
+
+
+def transfer(native: Any, source: Device, target: Device,
+             moves: list[tuple[str, int]] | None = None) -> Any:
+    """Copy a native array between devices through the host, counting bytes."""
+    host = native
+    if source is not CPU:
+        host = backend_for(source).to_host(native)
+        STATS.d2h_count += 1
+        STATS.d2h_bytes += host.nbytes
+        if moves is not None:
+            moves.append(("d2h", host.nbytes))
+    if target is CPU:
+        return host
+    out = backend_for(target).from_host(host)
+    STATS.h2d_count += 1
+    STATS.h2d_bytes += host.nbytes
+    if moves is not None:
+        moves.append(("h2d", host.nbytes))
+    return out
+
+
+def host_copy(native: Any, device: Device) -> np.ndarray:
+    """A NumPy array with the data of ``native`` (itself if already on the host)."""
+    return native if device is CPU else transfer(native, device, CPU)
+
+
+def drop_mirrors() -> int:
+    """Drop every mirror (first thing freed under device-memory pressure)."""
+    dropped = 0
+    for array in list(_MIRRORED):
+        if array._mirror is not None:
+            array._mirror = None
+            dropped += 1
+    _MIRRORED.clear()
+    return dropped
+
+
+def mark_written(array: Any) -> None:
+    """Record a write through ``array`` (invalidates mirrors of all its views)."""
+    storage = array._storage
+    if storage is not None:
+        storage.version += 1
+    array._mirror = None

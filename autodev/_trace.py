@@ -1,0 +1,148 @@
+"""Visibility: per-device call counts, transfer counters, and decision records."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import warnings
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ._backends import STATE
+from ._config import ENV
+
+logger = logging.getLogger("autodev")
+
+
+class _Stats:
+    """Counters since start or the last ``stats(reset=True)``."""
+
+    __slots__ = ("calls", "fast_cpu_calls", "h2d_count", "h2d_bytes", "d2h_count",
+                 "d2h_bytes", "fallbacks", "warned")
+
+    def __init__(self) -> None:
+        self.reset()
+        self.warned = False
+
+    def reset(self) -> None:
+        self.calls: dict[str, int] = {}
+        self.fast_cpu_calls = 0  # counted apart on the hot path, merged in stats()
+        self.h2d_count = 0
+        self.h2d_bytes = 0
+        self.d2h_count = 0
+        self.d2h_bytes = 0
+        self.fallbacks = 0
+
+
+STATS = _Stats()
+
+
+def stats(reset: bool = False) -> dict[str, Any]:
+    """Return call and transfer counters; with ``reset=True`` also zero them.
+
+    Keys: ``calls`` (device name -> dispatched calls), ``h2d_count``,
+    ``h2d_bytes``, ``d2h_count``, ``d2h_bytes`` (host<->device transfers) and
+    ``fallbacks`` (calls that had to leave the GPU after an out-of-memory).
+    """
+    calls = dict(STATS.calls)
+    if STATS.fast_cpu_calls:
+        calls["cpu"] = calls.get("cpu", 0) + STATS.fast_cpu_calls
+    out = {
+        "calls": calls,
+        "h2d_count": STATS.h2d_count,
+        "h2d_bytes": STATS.h2d_bytes,
+        "d2h_count": STATS.d2h_count,
+        "d2h_bytes": STATS.d2h_bytes,
+        "fallbacks": STATS.fallbacks,
+    }
+    if reset:
+        STATS.reset()
+    return out
+
+
+@dataclass
+class Record:
+    """One dispatch decision.
+
+    ``costs`` maps device name to predicted seconds (compute + transfers); it is
+    empty when no prediction was needed (policy, capability or ``out=``).
+    ``transfers`` lists ``(direction, nbytes)`` moves the call made.
+    """
+
+    op: str
+    shapes: tuple[tuple[int, ...], ...]
+    dtype: str
+    device: str
+    reason: str
+    costs: dict[str, float] = field(default_factory=dict)
+    transfers: list[tuple[str, int]] = field(default_factory=list)
+
+    def line(self) -> str:
+        """The one-line form used by ``AUTODEV_TRACE=1``."""
+        shapes = " ".join("x".join(map(str, s)) or "()" for s in self.shapes)
+        costs = " ".join(f"{d}={t * 1e6:.1f}us" for d, t in self.costs.items())
+        moved = " ".join(f"{d}:{n}B" for d, n in self.transfers) or "none"
+        return (f"{self.op} [{shapes}] {self.dtype} -> {self.device} ({self.reason})"
+                f"{' predicted ' + costs if costs else ''} transfers {moved}")
+
+
+_collectors: ContextVar[tuple[list[Record], ...]] = ContextVar("autodev_trace", default=())
+
+
+def watching() -> bool:
+    """True when decisions must be recorded (a trace block or AUTODEV_TRACE)."""
+    return STATE.watchers > 0
+
+
+def emit(record: Record) -> None:
+    """Hand a finished record to the active trace blocks and the logger."""
+    for sink in _collectors.get():
+        sink.append(record)
+    if ENV.trace:
+        logger.info(record.line())
+
+
+@contextlib.contextmanager
+def trace() -> Iterator[list[Record]]:
+    """Collect the dispatch decisions made in this block (in this context).
+
+    Examples
+    --------
+    >>> import autodev as np
+    >>> with np.trace() as t:
+    ...     _ = np.ones(3) + 1
+    >>> t[-1].op
+    'add'
+    """
+    records: list[Record] = []
+    token = _collectors.set(_collectors.get() + (records,))
+    STATE.watchers += 1
+    STATE.refresh()
+    try:
+        yield records
+    finally:
+        _collectors.reset(token)
+        STATE.watchers -= 1
+        STATE.refresh()
+
+
+def note_fallback(op: str, device: str, err: BaseException) -> None:
+    """Count a GPU -> CPU fallback and warn as AUTODEV_FALLBACK says."""
+    STATS.fallbacks += 1
+    if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
+        STATS.warned = True
+        warnings.warn(
+            f"autodev: {op} ran out of memory on {device} ({err}); it ran on the CPU "
+            "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
+            ResourceWarning,
+            stacklevel=4,
+        )
+
+
+if ENV.trace and not logger.handlers:
+    _handler = logging.StreamHandler(sys.stderr)
+    _handler.setFormatter(logging.Formatter("autodev: %(message)s"))
+    logger.addHandler(_handler)
+    logger.setLevel(logging.INFO)

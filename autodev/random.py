@@ -1,0 +1,126 @@
+"""``autodev.random``: NumPy's random numbers, bit for bit, as autodev arrays.
+
+Draws always come from NumPy's generators (so a seed gives exactly NumPy's
+stream); the result is then placed like any new array: on the host, or on the
+GPU under ``policy("gpu")``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as _np
+
+from . import _residency as _R
+from ._array import ndarray as _ndarray
+from ._device import CPU as _CPU
+from ._dispatch import cpu_arg as _cpu_arg, new as _new
+from ._namespace import creation_device as _creation_device
+
+__all__ = sorted(n for n in dir(_np.random) if not n.startswith("_"))
+
+
+def _place(result: Any) -> Any:
+    if type(result) is _np.ndarray:
+        target = _creation_device(None)
+        if target is _CPU:
+            return _new(result, _CPU)
+        return _new(_R.transfer(result, _CPU, target), target)
+    if type(result) is tuple:
+        return tuple(_place(r) for r in result)
+    return result
+
+
+def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        return _place(func(*(_cpu_arg(a) for a in args),
+                           **{k: _cpu_arg(v) for k, v in kwargs.items()}))
+
+    draw.__name__ = getattr(func, "__name__", "draw")
+    draw.__doc__ = getattr(func, "__doc__", None)
+    return draw
+
+
+def _shuffle_with(shuffle: Callable[..., Any], x: Any, **kwargs: Any) -> None:
+    """Shuffle ``x`` in place with NumPy's stream, wherever ``x`` lives."""
+    if type(x) is not _ndarray:
+        shuffle(x, **kwargs)
+        return
+    if x._device is _CPU:
+        shuffle(x._data, **kwargs)
+    else:
+        host = _R.host_copy(x._data, x._device)
+        shuffle(host, **kwargs)
+        x._data[...] = _R.transfer(host, _CPU, x._device)
+    _R.mark_written(x)
+
+
+class _Wrapped:
+    """Base for generator wrappers: methods draw with NumPy and return autodev arrays."""
+
+    _np_cls: Any = None
+
+    def __init__(self, inner: Any) -> None:
+        object.__setattr__(self, "_inner", inner)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        return _drawing(value) if callable(value) and not isinstance(value, type) else value
+
+    def shuffle(self, x: Any, axis: int = 0) -> None:
+        """Shuffle ``x`` in place (NumPy's stream)."""
+        kwargs = {"axis": axis} if isinstance(self._inner, _np.random.Generator) else {}
+        _shuffle_with(self._inner.shuffle, x, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+    def __getstate__(self) -> Any:
+        return self._inner
+
+    def __setstate__(self, inner: Any) -> None:
+        object.__setattr__(self, "_inner", inner)
+
+
+class Generator(_Wrapped):
+    """``numpy.random.Generator`` whose draws are autodev arrays."""
+
+    def __init__(self, bit_generator: Any) -> None:
+        inner = bit_generator if isinstance(bit_generator, _np.random.Generator) \
+            else _np.random.Generator(bit_generator)
+        super().__init__(inner)
+
+
+class RandomState(_Wrapped):
+    """``numpy.random.RandomState`` whose draws are autodev arrays."""
+
+    def __init__(self, seed: Any = None) -> None:
+        inner = seed if isinstance(seed, _np.random.RandomState) \
+            else _np.random.RandomState(_cpu_arg(seed))
+        super().__init__(inner)
+
+
+def default_rng(seed: Any = None) -> Generator:
+    """NumPy's ``default_rng``: same seed, same numbers, autodev arrays out."""
+    if isinstance(seed, Generator):
+        return seed
+    return Generator(_np.random.default_rng(_cpu_arg(seed)))
+
+
+def shuffle(x: Any) -> None:
+    """Shuffle ``x`` in place with the legacy global stream."""
+    _shuffle_with(_np.random.shuffle, x)
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("_") or not hasattr(_np.random, name):
+        raise AttributeError(f"module 'autodev.random' has no attribute {name!r}")
+    value = getattr(_np.random, name)
+    if callable(value) and not isinstance(value, type):
+        value = _drawing(value)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,61 @@
+"""Testing helpers: the simulated GPU and NumPy comparisons."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _dispatch
+from ._backends import disable_sim, enable_sim, STATE
+from ._backends._sim import SimArray, SimBackend, SimDeviceError, SimOutOfMemoryError
+
+__all__ = [
+    "SimArray", "SimBackend", "SimDeviceError", "SimOutOfMemoryError", "simulated_gpu",
+    "to_numpy",
+]
+
+
+@contextlib.contextmanager
+def simulated_gpu(costs: dict[str, Any] | None = None) -> Iterator[SimBackend]:
+    """Enable the simulated GPU ``sim:0`` for the block and yield its backend.
+
+    Parameters
+    ----------
+    costs : dict, optional
+        The device's cost curves, in the profile's ``devices.gpu`` form
+        (``{"compute": {...}, "transfer": {...}}``); default: the embedded GPU curves.
+
+    Examples
+    --------
+    >>> import autodev as np
+    >>> from autodev.testing import simulated_gpu
+    >>> with simulated_gpu() as sim, np.policy("gpu"):
+    ...     x = np.ones(3) * 2
+    >>> str(x.device)
+    'sim:0'
+    """
+    previous = STATE.sim
+    backend = enable_sim(costs)
+    _dispatch.reset_cost_model()
+    try:
+        yield backend
+    finally:
+        if previous is None:
+            disable_sim()
+        else:
+            STATE.sim = previous
+            STATE.refresh()
+        _dispatch.reset_cost_model()
+
+
+def to_numpy(x: Any) -> Any:
+    """A NumPy copy of an autodev array (other values pass through)."""
+    from ._array import ndarray
+
+    if type(x) is ndarray:
+        return x.get() if not x._scalar else x.get()[()]
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_numpy(v) for v in x)
+    return x
