@@ -1,0 +1,1 @@
+"""autodev benchmarks: overhead script, asv suite (benchmarks/benchmarks), side-by-side report."""

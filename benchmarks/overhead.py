@@ -1,0 +1,263 @@
+"""Dispatch overhead: autodev against NumPy, side by side, in one process.
+
+Run ``python benchmarks/overhead.py`` (``--quick`` for a rough figure in a few
+seconds, ``--json PATH`` to keep the numbers). Each case is timed for NumPy and
+for autodev in alternating rounds (NumPy first in even rounds, autodev first in
+odd ones) so that drift in clock speed or cache state falls on both alike. A
+sample is one :func:`autodev._timing.measure` call over an inner loop of the
+case, minus the cost of the same loop around an empty call, divided by the loop
+length. The ratio of a case is the median over rounds of autodev ÷ NumPy.
+
+Aims (issue 2, item 11; DESIGN.md invariant 4): on a CPU-only machine the
+geometric mean of the tiny cases ≤ 1.5×, of the large cases ≤ 1.02×.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import numpy
+
+AIMS = {"tiny": 1.5, "large": 1.02}
+
+
+@dataclass
+class Case:
+    """One timed call: ``build(xp)`` returns the no-argument callable to time."""
+
+    name: str
+    size: str
+    build: Callable[[Any], Callable[[], Any]]
+
+
+def _vectors(xp: Any, n: int) -> tuple[Any, Any]:
+    return xp.linspace(0.0, 1.0, n), xp.linspace(1.0, 2.0, n)
+
+
+def _matrices(xp: Any, n: int) -> tuple[Any, Any]:
+    a = xp.reshape(xp.linspace(0.0, 1.0, n * n), (n, n))
+    return a, a + 1.0
+
+
+def _add(n: int) -> Callable[[Any], Callable[[], Any]]:
+    def build(xp: Any) -> Callable[[], Any]:
+        a, b = _vectors(xp, n)
+        return lambda: a + b
+    return build
+
+
+def _sin(n: int) -> Callable[[Any], Callable[[], Any]]:
+    def build(xp: Any) -> Callable[[], Any]:
+        a, _ = _vectors(xp, n)
+        sin = xp.sin
+        return lambda: sin(a)
+    return build
+
+
+def _matmul(n: int) -> Callable[[Any], Callable[[], Any]]:
+    def build(xp: Any) -> Callable[[], Any]:
+        a, b = _matrices(xp, n)
+        return lambda: a @ b
+    return build
+
+
+def _sum(n: int) -> Callable[[Any], Callable[[], Any]]:
+    def build(xp: Any) -> Callable[[], Any]:
+        a, _ = _vectors(xp, n)
+        total = xp.sum
+        return lambda: total(a)
+    return build
+
+
+def _index(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    return lambda: a[3]
+
+
+def _slice(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    return lambda: a[2:7]
+
+
+def _slice_assign(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+
+    def assign() -> None:
+        a[2:7] = 1.5
+    return assign
+
+
+def _zeros(xp: Any) -> Callable[[], Any]:
+    zeros = xp.zeros
+    return lambda: zeros(10)
+
+
+TINY = [
+    Case("a + b", "10", _add(10)),
+    Case("sin(a)", "10", _sin(10)),
+    Case("a @ b", "10x10", _matmul(10)),
+    Case("sum(a)", "100", _sum(100)),
+    Case("a[3]", "10", _index),
+    Case("a[2:7]", "10", _slice),
+    Case("a[2:7] = 1.5", "10", _slice_assign),
+    Case("zeros(10)", "10", _zeros),
+]
+LARGE = [
+    Case("a + b", "1e6", _add(1_000_000)),
+    Case("sum(a)", "1e6", _sum(1_000_000)),
+    Case("a @ b", "300x300", _matmul(300)),
+]
+
+
+def _inner_loops(func: Callable[[], Any], target: float) -> int:
+    """Calls per sample so that one sample lasts about ``target`` seconds."""
+    from autodev._timing import measure
+
+    once = measure(func, warmup=3, min_repeats=5, max_repeats=20, budget=0.01).median
+    return max(1, min(100_000, int(target / max(once, 1e-9))))
+
+
+def _looped(func: Callable[[], Any], loops: int) -> Callable[[], None]:
+    steps = range(loops)
+
+    def run() -> None:
+        for _ in steps:
+            func()
+    return run
+
+
+def _sample(func: Callable[[], Any], loops: int, baseline: float, budget: float) -> float:
+    """Seconds per call of ``func`` net of the loop and call overhead ``baseline``."""
+    from autodev._timing import measure
+
+    t = measure(_looped(func, loops), warmup=1, min_repeats=3, max_repeats=15, budget=budget)
+    return max(t.median / loops - baseline, 1e-12)
+
+
+def time_case(case: Case, np_mod: Any, ad_mod: Any, rounds: int, target: float,
+              baseline: float) -> dict[str, Any]:
+    """Time one case for NumPy and autodev in ``rounds`` alternating rounds."""
+    funcs = {"numpy": case.build(np_mod), "autodev": case.build(ad_mod)}
+    loops = _inner_loops(funcs["numpy"], target)
+    budget = target * 4
+    samples: dict[str, list[float]] = {"numpy": [], "autodev": []}
+    for r in range(rounds):
+        order = ("numpy", "autodev") if r % 2 == 0 else ("autodev", "numpy")
+        for impl in order:
+            samples[impl].append(_sample(funcs[impl], loops, baseline, budget))
+    ratios = [a / n for a, n in zip(samples["autodev"], samples["numpy"])]
+    return {
+        "case": case.name, "size": case.size, "loops": loops,
+        "numpy_s": statistics.median(samples["numpy"]),
+        "autodev_s": statistics.median(samples["autodev"]),
+        "ratio": statistics.median(ratios),
+    }
+
+
+def _empty_call_cost(target: float) -> float:
+    """Seconds per iteration of the inner loop around a call that does nothing."""
+    from autodev._timing import measure
+
+    loops = 100_000
+    t = measure(_looped(lambda: None, loops), warmup=1, min_repeats=5, max_repeats=15,
+                budget=target * 5)
+    return t.median / loops
+
+
+def geomean(values: list[float]) -> float:
+    """Geometric mean of positive numbers."""
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def run(rounds: int = 15, target: float = 0.002) -> dict[str, Any]:
+    """Time every case; return ``{"machine", "baseline_s", "tiny", "large", "geomean"}``."""
+    import autodev
+
+    _warm_up(autodev)
+    baseline = _empty_call_cost(target)
+    out: dict[str, Any] = {"machine": machine(), "baseline_s": baseline}
+    for group, cases, group_rounds in (("tiny", TINY, rounds), ("large", LARGE, rounds)):
+        out[group] = [time_case(c, numpy, autodev, group_rounds, target if group == "tiny"
+                                else max(target, 0.02), baseline) for c in cases]
+    out["geomean"] = {g: geomean([r["ratio"] for r in out[g]]) for g in ("tiny", "large")}
+    out["aims"] = AIMS
+    return out
+
+
+def _warm_up(autodev: Any) -> None:
+    """Make autodev probe its devices and resolve lazy names before timing."""
+    x = autodev.zeros(4)
+    _ = autodev.sin(x) + x
+    devices = [str(d["device"]) for d in autodev.devices() if d["usable"]]
+    if devices != ["cpu"]:
+        print(f"note: GPU devices are usable here ({', '.join(devices)}); the aims are "
+              "stated for a CPU-only machine.", file=sys.stderr)
+
+
+def machine() -> dict[str, Any]:
+    """A short description of where the figures were taken."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "numpy": numpy.__version__, "platform": platform.platform()}
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The figures as a fixed-width table, one line per case, with the geometric means."""
+    lines = [f"{'group':6} {'case':14} {'size':8} {'numpy':>10} {'autodev':>10} {'ratio':>7}"]
+    for group in ("tiny", "large"):
+        for r in result[group]:
+            lines.append(f"{group:6} {r['case']:14} {r['size']:8} {_fmt(r['numpy_s']):>10} "
+                         f"{_fmt(r['autodev_s']):>10} {r['ratio']:6.2f}x")
+    for group in ("tiny", "large"):
+        g, aim = result["geomean"][group], AIMS[group]
+        verdict = "meets" if g <= aim else "MISSES"
+        lines.append(f"geometric mean, {group}: {g:.3f}x ({verdict} the aim <= {aim}x)")
+    m = result["machine"]
+    lines.append(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
+                 f"NumPy {m['numpy']}; empty-loop cost subtracted: "
+                 f"{result['baseline_s'] * 1e9:.0f} ns/call")
+    return "\n".join(lines)
+
+
+def _fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3f} us"
+    return f"{seconds * 1e3:.3f} ms"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
+    parser.add_argument("--rounds", type=int, default=None, help="alternating rounds per case")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when a geometric mean misses its aim")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (5 if args.quick else 15)
+    result = run(rounds=rounds, target=0.001 if args.quick else 0.002)
+    print(format_table(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    missed = any(result["geomean"][g] > AIMS[g] for g in AIMS)
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
