@@ -16,11 +16,24 @@ from . import _residency as R
 from ._backends import STATE, backend_for, resolve_device
 from ._device import CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
-from ._trace import STATS
+from ._trace import STATS, tick
 
-_S = STATE
-_PLAIN_OPERANDS = (int, float, complex, bool, np.float64, np.float32, np.int64, np.int32,
-                   np.complex128, np.complex64, np.bool_)
+_PLAIN_OPERANDS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
+                             np.int32, np.complex128, np.complex64, np.bool_, np.ndarray})
+_np_ndarray = np.ndarray
+_onew = object.__new__
+
+#: True when no GPU is usable and nothing watches calls (mirrors ``STATE.fast``;
+#: a module global because it is read on every operator call).
+_FAST = False
+
+
+def _sync_fast() -> None:
+    global _FAST
+    _FAST = STATE.fast
+
+
+STATE.listeners.append(_sync_fast)
 
 
 class ndarray:
@@ -255,24 +268,38 @@ class ndarray:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key: Any) -> Any:
-        if self._device is CPU and _S.fast:
+        if _FAST:
             t = type(key)
-            if t is not int and t is not slice and t is not tuple:
+            if t is tuple:
+                key = tuple([cpu_arg(k) for k in key])
+            elif t is not int and t is not slice:
                 key = cpu_arg(key)
-            elif t is tuple:
-                key = tuple(cpu_arg(k) for k in key)
             result = self._data[key]
-            if type(result) is np.ndarray:
-                return new(result, CPU, R.storage_of(self) if result.base is not None else None)
-            return result
+            if type(result) is not _np_ndarray:
+                return result
+            a = _onew(ndarray)
+            a._data = result
+            a._device = CPU
+            if result.base is None:
+                a._storage = None
+            else:
+                storage = self._storage
+                if storage is None:
+                    storage = self._storage = R.Storage()
+                a._storage = storage
+            a._mirror = None
+            a._scalar = False
+            return a
         return _getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if self._device is CPU and _S.fast:
+        if _FAST:
             t = type(key)
-            if t is not int and t is not slice:
-                key = cpu_arg(key) if t is not tuple else tuple(cpu_arg(k) for k in key)
-            self._data[key] = cpu_arg(value)
+            if t is tuple:
+                key = tuple([cpu_arg(k) for k in key])
+            elif t is not int and t is not slice:
+                key = cpu_arg(key)
+            self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
             storage = self._storage
             if storage is not None:
                 storage.version += 1
@@ -505,23 +532,27 @@ def _setitem(a: ndarray, key: Any, value: Any) -> None:
 
 def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable[..., Any]:
     def op(self: ndarray, other: Any) -> Any:
-        if _S.fast and self._device is CPU:
+        if _FAST:
             t = type(other)
             if t is ndarray:
-                if other._device is not CPU:
-                    return call(spec, (other, self) if reflected else (self, other), {})
                 o = other._data
-            elif t in _PLAIN_OPERANDS or t is np.ndarray:
+            elif t in _PLAIN_OPERANDS:
                 o = other
             elif _defers(other):
                 return NotImplemented
             else:
                 o = cpu_arg(other)
-            STATS.fast_cpu_calls += 1
+            tick()
             result = func(o, self._data) if reflected else func(self._data, o)
-            if type(result) is np.ndarray:
-                return new(result, CPU)
-            return result
+            if type(result) is not _np_ndarray:
+                return result
+            a = _onew(ndarray)
+            a._data = result
+            a._device = CPU
+            a._storage = None
+            a._mirror = None
+            a._scalar = False
+            return a
         if _defers(other):
             return NotImplemented
         return call(spec, (other, self) if reflected else (self, other), {})
@@ -531,10 +562,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
 
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     def op(self: ndarray, other: Any) -> Any:
-        if _S.fast and self._device is CPU:
-            t = type(other)
-            o = other if t in _PLAIN_OPERANDS else cpu_arg(other)
-            STATS.fast_cpu_calls += 1
+        if _FAST:
+            o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
+            tick()
             func(self._data, o, out=self._data)
             storage = self._storage
             if storage is not None:
@@ -550,8 +580,8 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     def op(self: ndarray) -> Any:
-        if _S.fast and self._device is CPU:
-            STATS.fast_cpu_calls += 1
+        if _FAST:
+            tick()
             result = func(self._data)
             return new(result, CPU) if type(result) is np.ndarray else result
         return call(spec, (self,), {})
@@ -594,14 +624,14 @@ def _install_operators() -> None:
 
 def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[..., Any]:
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-        if _S.fast and self._device is CPU:
+        if _FAST:
             if args:
                 args = tuple(cpu_arg(a) for a in args)
             out = None
             if kwargs:
                 out = kwargs.get("out")
                 kwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
-            STATS.fast_cpu_calls += 1
+            tick()
             result = np_method(self._data, *args, **kwargs)
             if type(result) is np.ndarray:
                 if out is not None and type(out) is ndarray and result is out._data:

@@ -18,7 +18,7 @@ from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
 from ._config import get_policy
 from ._cost import CostModel, dtype_class
 from ._device import CPU, Device
-from ._trace import STATS, Record, emit, note_fallback, watching
+from ._trace import STATS, Record, emit, note_fallback, tick, watching
 
 WorkFn = Callable[[list[Any]], float]
 
@@ -160,9 +160,17 @@ def cpu_arg(obj: Any) -> Any:
 def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run on NumPy with no cost model (no GPU usable, or the decision is the CPU)."""
     func = spec.impl(_CPU)
-    nargs = tuple(cpu_arg(a) for a in args)
-    nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()} if kwargs else kwargs
-    STATS.fast_cpu_calls += 1
+    nargs = tuple([cpu_arg(a) for a in args])
+    tick()
+    if not kwargs:
+        result = func(*nargs)  # type: ignore[misc]
+        t = type(result)
+        if t is np.ndarray and result.base is None:
+            return new(result, CPU)
+        if t is not tuple and t is not list and t is not np.ndarray:
+            return result  # NumPy scalars and Python values
+        return wrap(result, CPU, args, kwargs, None, False)
+    nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
     result = func(*nargs, **nkwargs)  # type: ignore[misc]
     return wrap(result, CPU, args, kwargs, nkwargs.get("out"), False)
 

@@ -19,6 +19,7 @@ from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, cpu_call, new
+from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
     "sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh "
@@ -74,6 +75,19 @@ CREATION = frozenset(
 
 SPECS: dict[str, OpSpec] = {}
 
+_np_ndarray = np.ndarray
+_PLAIN = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, np.int32,
+                    np.complex128, np.complex64, np.bool_})
+_FAST = False  # mirrors STATE.fast (see autodev._array._FAST)
+
+
+def _sync_fast() -> None:
+    global _FAST
+    _FAST = STATE.fast
+
+
+STATE.listeners.append(_sync_fast)
+
 
 def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
     for family, names in table.items():
@@ -112,6 +126,20 @@ class ufunc:
         }
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _FAST and not kwargs:
+            n = len(args)
+            if n == 1:
+                x = args[0]
+                if type(x) is ndarray:
+                    tick()
+                    result = self._np(x._data)
+                    return new(result, CPU) if type(result) is _np_ndarray else result
+            elif n == 2:
+                x, y = args
+                if type(x) is ndarray and (type(y) is ndarray or type(y) in _PLAIN):
+                    tick()
+                    result = self._np(x._data, y._data if type(y) is ndarray else y)
+                    return new(result, CPU) if type(result) is _np_ndarray else result
         return call(self._spec, args, kwargs)
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
@@ -248,8 +276,12 @@ def make_creation(name: str) -> Callable[..., Any]:
     """``zeros``, ``arange``, ...: made on the host, or on ``device=`` / the GPU policy's device."""
     np_func = getattr(np, name)
 
-    def function(*args: Any, device: Any = None, like: Any = None, **kwargs: Any) -> Any:
-        target = CPU if device is None and STATE.fast else creation_device(device)
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if _FAST and "device" not in kwargs and "like" not in kwargs:
+            return new(np_func(*args, **kwargs), CPU)
+        device = kwargs.pop("device", None)
+        kwargs.pop("like", None)
+        target = creation_device(device)
         if target is CPU:
             return new(np_func(*args, **kwargs), CPU)
         func = backend_for(target).resolve(name)
