@@ -164,11 +164,12 @@ def _wrap(obj: Any) -> Any:
     return obj
 
 
-def _wrap_callable(func: Callable[..., Any], backend: "SimBackend | None" = None) -> Any:
+def _wrap_callable(func: Callable[..., Any], backend: "SimBackend | None" = None,
+                   name: str = "") -> Any:
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
         if backend is not None:
-            backend._tick()
+            backend._tick(name, args)
         return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
 
     return call
@@ -183,12 +184,27 @@ class _SimUfunc:
         self.__name__ = ufunc.__name__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self._backend._tick()
+        self._backend._tick(self.__name__, args)
         return _wrap(self._u(*_unwrap(args), **_unwrap(kwargs)))
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
         return _wrap_callable(value, self._backend) if callable(value) else value
+
+
+_FAMILIES: dict[str, str] = {}
+
+
+def _family_of(name: str) -> str | None:
+    """The cost family autodev's function table gives ``name`` ("sum", "linalg.solve")."""
+    if not _FAMILIES:
+        from .._namespace import SPECS, _family_of_ufunc
+
+        _FAMILIES.update((n, spec.family) for n, spec in SPECS.items()
+                         if spec.where == "dispatch")
+        _FAMILIES.update((n, _family_of_ufunc(n)) for n, u in vars(np).items()
+                         if isinstance(u, np.ufunc))
+    return _FAMILIES.get(name)
 
 
 _SINGULAR_QUIRK = frozenset({"solve", "inv", "cholesky"})
@@ -201,6 +217,9 @@ class _SimModule:
         self._module = module
         self._backend = backend
         self._cache: dict[str, Any] = {}
+        # qualified names as autodev's function table spells them: "linalg.solve"
+        head = module.__name__
+        self._prefix = "" if head == "numpy" else head.removeprefix("numpy.") + "."
 
     def __getattr__(self, name: str) -> Any:
         cache = self._cache
@@ -218,7 +237,7 @@ class _SimModule:
         elif callable(value):
             if name in _SINGULAR_QUIRK and self._module.__name__.endswith("linalg"):
                 value = self._backend._quiet_singular(value)
-            value = _wrap_callable(value, self._backend)
+            value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value
         return value
 
@@ -235,6 +254,11 @@ class SimBackend(Backend):
     costs : dict or None
         Cost curves this device reports to the cost model (profile ``devices``
         entry); None means the embedded default GPU curves.
+    elapsed : float
+        Virtual seconds of device time: every module-function call and transfer
+        adds its true cost from ``costs`` (times a log-normal factor of spread
+        ``noise``), so that timing the sim with :meth:`clock` measures exactly
+        the curves calibration is expected to recover.
     """
 
     is_gpu = True
@@ -247,6 +271,10 @@ class SimBackend(Backend):
         self.h2d = 0
         self.d2h = 0
         self.freed = 0
+        self.elapsed = 0.0
+        self.noise = 0.0
+        self._rng = np.random.default_rng(0)
+        self._truth: tuple[int, Any] | None = None
         self._faults: dict[int, str] = {}
         self._raise_linalg = False
         self._xp = _SimModule(np, self)
@@ -273,7 +301,44 @@ class SimBackend(Backend):
         """Forget every fault not yet triggered."""
         self._faults.clear()
 
-    def _tick(self) -> None:
+    def clock(self) -> float:
+        """The virtual clock: seconds of simulated device time so far."""
+        return self.elapsed
+
+    def true_model(self) -> Any:
+        """The :class:`~autodev._cost.CostModel` of this device's true curves (``gpu`` class)."""
+        from .._cost import CostModel
+
+        costs = self.costs
+        if self._truth is None or self._truth[0] != id(costs):
+            if costs is None:
+                from .._profile import embedded_default
+
+                costs = embedded_default()["devices"]["gpu"]
+            self._truth = (id(self.costs), CostModel({"cpu": {}, "gpu": costs}))
+        return self._truth[1]
+
+    def _charge(self, seconds: float) -> None:
+        if self.noise and seconds:
+            seconds *= float(np.exp(self.noise * self._rng.standard_normal()))
+        if seconds < float("inf"):
+            self.elapsed += seconds
+
+    def _charge_call(self, name: str, args: tuple[Any, ...]) -> None:
+        family = _family_of(name)
+        arrays = [a._a for a in args if type(a) is SimArray]
+        if family is None or not arrays:
+            return
+        from .._cost import dtype_class
+        from .._dispatch import WORK
+
+        work = WORK[family](arrays)
+        dclass = dtype_class(max(arrays, key=lambda a: a.dtype.itemsize).dtype)
+        self._charge(self.true_model().compute("gpu", family, dclass, work))
+
+    def _tick(self, name: str = "", args: tuple[Any, ...] = ()) -> None:
+        if name:
+            self._charge_call(name, args)
         self.calls += 1
         fault = self._faults.pop(self.calls, None)
         if fault == "oom":
@@ -288,10 +353,12 @@ class SimBackend(Backend):
     def from_host(self, array: np.ndarray) -> SimArray:
         self._tick()
         self.h2d += 1
+        self._charge(self.true_model().h2d(array.nbytes))
         return SimArray(np.array(array, copy=True, order="K"))
 
     def to_host(self, native: Any) -> np.ndarray:
         self.d2h += 1
+        self._charge(self.true_model().d2h(native._a.nbytes))
         return native._a.copy(order="K")
 
     def is_native(self, obj: object) -> bool:
