@@ -545,6 +545,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             tick()
             result = func(o, self._data) if reflected else func(self._data, o)
             if type(result) is not _np_ndarray:
+                if type(result) is tuple:  # divmod
+                    return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
                 return result
             a = _onew(ndarray)
             a._data = result

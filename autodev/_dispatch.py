@@ -167,8 +167,8 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         t = type(result)
         if t is np.ndarray and result.base is None:
             return new(result, CPU)
-        if t is not tuple and t is not list and t is not np.ndarray:
-            return result  # NumPy scalars and Python values
+        if t is not list and t is not np.ndarray and not isinstance(result, tuple):
+            return result  # NumPy scalars and Python values (namedtuples are wrapped)
         return wrap(result, CPU, args, kwargs, None, False)
     nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
     result = func(*nargs, **nkwargs)  # type: ignore[misc]

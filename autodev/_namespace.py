@@ -133,13 +133,13 @@ class ufunc:
                 if type(x) is ndarray:
                     tick()
                     result = self._np(x._data)
-                    return new(result, CPU) if type(result) is _np_ndarray else result
+                    return new(result, CPU) if type(result) is _np_ndarray else _fast_other(result)
             elif n == 2:
                 x, y = args
                 if type(x) is ndarray and (type(y) is ndarray or type(y) in _PLAIN):
                     tick()
                     result = self._np(x._data, y._data if type(y) is ndarray else y)
-                    return new(result, CPU) if type(result) is _np_ndarray else result
+                    return new(result, CPU) if type(result) is _np_ndarray else _fast_other(result)
         return call(self._spec, args, kwargs)
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
@@ -172,6 +172,13 @@ class ufunc:
 
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
+
+
+def _fast_other(result: Any) -> Any:
+    """A fast-path result that is not an array: a scalar, or a tuple (``frexp``, ``divmod``)."""
+    if type(result) is tuple:
+        return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
+    return result
 
 
 def _native(obj: Any, device: Device) -> Any:
@@ -278,22 +285,31 @@ def make_creation(name: str) -> Callable[..., Any]:
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if _FAST and "device" not in kwargs and "like" not in kwargs:
-            return new(np_func(*args, **kwargs), CPU)
+            return _created(np_func(*args, **kwargs), CPU)
         device = kwargs.pop("device", None)
         kwargs.pop("like", None)
         target = creation_device(device)
         if target is CPU:
-            return new(np_func(*args, **kwargs), CPU)
+            return _created(np_func(*args, **kwargs), CPU)
         func = backend_for(target).resolve(name)
         if func is None:
-            return new(R.transfer(np_func(*args, **kwargs), CPU, target), target)
-        return new(func(*args, **kwargs), target)
+            return _created(R.transfer(np_func(*args, **kwargs), CPU, target), target)
+        return _created(func(*args, **kwargs), target)
 
     function.__name__ = name
     function.__qualname__ = name
     function.__doc__ = np_func.__doc__
     function.__module__ = "autodev"
     return function
+
+
+def _created(result: Any, device: Device) -> Any:
+    """Wrap a creation result; ``linspace(..., retstep=True)`` gives ``(array, step)``."""
+    if type(result) is tuple:
+        array, step = result
+        native = backend_for(device).is_native(step)
+        return new(array, device), new(step, device, None, True) if native else step
+    return new(result, device)
 
 
 def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str = "K",

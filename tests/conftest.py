@@ -1,0 +1,85 @@
+"""Shared fixtures: the ``device`` fixture over cpu, sim and cuda, and state resets.
+
+A run on a machine with a usable CUDA device fails if any ``gpu``-marked test
+(or any ``cuda`` instance of the ``device`` fixture) was skipped: GPU tests must
+run wherever a GPU is at hand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import pytest
+
+import autodev
+from autodev.testing import simulated_gpu
+
+DEVICES = ("cpu", "sim", "cuda")
+
+
+def cuda_reason() -> str:
+    """Why no CUDA device is usable here (empty if one is)."""
+    for entry in autodev.devices():
+        if entry["device"].kind == "cuda":
+            return "" if entry["usable"] else str(entry["reason"])
+    return "no CUDA backend registered"
+
+
+CUDA_REASON = cuda_reason()
+HAS_CUDA = CUDA_REASON == ""
+
+
+@contextlib.contextmanager
+def on_device(name: str) -> Iterator[Any]:
+    """Run the block with every dispatchable call going to device ``name``."""
+    if name == "cpu":
+        with autodev.policy("cpu"):
+            yield autodev.Device("cpu")
+    elif name == "sim":
+        with simulated_gpu(), autodev.policy("gpu"):
+            yield autodev.Device("sim", 0)
+    else:
+        with autodev.policy("gpu"):
+            yield autodev.Device("cuda", 0)
+
+
+@pytest.fixture(params=[
+    "cpu",
+    "sim",
+    pytest.param("cuda", marks=pytest.mark.gpu),
+])
+def device(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Each test body runs with calls sent to cpu, the simulated GPU, or CUDA."""
+    if request.param == "cuda" and not HAS_CUDA:
+        pytest.skip(f"CUDA: {CUDA_REASON}")
+    with on_device(request.param) as dev:
+        yield dev
+
+
+@pytest.fixture(autouse=True)
+def _reset_autodev_state() -> Iterator[None]:
+    """Each test starts and ends with zeroed stats and the default policy."""
+    autodev.stats(reset=True)
+    token = autodev.set_policy("auto")
+    try:
+        yield
+    finally:
+        autodev.reset_policy(token)
+        autodev.stats(reset=True)
+
+
+_skipped_gpu: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and "gpu" in report.keywords:
+        _skipped_gpu.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if HAS_CUDA and _skipped_gpu:
+        session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+            f"FAILED: a CUDA device is usable but {len(_skipped_gpu)} gpu test(s) were "
+            f"skipped, e.g. {_skipped_gpu[0]}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
