@@ -164,13 +164,25 @@ def _wrap(obj: Any) -> Any:
     return obj
 
 
+def _wrap_out(result: Any, kwargs: dict[str, Any]) -> Any:
+    """Wrap ``result``, returning the caller's own ``out=`` array where it is one (as CuPy)."""
+    out = kwargs.get("out")
+    outs = out if type(out) is tuple else (out,)
+    for o in outs:
+        if type(o) is SimArray and result is o._a:
+            return o
+    if type(result) is tuple and out is not None:
+        return tuple(_wrap_out(r, kwargs) for r in result)
+    return _wrap(result)
+
+
 def _wrap_callable(func: Callable[..., Any], backend: "SimBackend | None" = None,
                    name: str = "") -> Any:
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
         if backend is not None:
             backend._tick(name, args)
-        return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
+        return _wrap_out(func(*_unwrap(args), **_unwrap(kwargs)), kwargs)
 
     return call
 
@@ -185,7 +197,7 @@ class _SimUfunc:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._backend._tick(self.__name__, args)
-        return _wrap(self._u(*_unwrap(args), **_unwrap(kwargs)))
+        return _wrap_out(self._u(*_unwrap(args), **_unwrap(kwargs)), kwargs)
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
