@@ -30,8 +30,19 @@ class Storage:
         self.escaped = escaped
 
 
-#: Arrays currently holding a mirror, so memory pressure can drop them all.
-_MIRRORED: "weakref.WeakSet[Any]" = weakref.WeakSet()
+#: Arrays currently holding a mirror (id -> weak reference), so memory pressure
+#: can drop them all. Not a WeakSet: arrays are unhashable, as NumPy's are.
+_MIRRORED: dict[int, "weakref.ref[Any]"] = {}
+
+
+def _remember(array: Any) -> None:
+    key = id(array)
+
+    def forget(ref: "weakref.ref[Any]") -> None:
+        if _MIRRORED.get(key) is ref:
+            del _MIRRORED[key]
+
+    _MIRRORED[key] = weakref.ref(array, forget)
 
 
 def storage_of(array: Any) -> Storage:
@@ -74,7 +85,8 @@ def native_on(array: Any, device: Device, moves: list[tuple[str, int]] | None = 
     storage = storage_of(array)
     if not storage.escaped:
         array._mirror = (device, storage.version, native)
-        _MIRRORED.add(array)
+        if id(array) not in _MIRRORED:
+            _remember(array)
     return native
 
 
@@ -106,8 +118,9 @@ def host_copy(native: Any, device: Device) -> np.ndarray:
 def drop_mirrors() -> int:
     """Drop every mirror (first thing freed under device-memory pressure)."""
     dropped = 0
-    for array in list(_MIRRORED):
-        if array._mirror is not None:
+    for ref in list(_MIRRORED.values()):
+        array = ref()
+        if array is not None and array._mirror is not None:
             array._mirror = None
             dropped += 1
     _MIRRORED.clear()
