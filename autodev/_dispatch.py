@@ -432,7 +432,7 @@ def cost_model() -> CostModel:
     if model is None:
         from ._profile import load
 
-        profile, _ = load()
+        profile, _ = load(gpu=gpu)
         devices = dict(profile["devices"])
         if costs is not None:
             devices["gpu"] = costs

@@ -2,7 +2,13 @@
 
 A profile is only ever read as JSON and validated before use; anything that
 does not validate is rejected with one warning naming the file and the fix,
-and the embedded default is used instead.
+and the embedded default is used instead. A calibrated profile in the cache
+directory is used only on the machine its fingerprint describes.
+
+Versions: 1 had the curves only; 2 adds a structured ``fingerprint``
+(``cpu``/``libraries``/``gpu``), the measured points behind each curve
+(``measurements``), pinned-memory transfer links and a free-form ``report``.
+Version 1 files migrate on read (their empty fingerprint means "unkeyed").
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import math
 import os
 import tempfile
 import warnings
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -20,8 +27,13 @@ from ._config import ENV
 from ._cost import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES
 
 FORMAT = "autodev-profile"
-VERSION = 1
+VERSION = 2
 FILENAME = "profile.json"
+FIX = "run `autodev calibrate` to measure this machine"
+TRANSFER_LINKS = ("h2d", "d2h", "h2d_pinned", "d2h_pinned")
+_MAX_POINTS = 1024
+_POINT_RANGE = 1e18   # largest size, work or byte count taken as a measurement
+_SECONDS_RANGE = 1e5  # largest measured time
 #: Bounds outside which a number is taken as garbage rather than a measurement.
 _LATENCY_RANGE = (0.0, 10.0)          # seconds
 _RATE_RANGE = (1.0, 1e18)             # work units or bytes per second
@@ -52,14 +64,20 @@ def embedded_default() -> dict[str, Any]:
 
 
 def validate(data: Any, where: str) -> dict[str, Any]:
-    """Check ``data`` against the profile schema; return it or raise ProfileError."""
+    """Check ``data`` against the profile schema (migrating older versions); return
+    the current-version profile or raise ProfileError."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProfileError(f"{where}: not an autodev profile (no 'format': {FORMAT!r})")
     version = data.get("version")
-    if version != VERSION:
+    if version == 1:
+        data = _migrate_v1(data)
+    elif version != VERSION or isinstance(version, bool):
         raise ProfileError(
-            f"{where}: profile version must be {VERSION}. Got {version!r} instead."
+            f"{where}: profile version must be 1 or {VERSION}. Got {version!r} instead."
         )
+    if not isinstance(data.get("fingerprint", {}), dict) or \
+            not isinstance(data.get("report", {}), dict):
+        raise ProfileError(f"{where}: 'fingerprint' and 'report' must be objects")
     devices = data.get("devices")
     if not isinstance(devices, dict) or "cpu" not in devices:
         raise ProfileError(f"{where}: 'devices' must be an object with a 'cpu' entry")
@@ -67,10 +85,64 @@ def validate(data: Any, where: str) -> dict[str, Any]:
         if device_class not in DEVICE_CLASSES or not isinstance(entry, dict):
             raise ProfileError(f"{where}: unknown device class {device_class!r}")
         _check_compute(entry.get("compute", {}), f"{where}: devices.{device_class}")
-        for direction, link in entry.get("transfer", {}).items():
+        transfer = entry.get("transfer", {})
+        if not isinstance(transfer, dict):
+            raise ProfileError(f"{where}: devices.{device_class}.transfer must be an object")
+        for direction, link in transfer.items():
+            if direction not in TRANSFER_LINKS:
+                raise ProfileError(f"{where}: unknown transfer link {direction!r}")
             _check_numbers(link, ("latency", "bandwidth"),
                            f"{where}: devices.{device_class}.transfer.{direction}")
+    _check_measurements(data.get("measurements", {}), f"{where}: measurements")
     return data
+
+
+def _migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 -> 2: same curves; an unstructured fingerprint becomes unkeyed."""
+    migrated = dict(data, version=VERSION)
+    fingerprint = data.get("fingerprint")
+    if not isinstance(fingerprint, dict) or not {"cpu", "libraries"} <= set(fingerprint):
+        migrated["fingerprint"] = {}
+    migrated.pop("measurements", None)
+    return migrated
+
+
+def _check_measurements(measurements: Any, where: str) -> None:
+    """Measured points: ``{cpu|gpu: {family: {dclass: series}}, transfer: {link: series}}``."""
+    if not isinstance(measurements, dict):
+        raise ProfileError(f"{where} must be an object")
+    for key, entry in measurements.items():
+        if not isinstance(entry, dict) or key not in DEVICE_CLASSES + ("transfer",):
+            raise ProfileError(f"{where}: unknown entry {key!r}")
+        for name, series in entry.items():
+            if key == "transfer":
+                _check_series(series, f"{where}.transfer.{name}")
+                continue
+            if name not in FAMILIES or not isinstance(series, dict):
+                raise ProfileError(f"{where}.{key}: unknown family {name!r}")
+            for dclass, points in series.items():
+                if dclass not in DTYPE_CLASSES:
+                    raise ProfileError(f"{where}.{key}.{name}: unknown dtype class {dclass!r}")
+                _check_series(points, f"{where}.{key}.{name}.{dclass}")
+
+
+def _check_series(series: Any, where: str) -> None:
+    if not isinstance(series, dict) or not isinstance(series.get("seconds"), list):
+        raise ProfileError(f"{where} must be an object with a 'seconds' list")
+    length = len(series["seconds"])
+    for key, values in series.items():
+        bound = _SECONDS_RANGE if key == "seconds" else _POINT_RANGE
+        if not isinstance(values, list) or len(values) != length or length > _MAX_POINTS:
+            raise ProfileError(
+                f"{where}.{key} must be a list as long as 'seconds' (at most {_MAX_POINTS})"
+            )
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not math.isfinite(value) or not 0 <= value <= bound:
+                raise ProfileError(
+                    f"{where}.{key} must hold finite numbers in [0, {bound:g}]. "
+                    f"Got {value!r} instead."
+                )
 
 
 def _check_compute(compute: Any, where: str) -> None:
@@ -127,22 +199,97 @@ def write(profile: Mapping[str, Any], path: str | os.PathLike[str] | None = None
     return target
 
 
-def load(path: str | os.PathLike[str] | None = None) -> tuple[dict[str, Any], str]:
-    """The profile to use and where it came from.
+@dataclass
+class Resolution:
+    """Which profile autodev uses, and why (what ``autodev info`` shows)."""
 
-    Returns the profile at ``path`` (default: the cache file) when it exists and
-    validates, else the embedded default; a broken file costs one warning.
+    profile: dict[str, Any]
+    #: "calibrated", "embedded default", or "calibrated CPU + embedded default GPU"
+    source: str
+    #: the file looked at (used or not)
+    path: Path
+    #: the file the curves came from, None for the embedded default
+    used: Path | None
+    #: why the file was not (fully) used; "" when it was, or there was none
+    problem: str = ""
+    #: "match", "unkeyed", "not checked (...)", or "mismatch: ..."
+    fingerprint: str = "not checked"
+    gpu_fingerprint: str = "not checked (no GPU probed)"
+
+
+def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Resolution:
+    """Decide which profile to use, without warning.
+
+    The file at ``path`` (default: ``AUTODEV_PROFILE``, else the cache file) is
+    used when it validates and, for the cache file, when its fingerprint matches
+    this machine; the GPU part is compared only when ``gpu`` (a probed GPU
+    backend) is given. A profile without GPU curves, or measured with another
+    GPU, gets the embedded default's GPU curves.
     """
+    from . import _fingerprint
+
+    explicit = path is not None or ENV.profile is not None
     target = Path(path) if path is not None else default_path()
     if not target.exists():
-        return embedded_default(), "embedded default"
+        return Resolution(embedded_default(), "embedded default", target, None,
+                          fingerprint="no calibrated profile")
     try:
-        return read(target), str(target)
+        profile = read(target)
     except (ProfileError, OSError) as err:
-        warnings.warn(
-            f"autodev: ignoring profile {target}: {err}. Using the embedded default; "
-            "run `autodev calibrate` to write a new one.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return embedded_default(), "embedded default"
+        return Resolution(embedded_default(), "embedded default", target, None,
+                          problem=f"ignoring profile {target}: {err}")
+    recorded = profile.get("fingerprint") or {}
+    found = Resolution(profile, "calibrated", target, target)
+    if not recorded:
+        found.fingerprint = "unkeyed (no fingerprint recorded)"
+    elif explicit:
+        found.fingerprint = "not checked (profile chosen explicitly)"
+    else:
+        diff = _fingerprint.differences(recorded, _fingerprint.host(), ("cpu", "libraries"))
+        if diff:
+            return Resolution(
+                embedded_default(), "embedded default", target, None,
+                problem=f"profile {target} was measured on another machine or with other "
+                        f"library versions ({'; '.join(diff[:3])})",
+                fingerprint="mismatch: " + "; ".join(diff))
+        found.fingerprint = "match"
+    if gpu is not None:
+        _check_gpu(found, recorded, gpu, explicit)
+    return found
+
+
+def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: bool) -> None:
+    from . import _fingerprint
+
+    if "gpu" not in found.profile["devices"]:
+        found.gpu_fingerprint = "no GPU curves measured"
+    elif not recorded or explicit:
+        found.gpu_fingerprint = "not checked"
+        return
+    else:
+        diff = _fingerprint.differences(recorded, {"gpu": _fingerprint.gpu(gpu)}, ("gpu",))
+        if not diff:
+            found.gpu_fingerprint = "match"
+            return
+        found.gpu_fingerprint = "mismatch: " + "; ".join(diff)
+        found.problem = f"profile {found.path} was measured with another GPU ({diff[0]})"
+    profile = dict(found.profile)
+    profile["devices"] = dict(profile["devices"], gpu=embedded_default()["devices"]["gpu"])
+    found.profile = profile
+    found.source = "calibrated CPU + embedded default GPU"
+
+
+def load(path: str | os.PathLike[str] | None = None, gpu: Any = None
+         ) -> tuple[dict[str, Any], str]:
+    """The profile to use and where it came from.
+
+    Returns the profile at ``path`` (default: ``AUTODEV_PROFILE``, else the cache
+    file) when it exists, validates and matches this machine, else the embedded
+    default; a broken or foreign file costs one warning naming it and the fix.
+    ``gpu`` is the probed GPU backend, if any (its fingerprint is then checked).
+    """
+    found = resolve(path, gpu)
+    if found.problem:
+        warnings.warn(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
+                      RuntimeWarning, stacklevel=2)
+    return found.profile, str(found.used) if found.used else found.source
