@@ -62,6 +62,14 @@ class SimArray:
     def base(self) -> Any:
         return self._a.base
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._a.shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        self._a.shape = value  # in place, without copying, as CuPy allows
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
