@@ -63,7 +63,7 @@ class CostModel:
         "bandwidth": bytes/s}, "d2h": {...}}}}``.
     """
 
-    __slots__ = ("_curves", "_h2d", "_d2h")
+    __slots__ = ("_curves", "_h2d", "_d2h", "_pairs")
 
     def __init__(self, devices: Mapping[str, Any]) -> None:
         self._curves: dict[tuple[str, str, str], tuple[float, float]] = {}
@@ -74,6 +74,7 @@ class CostModel:
                     curve = _find_curve(compute, family, dclass)
                     if curve is not None:
                         self._curves[(device_class, family, dclass)] = curve
+        self._pairs: dict[tuple[str, str], tuple[float, float, float, float]] = {}
         transfer = devices.get("gpu", {}).get("transfer", {})
         self._h2d = _link(transfer.get("h2d"))
         self._d2h = _link(transfer.get("d2h"))
@@ -84,6 +85,19 @@ class CostModel:
         if curve is None:
             return math.inf
         return curve[0] + work * curve[1]
+
+    def curves(self, family: str, dclass: str) -> tuple[float, float, float, float]:
+        """``(cpu latency, cpu s/work, gpu latency, gpu s/work)`` for one family and dtype.
+
+        A missing curve reads as infinitely slow, so that device is never chosen.
+        """
+        key = (family, dclass)
+        found = self._pairs.get(key)
+        if found is None:
+            cpu = self._curves.get(("cpu", family, dclass), (math.inf, 0.0))
+            gpu = self._curves.get(("gpu", family, dclass), (math.inf, 0.0))
+            found = self._pairs[key] = (cpu[0], cpu[1], gpu[0], gpu[1])
+        return found
 
     def h2d(self, nbytes: int) -> float:
         """Seconds to copy ``nbytes`` from host to device."""

@@ -18,7 +18,7 @@ from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
 from ._config import get_policy
 from ._cost import CostModel, dtype_class
 from ._device import CPU, Device
-from ._trace import STATS, Record, emit, note_fallback, tick, watching
+from ._trace import STATS, Record, emit, note_fallback, tick
 
 WorkFn = Callable[[list[Any]], float]
 
@@ -201,8 +201,8 @@ def _collect(items: Iterable[Any], found: list[Any]) -> None:
 def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
            ) -> tuple[Device, Record | None]:
     """Pick the device for a call; return it and a trace record if watched."""
-    gpu = active_gpu()
-    costs: dict[str, float] = {}
+    gpu = STATE.sim if STATE.sim is not None else active_gpu()
+    costs: tuple[float, float] | None = None
     out = kwargs.get("out") if kwargs else None
     if type(out) is tuple and len(out) == 1:
         out = out[0]
@@ -216,14 +216,14 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device, reason = out._device, "out= lives there"
     else:
         policy = get_policy()
-        if policy == "cpu":
-            device, reason = CPU, "policy cpu"
+        if policy == "auto":
+            costs = _predict(spec, arrays, gpu.device)
+            device, reason = (gpu.device if costs[1] < costs[0] else CPU), "cost model"
         elif policy == "gpu":
             device, reason = gpu.device, "policy gpu"
         else:
-            device, costs = _cheapest(spec, arrays, gpu)
-            reason = "cost model"
-    if not watching():
+            device, reason = CPU, "policy cpu"
+    if STATE.watchers == 0:
         return device, None
     record = Record(
         op=spec.name,
@@ -231,35 +231,51 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         dtype=str(arrays[0].dtype) if arrays else "-",
         device=str(device),
         reason=reason,
-        costs=costs,
+        costs={"cpu": costs[0], str(gpu.device): costs[1]} if costs and gpu else {},
     )
     return device, record
+
+
+#: dtype -> whether the active GPU holds it (reset when the GPU changes).
+_GPU_DTYPES: dict[Any, bool] = {}
 
 
 def _gpu_capable(spec: OpSpec, gpu: Backend, arrays: list[Any], kwargs: dict[str, Any]) -> bool:
     if spec.where == "cpu" or spec.impl(gpu) is None:
         return False
     for a in arrays:
-        if not gpu.supports_dtype(a.dtype):
+        dtype = a._data.dtype
+        ok = _GPU_DTYPES.get(dtype)
+        if ok is None:
+            ok = _GPU_DTYPES[dtype] = gpu.supports_dtype(dtype)
+        if not ok:
             return False
     return spec.gpu_ok is None or spec.gpu_ok(arrays, kwargs)
 
 
-def _cheapest(spec: OpSpec, arrays: list[Any], gpu: Backend) -> tuple[Device, dict[str, float]]:
+def _predict(spec: OpSpec, arrays: list[Any], gdev: Device) -> tuple[float, float]:
+    """Predicted seconds (CPU, GPU) for ``spec`` on ``arrays``, transfers included."""
     model = cost_model()
+    if arrays:
+        widest = arrays[0] if len(arrays) == 1 else _widest(arrays)
+        dclass = dtype_class(widest._data.dtype)
+    else:
+        dclass = "f64"
+    cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves(spec.family, dclass)
     work = spec.work(arrays)
-    dclass = dtype_class(_widest(arrays).dtype) if arrays else "f64"
-    family = spec.family
-    gdev = gpu.device
-    t_cpu = model.compute("cpu", family, dclass, work)
-    t_gpu = model.compute("gpu", family, dclass, work)
+    t_cpu = cpu_lat + work * cpu_inv
+    t_gpu = gpu_lat + work * gpu_inv
     for a in arrays:
-        if not R.is_valid_on(a, CPU):
-            t_cpu += model.d2h(a.nbytes)
-        if not R.is_valid_on(a, gdev):
-            t_gpu += model.h2d(a.nbytes)
-    device = gdev if t_gpu < t_cpu else CPU
-    return device, {"cpu": t_cpu, str(gdev): t_gpu}
+        device = a._device
+        if device is CPU:
+            if a._mirror is None or R.mirror_on(a, gdev) is None:
+                t_gpu += model.h2d(a._data.nbytes)
+        else:
+            if a._mirror is None or R.mirror_on(a, CPU) is None:
+                t_cpu += model.d2h(a._data.nbytes)
+            if device is not gdev:
+                t_gpu += model.h2d(a._data.nbytes)
+    return t_cpu, t_gpu
 
 
 def _widest(arrays: list[Any]) -> Any:
@@ -421,12 +437,16 @@ _CPU = cpu_backend()
 
 
 _MODEL: dict[Any, CostModel] = {}
+_LAST: list[tuple[Any, Any, CostModel] | None] = [None]  # the model used last, and for what
 
 
 def cost_model() -> CostModel:
     """The cost model in force (profile curves; the simulated GPU's own curves if set)."""
     gpu = STATE.gpu
     costs = getattr(gpu, "costs", None)
+    last = _LAST[0]
+    if last is not None and last[0] is gpu and last[1] is costs:
+        return last[2]
     key = (id(gpu), id(costs))
     model = _MODEL.get(key)
     if model is None:
@@ -437,12 +457,18 @@ def cost_model() -> CostModel:
         if costs is not None:
             devices["gpu"] = costs
         model = _MODEL[key] = CostModel(devices)
+    _LAST[0] = (gpu, costs, model)
     return model
 
 
 def reset_cost_model() -> None:
     """Forget the cached model (after calibration or a profile change)."""
     _MODEL.clear()
+    _LAST[0] = None
+    _GPU_DTYPES.clear()
+
+
+STATE.listeners.append(reset_cost_model)
 
 
 from ._array import ndarray  # noqa: E402  (the array class needs this module first)
