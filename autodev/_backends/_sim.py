@@ -74,7 +74,7 @@ class SimArray:
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(self._a, name)
-        return _wrap_callable(value) if callable(value) else _wrap(value)
+        return _wrap_method(self, name, value) if callable(value) else _wrap(value)
 
     def __getitem__(self, key: Any) -> Any:
         return _wrap(self._a[_cupy_like_index(_unwrap(key), self._a.shape)])
@@ -195,6 +195,21 @@ def _wrap_callable(func: Callable[..., Any], backend: "SimBackend | None" = None
     return call
 
 
+#: The simulated GPU made last; array methods (``x.sum()``) run "on" it.
+_LATEST: list["SimBackend"] = []
+
+
+def _wrap_method(array: SimArray, name: str, method: Callable[..., Any]) -> Any:
+    """A method of a device array: a device call, counted, timed and open to faults."""
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if _LATEST:
+            _LATEST[0]._tick(name, (array, *args))
+        return _wrap_out(method(*_unwrap(args), **_unwrap(kwargs)), kwargs)
+
+    return call
+
+
 class _SimUfunc:
     """A NumPy ufunc seen through the wall, with its methods."""
 
@@ -285,6 +300,7 @@ class SimBackend(Backend):
     oom_errors = (SimOutOfMemoryError,)
 
     def __init__(self, costs: dict[str, Any] | None = None) -> None:
+        _LATEST[:] = [self]
         self.device = Device("sim", 0)
         self.costs = costs
         self.calls = 0
