@@ -235,7 +235,10 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
 
         name = np_ufunc.__name__
         if getattr(scipy.special, name, None) is np_ufunc:
+            from .scipy.special import declare_ufunc  # its GPU capability table
+
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental")
+            declare_ufunc(found)
         else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
             found = ufunc(np_ufunc, name, "elementwise")
             found._spec.where = "cpu"

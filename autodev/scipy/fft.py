@@ -1,0 +1,47 @@
+"""``autodev.scipy.fft``: every ``scipy.fft`` name; the transforms dispatched.
+
+SciPy's dtype rules hold on every device: single precision stays single
+(``float32`` in, ``complex64`` out), unlike ``numpy.fft``. ``workers=`` is a CPU
+thread count, ignored on the GPU. Declared CPU-only: DCT/DST types 1 and 4 and
+``orthogonalize=`` (cupyx implements types 2 and 3 only), float16 and integer input
+(cupyx promotes them differently), ``fht``/``ifht`` and the plan/worker helpers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import scipy.fft as _sfft
+
+from ._spec import (FLOATING, all_of, build_specs, dropping, dtypes_in, kwarg_in,
+                    module_getattr, public_names)
+
+#: Dispatched ``scipy.fft`` functions, by cost family.
+FAMILIES: dict[str, str] = {
+    "fft": (
+        "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn "
+        "hfft ihfft hfft2 ihfft2 hfftn ihfftn "
+        "dct idct dst idst dctn idctn dstn idstn"
+    ),
+    "primary": "fftshift ifftshift",
+}
+
+_GPU_DTYPES = dtypes_in(FLOATING)
+_RULES: dict[str, dict[str, Any]] = {}
+for _family, _names in FAMILIES.items():
+    for _name in _names.split():
+        if _family == "fft":
+            _RULES[_name] = {"gpu_impl": dropping("workers")("scipy.fft." + _name),
+                             "gpu_ok": _GPU_DTYPES}
+for _name in "dct idct dst idst dctn idctn dstn idstn".split():
+    _RULES[_name]["gpu_ok"] = all_of(_GPU_DTYPES, kwarg_in("type", (2, 3)),
+                                     kwarg_in("orthogonalize", (None,)))
+
+SPECS = build_specs("scipy.fft.", FAMILIES, _RULES)
+
+__all__ = public_names(_sfft)
+__getattr__ = module_getattr(_sfft, "autodev.scipy.fft", SPECS, globals())
+
+
+def __dir__() -> list[str]:
+    return __all__
