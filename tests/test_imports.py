@@ -1,0 +1,131 @@
+"""Import-time behaviour, in fresh interpreters: no CuPy at import, fast import,
+a working NumPy-only autodev when CuPy is missing, and a reason when CUDA is."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: Makes CuPy look not installed (``find_spec`` gives None, ``import cupy`` fails).
+HIDE_CUPY = textwrap.dedent("""
+    import sys
+    for _name in ("cupy", "cupyx", "cupy_backends"):
+        sys.modules[_name] = None
+""")
+
+#: Makes CuPy look installed but broken: its import raises ImportError.
+BREAK_CUPY = textwrap.dedent("""
+    import importlib.abc, importlib.machinery, sys
+
+    class _BrokenCupy(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("cupy", "cupyx", "cupy_backends"):
+                return importlib.machinery.ModuleSpec(name, self)
+            return None
+
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            raise ImportError("libcudart.so.12: cannot open shared object file")
+
+    sys.meta_path.insert(0, _BrokenCupy())
+""")
+
+
+def run_python(code: str, *, prelude: str = "", env: dict[str, str] | None = None) -> str:
+    """Run ``code`` in a fresh interpreter; return its stdout (fail on a non-zero exit)."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODEV_")}
+    full_env.update(env or {})
+    source = prelude + textwrap.dedent(code)
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          env=full_env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_import_does_not_import_cupy_and_is_fast():
+    out = run_python("""
+        import json, sys, time
+        import numpy, scipy  # what any NumPy program already pays
+        t0 = time.perf_counter()
+        import autodev
+        elapsed = time.perf_counter() - t0
+        cupy = [m for m in sys.modules if m.split(".")[0] in ("cupy", "cupyx")]
+        s = float((autodev.ones(3) + 1).sum())
+        print(json.dumps({"cupy": cupy, "elapsed": elapsed, "s": s}))
+    """)
+    result = json.loads(out)
+    assert result["cupy"] == []
+    assert result["s"] == 6.0
+    assert result["elapsed"] < 1.0, f"import autodev took {result['elapsed']:.2f}s"
+
+
+def test_default_policy_import_alone_does_not_import_cupy():
+    out = run_python("""
+        import sys
+        import autodev, autodev.linalg, autodev.fft, autodev.random, autodev.testing
+        print(any(m.split(".")[0] in ("cupy", "cupyx") for m in sys.modules))
+    """)
+    assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("prelude", [HIDE_CUPY, BREAK_CUPY], ids=["missing", "broken"])
+def test_without_cupy_autodev_is_numpy(prelude):
+    out = run_python("""
+        import json, numpy
+        import autodev as np
+        cuda = [d for d in np.devices() if d["device"].kind == "cuda"][0]
+        a = np.random.default_rng(0).standard_normal((50, 50))
+        b = numpy.random.default_rng(0).standard_normal((50, 50))
+        same = bool(numpy.array_equal(np.linalg.inv(a) @ a, numpy.linalg.inv(b) @ b))
+        print(json.dumps({"usable": cuda["usable"], "reason": cuda["reason"],
+                          "same": same, "device": str((a @ a).device)}))
+    """, prelude=prelude)
+    result = json.loads(out)
+    assert result["usable"] is False
+    expected = "CuPy is not installed" if prelude is HIDE_CUPY else "failed to import"
+    assert expected in result["reason"]
+    assert result["same"] is True and result["device"] == "cpu"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is None, reason="CuPy is not installed")
+def test_cupy_installed_without_usable_gpu_gives_a_reason():
+    out = run_python("""
+        import json
+        import autodev as np
+        cuda = [d for d in np.devices() if d["device"].kind == "cuda"][0]
+        x = np.arange(4.0) * 2
+        print(json.dumps({"usable": cuda["usable"], "reason": cuda["reason"],
+                          "device": str(x.device), "sum": float(x.sum())}))
+    """)
+    result = json.loads(out)
+    if result["usable"]:
+        pytest.skip("a CUDA device is usable here")
+    assert "CUDA" in result["reason"]
+    assert result["device"] == "cpu" and result["sum"] == 12.0
+
+
+def test_simulated_gpu_from_environment():
+    out = run_python("""
+        import autodev as np
+        x = np.ones(4) * 3
+        print(x.device, [str(d["device"]) for d in np.devices() if d["usable"]])
+    """, env={"AUTODEV_SIMULATE_GPU": "1", "AUTODEV_DEVICE": "gpu"})
+    assert out.strip() == "sim:0 ['cpu', 'sim:0']"
+
+
+def test_bad_policy_environment_is_a_clear_error():
+    source = "import autodev"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODEV_")}
+    env["AUTODEV_DEVICE"] = "tpu"
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode != 0
+    assert "AUTODEV_DEVICE must be one of" in proc.stderr
