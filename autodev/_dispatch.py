@@ -147,6 +147,14 @@ def _method_caller(name: str) -> Callable[..., Any]:
 
 # --------------------------------------------------------------------------- CPU path
 
+#: Array types besides ndarray that calls take (autodev's sparse matrices), each with
+#: its ``native_on(obj, device, moves)``; registered by the modules defining them.
+FOREIGN_ARRAYS: dict[type, Callable[[Any, Device, Any], Any]] = {}
+#: Native result types besides arrays (SciPy/cupyx sparse matrices), each with its
+#: ``wrap(result, device, args)`` returning the autodev object.
+FOREIGN_RESULTS: dict[type, Callable[[Any, Device, tuple[Any, ...]], Any]] = {}
+
+
 def cpu_arg(obj: Any) -> Any:
     """``obj`` with autodev arrays replaced by NumPy arrays (lists/tuples walked)."""
     t = type(obj)
@@ -154,6 +162,8 @@ def cpu_arg(obj: Any) -> Any:
         return obj._data if obj._device is CPU else R.native_on(obj, CPU)
     if t is tuple or t is list:
         return t(cpu_arg(o) for o in obj)
+    if t in FOREIGN_ARRAYS:
+        return FOREIGN_ARRAYS[t](obj, CPU, None)
     return obj
 
 
@@ -167,7 +177,8 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         t = type(result)
         if t is np.ndarray and result.base is None:
             return new(result, CPU)
-        if t is not list and t is not np.ndarray and not isinstance(result, tuple):
+        if t is not list and t is not np.ndarray and not isinstance(result, tuple) \
+                and t not in FOREIGN_RESULTS:
             return result  # NumPy scalars and Python values (namedtuples are wrapped)
         return wrap(result, CPU, args, kwargs, None, False)
     nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
@@ -192,7 +203,7 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 def _collect(items: Iterable[Any], found: list[Any]) -> None:
     for obj in items:
         t = type(obj)
-        if t is ndarray:
+        if t is ndarray or t in FOREIGN_ARRAYS:
             found.append(obj)
         elif t is tuple or t is list:
             _collect(obj, found)
@@ -358,6 +369,8 @@ def native_arg(obj: Any, device: Device, moves: list[tuple[str, int]] | None) ->
         return t(native_arg(o, device, moves) for o in obj)
     if t is np.ndarray and device is not CPU:
         return R.transfer(obj, CPU, device, moves)
+    if t in FOREIGN_ARRAYS:
+        return FOREIGN_ARRAYS[t](obj, device, moves)
     return obj
 
 
@@ -389,6 +402,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
     if hasattr(result, "_fields"):  # namedtuple results (SVDResult, EighResult, ...)
         return type(result)(*(_wrap_one(r, device, backend, args, kwargs, out_native, scalar)
                               for r in result))
+    if t in FOREIGN_RESULTS:
+        return FOREIGN_RESULTS[t](result, device, args)
     return result
 
 
