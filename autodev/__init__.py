@@ -18,7 +18,7 @@ from ._backends import devices as _devices_table
 from ._config import get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
 from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
-from ._trace import Record, stats, trace
+from ._trace import Record, stats, trace as _trace_block
 
 _install_operators()
 
@@ -34,6 +34,17 @@ def devices() -> list[dict[str, Any]]:
     no CUDA device, driver too old, ...).
     """
     return _devices_table()
+
+
+def trace(*args: Any, **kwargs: Any) -> Any:
+    """``with autodev.trace() as t:`` collects the dispatch decisions of a block.
+
+    Called with an array, it is NumPy's ``trace`` (sum along a diagonal), so that
+    ``np.trace(a)`` keeps working under ``import autodev as np``.
+    """
+    if args or kwargs:
+        return _resolve_name(_np, "", "trace")(*args, **kwargs)
+    return _trace_block()
 
 
 _OWN_API = [

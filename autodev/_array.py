@@ -224,6 +224,11 @@ class ndarray:
     def __index__(self) -> int:
         return operator.index(self._host()[()] if self.ndim == 0 else self._host())
 
+    def __round__(self, ndigits: int | None = None) -> Any:
+        if self._scalar:  # a NumPy scalar left on the device rounds like one
+            return round(self._host()[()], ndigits)
+        raise TypeError("type autodev.ndarray doesn't define __round__ method")
+
     def __len__(self) -> int:
         return len(self._data)
 
@@ -678,7 +683,8 @@ METHODS: dict[str, tuple[str, str]] = {
     "squeeze": ("copy", "primary"), "diagonal": ("copy", "primary"),
 }
 _SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", "argmin",
-                             "argmax", "any", "all", "ptp", "trace", "dot"})
+                             "argmax", "any", "all", "ptp", "trace", "dot", "clip", "round",
+                             "take", "searchsorted", "choose"})
 
 
 def _install_methods() -> None:

@@ -97,12 +97,18 @@ def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
             where = "primary" if family == "primary" else "dispatch"
             SPECS[prefix + name] = OpSpec(
                 prefix + name, prefix + name, "copy" if where == "primary" else family,
-                where, scalar=family in _SCALAR_FAMILIES or name in _SCALAR_LINALG,
+                where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
+                               or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
             )
 
 
 _SCALAR_LINALG = frozenset({"det", "slogdet", "norm", "cond", "matrix_rank", "vector_norm",
                             "matrix_norm", "trace"})
+#: Functions outside those families for which NumPy turns a 0-d result into a scalar.
+_SCALAR_OTHERS = frozenset({"round", "around", "clip", "interp", "angle", "nan_to_num", "take",
+                            "isclose", "sinc", "searchsorted", "choose"})
+#: Functions in those families for which NumPy returns a 0-d result as an array.
+_ARRAY_ALWAYS = frozenset({"tensordot"})
 
 
 # ---------------------------------------------------------------------- ufuncs
@@ -285,8 +291,12 @@ def creation_device(device: Any) -> Device:
 def make_creation(name: str) -> Callable[..., Any]:
     """``zeros``, ``arange``, ...: made on the host, or on ``device=`` / the GPU policy's device."""
     np_func = getattr(np, name)
+    takes_arrays = name in _ARRAY_ARGUMENTS
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if takes_arrays:
+            args = tuple(_creation_arg(a) for a in args)
+            kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
         if _FAST and "device" not in kwargs and "like" not in kwargs:
             return _created(np_func(*args, **kwargs), CPU)
         device = kwargs.pop("device", None)
@@ -295,7 +305,8 @@ def make_creation(name: str) -> Callable[..., Any]:
         if target is CPU:
             return _created(np_func(*args, **kwargs), CPU)
         func = backend_for(target).resolve(name)
-        if func is None:
+        if func is None or (takes_arrays and any(
+                type(a) is np.ndarray for a in (*args, *kwargs.values()))):
             return _created(R.transfer(np_func(*args, **kwargs), CPU, target), target)
         return _created(func(*args, **kwargs), target)
 
@@ -304,6 +315,18 @@ def make_creation(name: str) -> Callable[..., Any]:
     function.__doc__ = np_func.__doc__
     function.__module__ = "autodev"
     return function
+
+
+#: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
+_ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
+
+
+def _creation_arg(value: Any) -> Any:
+    """An autodev array argument as host data (a NumPy scalar when 0-d)."""
+    if type(value) is not ndarray:
+        return value
+    host = cpu_arg(value)
+    return host[()] if host.ndim == 0 else host
 
 
 def _created(result: Any, device: Device) -> Any:

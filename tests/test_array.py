@@ -452,3 +452,41 @@ def test_random_shuffle_in_place(device):
 def test_to_numpy_helper_roundtrip(device, dtype):
     a = sample((2, 2), dtype)
     assert_same(put(a, device), a, device)
+
+
+def test_zero_d_results_are_scalars_exactly_where_numpy_gives_scalars(device):
+    """On a GPU a 0-d result may stay on the device, but it must print and behave as
+    NumPy's result does: a scalar where NumPy gives one, a 0-d array where it does not."""
+    a, v = sample((3, 3)), sample((3,))
+    z = numpy.array(0.75)
+    for f in [lambda xp, a, v, z: xp.round(z, 1), lambda xp, a, v, z: xp.clip(z, 0, 0.5),
+              lambda xp, a, v, z: xp.interp(0.5, v[:2], v[1:]),
+              lambda xp, a, v, z: xp.take(v, 1), lambda xp, a, v, z: v.take(2),
+              lambda xp, a, v, z: xp.isclose(z, 0.75), lambda xp, a, v, z: xp.sinc(z),
+              lambda xp, a, v, z: xp.searchsorted(xp.sort(v), 0.5),
+              lambda xp, a, v, z: xp.tensordot(v, v, 1), lambda xp, a, v, z: xp.copy(z),
+              lambda xp, a, v, z: xp.where(z > 0.5, z, 0), lambda xp, a, v, z: z.clip(0, 1),
+              lambda xp, a, v, z: z.round(), lambda xp, a, v, z: xp.einsum("i,i", v, v),
+              lambda xp, a, v, z: xp.inner(v, v), lambda xp, a, v, z: xp.trace(a),
+              lambda xp, a, v, z: xp.linalg.det(a), lambda xp, a, v, z: xp.median(v),
+              lambda xp, a, v, z: xp.sqrt(z), lambda xp, a, v, z: z[()],
+              lambda xp, a, v, z: z[...], lambda xp, a, v, z: a[1, 2],
+              lambda xp, a, v, z: xp.ones(1).squeeze()]:
+        differential(f, a, v, z, device=device, resident=False)
+
+
+def test_device_scalars_as_arguments(device):
+    a = sample((5,))
+    x = put(a, device)
+    s, e = x.sum(), a.sum()
+    assert round(s, 2) == round(e, 2) and type(round(s)) is type(round(e))
+    with pytest.raises(TypeError):
+        round(x)
+    assert_same(autodev.linspace(0, s, 4), numpy.linspace(0, e, 4))
+    assert_same(autodev.full(3, s), numpy.full(3, e))
+    assert_same(autodev.arange(x.argmax()), numpy.arange(a.argmax()))
+    assert_same(autodev.zeros(x.argmax() + 1), numpy.zeros(a.argmax() + 1))
+    assert_same(x[: x.argmax()], a[: a.argmax()], device)
+    assert [10, 20, 30, 40, 50][x.argmin()] == [10, 20, 30, 40, 50][a.argmin()]
+    assert_same(autodev.linspace(autodev.zeros(2), autodev.ones(2), 3),
+                numpy.linspace(numpy.zeros(2), numpy.ones(2), 3))
