@@ -425,6 +425,8 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     inputs: list[Any] = []
     _collect(args, inputs)
     for a in inputs:
+        if type(a) is not ndarray:
+            continue  # sparse inputs: a dense result never views them
         if a._device is device and backend.owner(a._data) is owner:
             return R.storage_of(a), result
         mirror = R.mirror_on(a, device)

@@ -243,6 +243,8 @@ def _family_of(name: str) -> str | None:
 
 
 _SINGULAR_QUIRK = frozenset({"solve", "inv", "cholesky"})
+#: cupyx.scipy.linalg functions that never check for singularity, even told to raise.
+_UNCHECKED_QUIRK = frozenset({"solve_triangular"})
 
 
 class _SimModule:
@@ -272,6 +274,8 @@ class _SimModule:
         elif callable(value):
             if name in _SINGULAR_QUIRK and self._module.__name__.endswith("linalg"):
                 value = self._backend._quiet_singular(value)
+            elif name in _UNCHECKED_QUIRK and self._module.__name__ == "scipy.linalg":
+                value = self._backend._quiet_singular(value, always=True)
             value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value
         return value
@@ -322,7 +326,13 @@ class SimBackend(Backend):
 
     def scipy(self, name: str) -> Any | None:
         if name not in self._scipy:
-            self._scipy[name] = _SimModule(importlib.import_module(f"scipy.{name}"), self)
+            module = importlib.import_module(f"scipy.{name}")
+            if name.startswith("sparse"):  # sparse matrices need their own wall
+                from ._sim_sparse import SimSparseModule
+
+                self._scipy[name] = SimSparseModule(module, self)
+            else:
+                self._scipy[name] = _SimModule(module, self)
         return self._scipy[name]
 
     def inject_fault(self, kind: str = "oom", at_call: int = 1, count: int = 1) -> None:
@@ -418,15 +428,17 @@ class SimBackend(Backend):
         finally:
             self._raise_linalg = previous
 
-    def _quiet_singular(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        """Imitate CuPy's default: a singular matrix gives NaN, not an error."""
+    def _quiet_singular(self, func: Callable[..., Any], always: bool = False
+                        ) -> Callable[..., Any]:
+        """Imitate CuPy's default: a singular matrix gives NaN, not an error
+        (``always``: not even inside :meth:`linalg_errors`)."""
 
         @functools.wraps(func)
         def call(a: Any, *args: Any, **kwargs: Any) -> Any:
             try:
                 return func(a, *args, **kwargs)
             except np.linalg.LinAlgError:
-                if self._raise_linalg:
+                if self._raise_linalg and not always:
                     raise
                 shape = np.shape(args[0]) if args else np.shape(a)
                 return np.full(shape, np.nan, dtype=np.result_type(a, np.float32))
