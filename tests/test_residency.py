@@ -149,3 +149,29 @@ def test_policy_cpu_keeps_host_and_auto_tiny_stays_on_cpu():
         assert autodev.get_policy() == "auto"
         x = autodev.ones(4) * 2  # tiny: a kernel launch costs more than the CPU work
         assert x.device == "cpu"
+
+
+@pytest.mark.parametrize("policy", ["cpu", "auto", "gpu"])
+def test_mixed_device_operands(policy):
+    """Inputs on different devices: any policy gives NumPy's values; gpu keeps them on sim."""
+    a, b = sample((2, 3)), sample((2, 3), seed=1)
+    with simulated_gpu() as backend, autodev.policy(policy):
+        x = autodev.asarray(a.copy()).to_device(backend.device)
+        h = host(b)
+        results = {
+            "add": (x + h, a + b), "radd": (h + x, b + a), "matmul": (x @ h.T, a @ b.T),
+            "concat": (autodev.concatenate([x, h]), numpy.concatenate([a, b])),
+            "where": (autodev.where(x > 0.5, x, h), numpy.where(a > 0.5, a, b)),
+        }
+        for name, (got, expected) in results.items():
+            assert_same(got, expected, backend.device if policy == "gpu" else None)
+        y = h.copy()
+        y += x
+        assert_same(y, b + a, "cpu")  # in place: the result stays where y lives
+        z = x.copy()
+        z[h > 0.5] = h[h > 0.5]
+        expected = a.copy()
+        expected[b > 0.5] = b[b > 0.5]
+        assert_same(z, expected, backend.device)
+        assert_same(x, a, backend.device)
+        assert_same(h, b, "cpu")
