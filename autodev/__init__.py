@@ -36,6 +36,31 @@ def devices() -> list[dict[str, Any]]:
     return _devices_table()
 
 
+def calibrate(output: Any = None, **kwargs: Any) -> dict[str, Any]:
+    """Measure this machine, write its profile, and return it (``autodev calibrate``).
+
+    See :func:`autodev._calibrate.calibrate` for the options (``quick``, ``ops``,
+    ``dtypes``, ``max_seconds``, ``write``, ``progress``).
+    """
+    from ._calibrate import calibrate as _calibrate
+
+    return _calibrate(output, **kwargs)
+
+
+def info(*args: Any, profile: Any = None, **kwargs: Any) -> Any:
+    """Devices, the profile in use and the GPU crossover table (``autodev info --json``).
+
+    ``profile=PATH`` describes that file instead of the profile in use. Called
+    with arguments, it is NumPy's ``info`` (help on an object), so that
+    ``np.info(np.sum)`` keeps working under ``import autodev as np``.
+    """
+    if args or kwargs:
+        return _np.info(*args, **kwargs)
+    from ._info import info as _info
+
+    return _info(profile)
+
+
 def trace(*args: Any, **kwargs: Any) -> Any:
     """``with autodev.trace() as t:`` collects the dispatch decisions of a block.
 
@@ -48,8 +73,8 @@ def trace(*args: Any, **kwargs: Any) -> Any:
 
 
 _OWN_API = [
-    "Device", "Record", "devices", "get_policy", "ndarray", "policy", "reset_policy",
-    "set_policy", "stats", "trace", "ufunc",
+    "Device", "Record", "calibrate", "devices", "get_policy", "info", "ndarray", "policy",
+    "reset_policy", "set_policy", "stats", "trace", "ufunc",
 ]
 
 # -- NumPy's constants, dtypes and helper classes (the very same objects) ------------

@@ -1,0 +1,576 @@
+"""Calibration: measure this machine, fit its cost curves, check them, write the profile.
+
+For every workload (one call per cost family, :mod:`autodev._workloads`) and
+dtype class, a ladder of sizes is timed on every usable device with the one
+timing primitive (:func:`autodev._timing.measure`: warm-up, synchronisation
+inside the timed region, repeats, median, outlier rejection). A ladder stops
+early once the GPU has been faster by a wide margin twice running (the
+crossover is behind it), once one call takes too long, or when its share of the
+time budget is spent. Transfers are timed the same way. Each curve
+``t = latency + work / throughput`` is fitted by non-negative least squares on
+relative error (small sizes matter as much as large ones for a crossover).
+Then, at sizes no curve was fitted on, the fitted model predicts which device
+wins and both are measured: the share it got right is the self-check.
+
+Wall time on the GPU includes the per-call host overhead (Python, CuPy, kernel
+launch), which is what the dispatcher must predict; CUDA event timing would
+leave it out.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from . import _fingerprint
+from . import _profile
+from ._cost import CostModel
+from ._timing import measure
+from ._workloads import DTYPES, WORKLOADS, Workload
+
+Progress = Callable[[float, str], None]
+
+#: The GPU faster by this factor at two sizes running ends a ladder.
+WIDE_MARGIN = 8.0
+#: Self-check: a choice within this factor of the faster device counts as a tie.
+TIE = 1.10
+_SHARES = {"transfer": 0.08, "ladders": 0.72}  # the rest goes to the self-check
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard to measure (``--quick`` or full) and what."""
+
+    quick: bool
+    max_seconds: float
+    ops: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    step: float            # ladder ratio for element counts (matrix sides: its square root)
+    point_budget: float    # seconds of repeats per timed point
+    max_repeats: int
+    max_point: float       # a call slower than this ends its ladder
+    max_bytes: int         # inputs larger than this end a ladder
+    checks_per_ladder: int
+
+
+def make_settings(quick: bool = False, max_seconds: float | None = None,
+                  ops: Iterable[str] | None = None,
+                  dtypes: Iterable[str] | None = None) -> Settings:
+    """Validated settings; raises ValueError naming the bad value and the choices."""
+    chosen_ops = tuple(ops) if ops else tuple(WORKLOADS)
+    unknown = [o for o in chosen_ops if o not in WORKLOADS]
+    if unknown:
+        raise ValueError(f"ops must be among {', '.join(WORKLOADS)}. Got {', '.join(unknown)} instead.")
+    chosen_dtypes = tuple(dtypes) if dtypes else (("f32", "f64") if quick else tuple(DTYPES))
+    unknown = [d for d in chosen_dtypes if d not in DTYPES]
+    if unknown:
+        raise ValueError(f"dtypes must be among {', '.join(DTYPES)}. Got {', '.join(unknown)} instead.")
+    seconds = float(max_seconds) if max_seconds is not None else (6.0 if quick else 50.0)
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"max_seconds must be a positive number. Got {max_seconds!r} instead.")
+    return Settings(
+        quick=quick, max_seconds=seconds, ops=chosen_ops, dtypes=chosen_dtypes,
+        step=4.0 if quick else 2.0, point_budget=0.01 if quick else 0.05,
+        max_repeats=15 if quick else 40, max_point=0.03 if quick else 0.25,
+        max_bytes=(64 if quick else 512) * 2**20, checks_per_ladder=3 if quick else 6,
+    )
+
+
+# --------------------------------------------------------------------------- fitting
+
+def fit_curve(work: Iterable[float], seconds: Iterable[float],
+              weights: Iterable[float] | None = None) -> tuple[dict[str, float], float]:
+    """Fit ``seconds = latency + work / throughput`` (both terms non-negative).
+
+    Minimises the (weighted) squared relative error with
+    :func:`scipy.optimize.nnls`. Returns the curve (``{"latency",
+    "throughput"}``, clamped to the profile's valid ranges) and the largest
+    relative error of the fit over the points.
+    """
+    from scipy.optimize import nnls  # not at import: `autodev info` needs no SciPy
+
+    w = np.asarray(list(work), dtype=float)
+    t = np.maximum(np.asarray(list(seconds), dtype=float), 1e-12)
+    root = np.sqrt(np.asarray(list(weights), dtype=float)) if weights is not None else np.ones_like(t)
+    design = np.column_stack([1.0 / t, w / t]) * root[:, None]
+    scale = np.linalg.norm(design, axis=0)
+    scale[scale == 0] = 1.0
+    solution, _ = nnls(design / scale, root)
+    latency, per_work = solution / scale
+    predicted = latency + w * per_work
+    error = float(np.max(np.abs(predicted - t) / t)) if t.size else 0.0
+    throughput = 1.0 / per_work if per_work > 0 else 1e18
+    return {"latency": float(min(latency, 10.0)),
+            "throughput": float(min(max(throughput, 1.0), 1e18))}, error
+
+
+# --------------------------------------------------------------------------- crossovers
+
+def near(sizes: Iterable[float], centres: Iterable[float | None]) -> list[float]:
+    """Fit weights: 1, plus up to 4 for sizes within a factor ~4 of a crossover.
+
+    One straight line cannot follow a CPU through its caches (the time per
+    element grows once the data leaves them); what a decision needs is the
+    line to be right where the two devices' curves cross, so the points there
+    weigh more. (A curve with several segments would need the cost model to
+    take more than one line per family; this keeps the profile's one line.)
+    """
+    found = [c for c in centres if c]
+    return [1.0 + 4.0 * sum(math.exp(-(math.log(n / c) / math.log(4.0)) ** 2) for c in found)
+            for n in sizes]
+
+
+def crossover_size(model: CostModel, workload: Workload, dclass: str,
+                   host_data: bool) -> float | None:
+    """Smallest size ``n`` at which the GPU is predicted faster, or None if never.
+
+    ``host_data`` charges the inputs their host-to-device copy (data on the
+    host); otherwise the data is already on the device.
+    """
+    itemsize = DTYPES[dclass].itemsize
+    family = workload.family
+
+    def gpu_wins(n: float) -> bool:
+        work = workload.work(n)
+        gpu = model.compute("gpu", family, dclass, work)
+        if host_data:
+            gpu += model.h2d(int(workload.nbytes(n, itemsize)))
+        return gpu < model.compute("cpu", family, dclass, work)
+
+    grid = np.geomspace(1.0, workload.largest * 1000.0, 241)
+    first = next((i for i, n in enumerate(grid) if gpu_wins(n)), None)
+    if first is None:
+        return None
+    if first == 0:
+        return 1.0
+    lo, hi = float(grid[first - 1]), float(grid[first])
+    while hi / lo > 1.001:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if gpu_wins(mid) else (mid, hi)
+    return hi
+
+
+def crossover_table(devices: Mapping[str, Any], families: Iterable[str] | None = None,
+                    dtypes: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    """``{family: {dclass: {"host": n | None, "device": n | None}}, ...}`` plus units.
+
+    Empty when the profile has no GPU curves (nothing to choose between).
+    """
+    if "gpu" not in devices:
+        return {}
+    model = CostModel(devices)
+    table: dict[str, dict[str, Any]] = {}
+    for family in families or WORKLOADS:
+        workload = WORKLOADS[family]
+        row: dict[str, Any] = {"unit": workload.unit}
+        for dclass in workload.dtypes:
+            if dtypes is not None and dclass not in dtypes:
+                continue
+            if model.has("gpu", family) and model.has("cpu", family):
+                row[dclass] = {"host": crossover_size(model, workload, dclass, True),
+                               "device": crossover_size(model, workload, dclass, False)}
+        table[family] = row
+    return table
+
+
+# --------------------------------------------------------------------------- measuring
+
+@dataclass
+class _Target:
+    device_class: str
+    backend: Any
+    clock: Callable[[], float]
+
+
+@dataclass
+class _Run:
+    """State of one calibration run."""
+
+    settings: Settings
+    targets: list[_Target]
+    progress: Progress
+    started: float = field(default_factory=time.perf_counter)
+    steps_done: int = 0
+    steps_total: int = 1
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def step(self, label: str) -> None:
+        self.steps_done += 1
+        self.progress(min(self.steps_done / self.steps_total, 1.0), label)
+
+    def time_call(self, target: _Target, workload: Workload, host: list[Any],
+                  on_device: bool = True, expected: float | None = None) -> float | None:
+        """Typical seconds of one call on ``target`` (None: out of device memory).
+
+        A time more than 4x ``expected`` is measured again and the lower kept:
+        a burst of contention can slow every repeat of one short point.
+        """
+        seconds = self._time_once(target, workload, host, on_device)
+        if seconds is not None and expected and seconds > 4 * expected:
+            again = self._time_once(target, workload, host, on_device)
+            seconds = min(seconds, again) if again is not None else None
+        return seconds
+
+    def _time_once(self, target: _Target, workload: Workload, host: list[Any],
+                   on_device: bool) -> float | None:
+        backend = target.backend
+        func = workload.function(backend)
+        settings = self.settings
+        try:
+            if on_device:
+                args = workload.to_device(backend, host)
+                call = lambda: func(*args)  # noqa: E731
+            else:
+                call = lambda: func(*workload.to_device(backend, host))  # noqa: E731
+            timing = measure(call, backend.synchronize, warmup=1, min_repeats=3,
+                             max_repeats=settings.max_repeats, budget=settings.point_budget,
+                             clock=target.clock)
+        except backend.oom_errors:
+            backend.free_memory()
+            return None
+        return typical(timing.times)
+
+
+def typical(times: list[float]) -> float:
+    """The median of the faster half of the samples.
+
+    On a shared or small machine, bursts of contention (other processes, BLAS
+    threads waking up) can slow more than half the repeats of one point by
+    100x, which no outlier band around the median survives; the faster half is
+    what the machine does when it is not disturbed.
+    """
+    ordered = sorted(times)
+    return float(np.median(ordered[: max(len(ordered) // 2, 1)]))
+
+
+def _ladder(workload: Workload, step: float) -> list[int]:
+    ratio = math.sqrt(step) if workload.matrix else step
+    count = int(math.log(workload.largest / workload.smallest, ratio)) + 1
+    sizes = (workload.nice_size(workload.smallest * ratio**k) for k in range(count))
+    return sorted(set(sizes))
+
+
+def _usable(run: _Run, workload: Workload, dclass: str) -> list[_Target]:
+    dtype = DTYPES[dclass]
+    return [t for t in run.targets
+            if workload.function(t.backend) is not None and t.backend.supports_dtype(dtype)]
+
+
+def _measure_ladder(run: _Run, workload: Workload, dclass: str, deadline: float
+                    ) -> dict[str, dict[str, list[float]]]:
+    """Time ``workload`` at growing sizes on every usable device; return the series."""
+    settings = run.settings
+    dtype = DTYPES[dclass]
+    targets = _usable(run, workload, dclass)
+    series = {t.device_class: {"n": [], "work": [], "seconds": []} for t in targets}
+    rng = np.random.default_rng(0)
+    gpu_ahead = 0
+    sizes = _ladder(workload, settings.step)
+    last_cost = 0.0
+    for index, n in enumerate(sizes):
+        grows = workload.work(n) / workload.work(sizes[index - 1]) if index else 1.0
+        if workload.nbytes(n, dtype.itemsize) > settings.max_bytes or \
+                (index >= 3 and time.perf_counter() + last_cost * grows > deadline):
+            break
+        began = time.perf_counter()
+        host = workload.make(n, dtype, rng)
+        times: dict[str, float] = {}
+        for target in targets:
+            before = series[target.device_class]["seconds"]
+            seconds = run.time_call(target, workload, host,
+                                    expected=before[-1] * grows if before else None)
+            if seconds is None:
+                return series
+            times[target.device_class] = seconds
+            entry = series[target.device_class]
+            entry["n"].append(n)
+            entry["work"].append(float(workload.work(n)))
+            entry["seconds"].append(seconds)
+        gpu_ahead = gpu_ahead + 1 if times.get("cpu", 0) > WIDE_MARGIN * times.get("gpu", math.inf) \
+            else 0
+        last_cost = time.perf_counter() - began
+        if max(times.values(), default=0) > settings.max_point or gpu_ahead >= 2:
+            break
+    return series
+
+
+def _measure_transfers(run: _Run, gpu: _Target, deadline: float
+                       ) -> dict[str, dict[str, list[float]]]:
+    """Host<->device copies at growing sizes: pageable, and pinned on CUDA."""
+    backend = gpu.backend
+    links: dict[str, dict[str, list[float]]] = {}
+    nbytes = 2**10
+    while nbytes <= run.settings.max_bytes:
+        host = np.ones(nbytes // 8)
+        device = backend.from_host(host)
+        calls = {"h2d": lambda: backend.from_host(host), "d2h": lambda: backend.to_host(device)}
+        if backend.device.kind == "cuda":
+            calls.update(_pinned_calls(backend, host, device))
+        for link, call in calls.items():
+            timing = measure(call, backend.synchronize, warmup=1, min_repeats=3,
+                             max_repeats=run.settings.max_repeats,
+                             budget=run.settings.point_budget, clock=gpu.clock)
+            entry = links.setdefault(link, {"bytes": [], "seconds": []})
+            entry["bytes"].append(float(nbytes))
+            entry["seconds"].append(timing.median)
+        if time.perf_counter() > deadline and nbytes >= 2**20:
+            break
+        nbytes *= 8 if run.settings.quick else 4
+    return links
+
+
+def _pinned_calls(backend: Any, host: np.ndarray, device: Any) -> dict[str, Callable[[], Any]]:
+    """Copies through page-locked host memory (CUDA only)."""
+    import cupyx
+
+    pinned = cupyx.empty_pinned(host.shape, host.dtype)
+    pinned[...] = host
+    return {"h2d_pinned": lambda: device.set(pinned), "d2h_pinned": lambda: device.get(out=pinned)}
+
+
+# --------------------------------------------------------------------------- self-check
+
+def _check_sizes(workload: Workload, measured: list[float], model: CostModel, dclass: str,
+                 count: int) -> list[int]:
+    """Sizes between ladder points: the one nearest the predicted crossover, then
+    others spread evenly over the measured range."""
+    middles = sorted({workload.nice_size(math.sqrt(a * b)) for a, b in zip(measured, measured[1:])}
+                     - {int(n) for n in measured})
+    if not middles:
+        return []
+    cross = crossover_size(model, workload, dclass, host_data=False) \
+        if model.has("gpu", workload.family) else None
+    centre = cross if cross is not None else math.sqrt(measured[0] * measured[-1])
+    first = min(middles, key=lambda n: abs(math.log(n / centre)))
+    spread = [middles[int(i)] for i in np.linspace(0, len(middles) - 1, count)]
+    return list(dict.fromkeys([first, *spread]))[:count]
+
+
+def _self_check(run: _Run, model: CostModel, ladders: list[tuple[Workload, str, list[float]]],
+                deadline: float) -> list[dict[str, Any]]:
+    """Predict and measure at unfitted sizes, round-robin over ladders until the deadline."""
+    per_ladder = [[(w, d, n) for n in _check_sizes(w, measured, model, d,
+                                                   run.settings.checks_per_ladder)]
+                  for w, d, measured in ladders]
+    # round-robin: every ladder gets its size nearest the crossover checked first
+    queue = [item for k in range(run.settings.checks_per_ladder)
+             for sizes in per_ladder if k < len(sizes) for item in [sizes[k]]]
+    checks: list[dict[str, Any]] = []
+    rng = np.random.default_rng(1)
+    for workload, dclass, n in queue:
+        if time.perf_counter() > deadline:
+            break
+        checks.extend(_check_one(run, model, workload, dclass, n, rng))
+    return checks
+
+
+def _check_one(run: _Run, model: CostModel, workload: Workload, dclass: str, n: int,
+               rng: np.random.Generator) -> list[dict[str, Any]]:
+    dtype = DTYPES[dclass]
+    host = workload.make(n, dtype, rng)
+    work = workload.work(n)
+    measured: dict[str, float] = {}
+    predicted: dict[str, float] = {}
+    for target in _usable(run, workload, dclass):
+        cls = target.device_class
+        predicted[cls] = model.compute(cls, workload.family, dclass, work)
+        seconds = run.time_call(target, workload, host, expected=predicted[cls])
+        if seconds is None:
+            return []
+        measured[cls] = seconds
+    base = {"family": workload.family, "dtype": dclass, "n": n}
+    found = [dict(base, resident="device", predicted=predicted, measured=measured)]
+    gpu = next((t for t in run.targets if t.device_class == "gpu"), None)
+    if gpu is not None and "gpu" in measured:
+        moved = model.h2d(int(workload.nbytes(n, dtype.itemsize)))
+        seconds = run.time_call(gpu, workload, host, on_device=False,
+                                expected=predicted["gpu"] + moved)
+        if seconds is not None:
+            found.append(dict(base, resident="host",
+                              predicted={"cpu": predicted["cpu"], "gpu": predicted["gpu"] + moved},
+                              measured={"cpu": measured["cpu"], "gpu": seconds}))
+    return found
+
+
+def summarize_checks(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The self-check's figures: decisions right (strictly, and within 10 %), and
+    the median relative error of the predicted times."""
+    errors = [abs(c["predicted"][d] - t) / t for c in checks for d, t in c["measured"].items()
+              if t > 0]
+    summary: dict[str, Any] = {
+        "points": len(checks),
+        "median_time_error": float(np.median(errors)) if errors else None,
+    }
+    decisions = [c for c in checks if len(c["measured"]) == 2]
+    if decisions:
+        right = [min(c["predicted"], key=c["predicted"].get) == min(c["measured"], key=c["measured"].get)
+                 for c in decisions]
+        near = [c["measured"][min(c["predicted"], key=c["predicted"].get)]
+                <= TIE * min(c["measured"].values()) for c in decisions]
+        summary.update(decisions=len(decisions), correct=sum(right),
+                       share=sum(right) / len(decisions), share_within_10pct=sum(near) / len(decisions))
+    return summary
+
+
+# --------------------------------------------------------------------------- the run
+
+def calibrate(output: str | Path | None = None, *, quick: bool = False,
+              ops: Iterable[str] | None = None, dtypes: Iterable[str] | None = None,
+              max_seconds: float | None = None, write: bool = True,
+              progress: Progress | None = None,
+              backends: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Measure this machine and write its profile; return the profile.
+
+    Parameters
+    ----------
+    output : path, optional
+        Where to write (default: ``AUTODEV_PROFILE``, else the user cache dir).
+    quick : bool
+        About 10 seconds: float32/float64 only, coarser ladders, fewer repeats.
+    ops : iterable of str, optional
+        Families to measure (default all; see ``autodev._workloads.WORKLOADS``).
+        Families not measured keep the curves of the current matching profile,
+        else the embedded default's.
+    dtypes : iterable of str, optional
+        Dtype classes among ``f32 f64 c64 c128``.
+    max_seconds : float, optional
+        Time budget for measuring (default 6 quick, 50 full).
+    write : bool
+        Write the profile atomically (an interrupted run leaves the old one).
+    progress : callable, optional
+        ``progress(fraction, label)`` after each step.
+    backends : mapping, optional
+        ``{"cpu": backend, "gpu": backend}`` to measure instead of this
+        machine's (tests pass simulated devices with known curves).
+    """
+    from ._backends import active_gpu, cpu_backend
+
+    settings = make_settings(quick, max_seconds, ops, dtypes)
+    if backends is None:
+        gpu_backend = active_gpu()
+        backends = {"cpu": cpu_backend(), **({"gpu": gpu_backend} if gpu_backend else {})}
+    targets = [_Target(cls, b, getattr(b, "clock", None) or time.perf_counter)
+               for cls, b in backends.items()]
+    run = _Run(settings, targets, progress or (lambda fraction, label: None))
+    profile = _measure_all(run, backends.get("gpu"))
+    if write:
+        target = _profile.write(profile, output)
+        profile["report"]["path"] = str(target)
+        from ._dispatch import reset_cost_model
+
+        reset_cost_model()
+    return profile
+
+
+def _measure_all(run: _Run, gpu_backend: Any) -> dict[str, Any]:
+    settings = run.settings
+    ladders = [(WORKLOADS[f], d) for f in settings.ops for d in WORKLOADS[f].dtypes
+               if d in settings.dtypes]
+    gpu = next((t for t in run.targets if t.device_class == "gpu"), None)
+    run.steps_total = len(ladders) + 2
+    measurements: dict[str, Any] = {t.device_class: {} for t in run.targets}
+    devices: dict[str, Any] = {t.device_class: {"compute": {}} for t in run.targets}
+    if gpu is not None:
+        links = _measure_transfers(run, gpu,
+                                   run.started + settings.max_seconds * _SHARES["transfer"])
+        measurements["transfer"] = links
+        devices["gpu"]["transfer"] = {
+            link: _link(fit_curve(s["bytes"], s["seconds"])[0]) for link, s in links.items()}
+    run.step("transfers" if gpu is not None else "no GPU: CPU only")
+    found: list[tuple[Workload, str, dict[str, dict[str, list[float]]]]] = []
+    ladder_end = settings.max_seconds * (_SHARES["transfer"] + _SHARES["ladders"])
+    for index, (workload, dclass) in enumerate(ladders):
+        share = (ladder_end - run.elapsed()) / (len(ladders) - index)
+        series = _measure_ladder(run, workload, dclass, time.perf_counter() + max(share, 0))
+        series = {cls: points for cls, points in series.items() if len(points["n"]) >= 2}
+        if series:
+            found.append((workload, dclass, series))
+            for cls, points in series.items():
+                measurements[cls].setdefault(workload.family, {})[dclass] = points
+        run.step(f"{workload.family} {dclass}")
+    fit_error = _fit_all(devices, found, None)
+    if gpu is not None:  # refit, weighing the points near each crossover more
+        model = CostModel(_complete(devices, True))
+        fit_error = _fit_all(devices, found, model)
+    checked = [(w, d, next(iter(series.values()))["n"]) for w, d, series in found]
+    devices = _complete(devices, gpu is not None)
+    model = CostModel(devices)
+    checks = _self_check(run, model, checked, run.started + settings.max_seconds)
+    run.step("self-check")
+    measured = sorted({w.family for w, _, _ in found})
+    return _assemble(run, devices, measurements, fit_error, checks, gpu_backend, measured)
+
+
+def _fit_all(devices: dict[str, Any], found: list[tuple[Workload, str, dict[str, Any]]],
+             model: CostModel | None) -> dict[str, Any]:
+    """Fit every measured series into ``devices``; return the fits' largest errors."""
+    errors: dict[str, Any] = {}
+    for workload, dclass, series in found:
+        centres = [crossover_size(model, workload, dclass, host) for host in (True, False)] \
+            if model is not None else []
+        for cls, points in series.items():
+            curve, error = fit_curve(points["work"], points["seconds"],
+                                     near(points["n"], centres))
+            devices[cls]["compute"].setdefault(workload.family, {})[dclass] = curve
+            errors.setdefault(cls, {}).setdefault(workload.family, {})[dclass] = round(error, 4)
+    return errors
+
+
+def _link(curve: dict[str, float]) -> dict[str, float]:
+    return {"latency": curve["latency"], "bandwidth": curve["throughput"]}
+
+
+def _complete(devices: dict[str, Any], has_gpu: bool) -> dict[str, Any]:
+    """Fill families not measured now from the matching profile, else the default."""
+    base = _profile.resolve().profile["devices"]
+    default = _profile.embedded_default()["devices"]
+    for cls in ("cpu", "gpu") if has_gpu else ("cpu",):
+        entry = devices.setdefault(cls, {"compute": {}})
+        for source in (base.get(cls, {}), default[cls]):
+            for family, curves in source.get("compute", {}).items():
+                merged = entry["compute"].setdefault(family, {})
+                for dclass, curve in curves.items():
+                    merged.setdefault(dclass, curve)
+            if cls == "gpu":
+                for link, curve in source.get("transfer", {}).items():
+                    entry.setdefault("transfer", {}).setdefault(link, curve)
+    return devices
+
+
+def _assemble(run: _Run, devices: dict[str, Any], measurements: dict[str, Any],
+              fit_error: dict[str, Any], checks: list[dict[str, Any]], gpu_backend: Any,
+              measured: list[str]) -> dict[str, Any]:
+    settings = run.settings
+    has_gpu = "gpu" in devices
+    report: dict[str, Any] = {
+        "seconds": round(run.elapsed(), 2),
+        "mode": "quick" if settings.quick else "full",
+        "measured": measured,
+        "dtypes": list(settings.dtypes),
+        "devices": {t.device_class: str(t.backend.device) for t in run.targets},
+        "fit_max_relative_error": fit_error,
+        "selfcheck": summarize_checks(checks),
+        "crossovers": crossover_table(devices, measured, settings.dtypes),
+    }
+    if not has_gpu:
+        report["note"] = ("No GPU is usable here: measured the CPU only, so there is "
+                          "nothing to choose between; every call runs on NumPy.")
+    return {
+        "format": _profile.FORMAT,
+        "version": _profile.VERSION,
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "source": "calibrated",
+        "note": f"Measured by `autodev calibrate{' --quick' if settings.quick else ''}`.",
+        "fingerprint": _fingerprint.machine(gpu_backend),
+        "devices": devices,
+        "measurements": measurements,
+        "report": report,
+    }
