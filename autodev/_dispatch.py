@@ -100,7 +100,7 @@ class OpSpec:
     """
 
     __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
-                 "gpu_ok", "_impls")
+                 "gpu_ok", "gpu_wrap", "_impls")
 
     def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
                  scalar: bool = False, work: WorkFn | None = None,
@@ -114,6 +114,8 @@ class OpSpec:
         self.work = work or WORK[family]
         self.cpu_impl = cpu_impl
         self.gpu_ok = gpu_ok
+        #: ``(backend, func) -> func``: adds NumPy's checks CuPy lacks (bounds, ...)
+        self.gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]] | None = None
         self._impls: dict[Backend, Callable[..., Any] | None] = {}
 
     def impl(self, backend: Backend) -> Callable[..., Any] | None:
@@ -130,6 +132,8 @@ class OpSpec:
             found = None
         else:
             found = backend.resolve(self.path)
+        if found is not None and backend.is_gpu and self.gpu_wrap is not None:
+            found = self.gpu_wrap(backend, found)
         self._impls[backend] = found
         return found
 
@@ -280,12 +284,12 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device) -> tuple[float, floa
         device = a._device
         if device is CPU:
             if a._mirror is None or R.mirror_on(a, gdev) is None:
-                t_gpu += model.h2d(a._data.nbytes)
+                t_gpu += model.h2d(a.nbytes)
         else:
             if a._mirror is None or R.mirror_on(a, CPU) is None:
-                t_cpu += model.d2h(a._data.nbytes)
+                t_cpu += model.d2h(a.nbytes)
             if device is not gdev:
-                t_gpu += model.h2d(a._data.nbytes)
+                t_gpu += model.h2d(a.nbytes)
     return t_cpu, t_gpu
 
 

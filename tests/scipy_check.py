@@ -41,7 +41,9 @@ def same(result: Any, expected: Any, device: Any = None, rtol: float = 1e-10,
         assert autodev.scipy.sparse.issparse(result)
         if device is not None:
             assert result.device == device
-        same(result.get().toarray(), expected.toarray(), None, rtol, atol)
+        got = result.get() if hasattr(result, "get") else result
+        assert got.dtype == expected.dtype
+        same(got.toarray(), expected.toarray(), None, rtol, atol)
         return
     if device is not None and type(result) is autodev.ndarray:
         assert result.device == device, (result.device, device)
