@@ -69,9 +69,11 @@ def validate(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProfileError(f"{where}: not an autodev profile (no 'format': {FORMAT!r})")
     version = data.get("version")
+    if isinstance(version, bool):
+        raise ProfileError(f"{where}: profile version must be 1 or {VERSION}. Got {version!r} instead.")
     if version == 1:
         data = _migrate_v1(data)
-    elif version != VERSION or isinstance(version, bool):
+    elif version != VERSION:
         raise ProfileError(
             f"{where}: profile version must be 1 or {VERSION}. Got {version!r} instead."
         )
@@ -261,7 +263,7 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Reso
 def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: bool) -> None:
     from . import _fingerprint
 
-    if "gpu" not in found.profile["devices"]:
+    if "gpu" not in found.profile["devices"] or (recorded and "gpu" not in recorded):
         found.gpu_fingerprint = "no GPU curves measured"
     elif not recorded or explicit:
         found.gpu_fingerprint = "not checked"

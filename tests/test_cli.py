@@ -1,0 +1,165 @@
+"""The calibrate, info and doctor commands: in-process, and one real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import autodev
+from autodev import _calibrate, _cli, _profile
+from autodev._config import ENV
+
+TINY = ["--quick", "--ops", "elementwise,matmul", "--dtypes", "f64", "--max-seconds", "0.3",
+        "--no-progress"]
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setattr(ENV, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(ENV, "profile", None)
+    yield tmp_path / "cache"
+    from autodev._dispatch import reset_cost_model
+
+    reset_cost_model()
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = _cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_explains_how_to_calibrate(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _cli.main(["calibrate", "--help"])
+    text = capsys.readouterr().out
+    for needle in ("--quick", "--output", "--ops", "--dtypes", "--max-seconds", "Ctrl-C",
+                   "AUTODEV_CACHE_DIR", "autodev info"):
+        assert needle in text
+
+
+def test_calibrate_writes_and_reports(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "out" / "machine.json"
+    code, out, err = _run(capsys, "calibrate", *TINY, "--output", str(target), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["path"] == str(target) and report["mode"] == "quick"
+    assert set(report["measured"]) == {"elementwise", "matmul"}
+    assert _profile.read(target)["report"]["measured"] == report["measured"]
+
+
+def test_calibrate_summary_on_this_machine(capsys: pytest.CaptureFixture[str], _cache: Path
+                                           ) -> None:
+    code, out, _ = _run(capsys, "calibrate", *TINY)
+    assert code == 0
+    assert str(_cache / "profile.json") in out
+    if autodev.info()["gpu"] is None:
+        assert "nothing to choose between" in out
+
+
+def test_calibrate_bad_option_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "calibrate", "--ops", "warp_drive")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "ops must be among" in err and "warp_drive" in err
+
+
+def test_calibrate_interrupted_leaves_the_profile(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    old = _profile.write(_profile.embedded_default())
+    before = old.read_bytes()
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_calibrate, "calibrate", interrupted)
+    code, _, err = _run(capsys, "calibrate", "--quick")
+    assert code == 130 and "left as it was" in err
+    assert old.read_bytes() == before
+
+
+def test_info_json_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
+    _calibrate.calibrate(quick=True, ops=["matmul"], dtypes=["f64"], max_seconds=0.2)
+    code, out, _ = _run(capsys, "info", "--json")
+    assert code == 0
+    printed = json.loads(out)
+    expected = json.loads(json.dumps(autodev.info()))
+    for data in (printed, expected):
+        data["profile"].pop("age_seconds")
+    assert printed == expected
+    assert printed["profile"]["source"] == "calibrated"
+    assert printed["profile"]["fingerprint"] == "match"
+    assert "matmul" in printed["crossovers"]
+
+
+def test_info_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "info")
+    assert code == 0
+    for needle in ("Devices:", "cpu", "Profile: embedded default", "autodev calibrate",
+                   "Crossovers", "matmul"):
+        assert needle in out
+
+
+def test_info_of_a_missing_file_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "info", "--profile", "/nonexistent/profile.json")
+    assert code == 1 and "must name an existing file" in err
+
+
+def test_info_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "profile.png"
+    code, out, _ = _run(capsys, "info", "--plot", str(target))
+    assert code == 0 and target.stat().st_size > 10_000
+    assert str(target) in out
+
+
+def test_info_plot_without_matplotlib(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._backends import _base
+
+    monkeypatch.setattr(_base, "import_optional", lambda name: None)
+    code, _, err = _run(capsys, "info", "--plot", str(tmp_path / "x.png"))
+    assert code == 1 and "pip install 'autodev[plot]'" in err
+
+
+def test_numpy_info_still_works(capsys: pytest.CaptureFixture[str]) -> None:
+    autodev.info(autodev.float32)
+    assert "float32" in capsys.readouterr().out.lower()
+
+
+def test_doctor(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "doctor", "--json")
+    checks = json.loads(out)
+    assert {c["status"] for c in checks} <= {"ok", "info", "warn", "fail"}
+    assert code == (1 if any(c["status"] == "fail" for c in checks) else 0)
+    assert any(c["check"] == "profile" for c in checks)
+    for check in checks:
+        if check["status"] in ("warn", "fail"):
+            assert check["fix"], check
+
+
+def test_doctor_names_the_right_extra() -> None:
+    from autodev._doctor import install_command
+
+    assert install_command((12, 4)) == "pip install 'autodev[cuda12]'"
+    assert install_command((13, 0)) == "pip install 'autodev[cuda13]'"
+    assert "update the NVIDIA driver" in install_command((11, 8))
+
+
+def test_real_subprocess(tmp_path: Path) -> None:
+    env = dict(os.environ, AUTODEV_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("AUTODEV_PROFILE", None)
+    done = subprocess.run([sys.executable, "-m", "autodev", "calibrate", *TINY],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    written = tmp_path / "cache" / "profile.json"
+    assert _profile.read(written)["source"] == "calibrated"
+    done = subprocess.run([sys.executable, "-m", "autodev", "info", "--json"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["profile"]["used"] == str(written)

@@ -1,0 +1,206 @@
+"""Profiles are safe input: validation, migration, fingerprints, atomic writes."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from autodev import _fingerprint, _profile
+from autodev._config import ENV
+from autodev.testing import SimBackend
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setattr(ENV, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(ENV, "profile", None)
+    yield tmp_path / "cache"
+    from autodev._dispatch import reset_cost_model
+
+    reset_cost_model()
+
+
+def _calibrated(**changes: Any) -> dict[str, Any]:
+    """The embedded default dressed as a profile calibrated on this machine."""
+    profile = copy.deepcopy(_profile.embedded_default())
+    profile["source"] = "calibrated"
+    profile["fingerprint"] = _fingerprint.machine()
+    profile.update(changes)
+    return profile
+
+
+def test_embedded_default_is_current_and_valid() -> None:
+    default = _profile.embedded_default()
+    assert default["version"] == _profile.VERSION == 2
+    assert {"cpu", "gpu"} <= set(default["devices"])
+
+
+def test_write_read_round_trip(_cache: Path) -> None:
+    path = _profile.write(_calibrated())
+    assert path == _cache / "profile.json"
+    assert _profile.read(path) == json.loads(json.dumps(_calibrated()))
+    found = _profile.resolve()
+    assert (found.source, found.used, found.fingerprint) == ("calibrated", path, "match")
+
+
+def test_version_1_migrates(_cache: Path) -> None:
+    old = _calibrated(version=1, fingerprint={"host": "whatever v1 wrote"})
+    _cache.mkdir(parents=True)
+    (_cache / "profile.json").write_text(json.dumps(old))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        profile, source = _profile.load()
+    assert profile["version"] == 2 and profile["fingerprint"] == {}
+    assert source == str(_cache / "profile.json")
+    assert _profile.resolve().fingerprint.startswith("unkeyed")
+
+
+def _hostile() -> dict[str, Any]:
+    good = _calibrated()
+
+    def with_curve(**curve: Any) -> str:
+        bad = copy.deepcopy(good)
+        bad["devices"]["cpu"]["compute"]["matmul"]["f64"].update(curve)
+        return json.dumps(bad, allow_nan=True)
+
+    def edited(func: Any) -> str:
+        bad = copy.deepcopy(good)
+        func(bad)
+        return json.dumps(bad)
+
+    text = json.dumps(good)
+    return {
+        "truncated": text[: len(text) // 2],
+        "empty": "",
+        "binary": "\x00\x01\x02garbage",
+        "pickle-like": "cos\nsystem\n(S'echo pwned'\ntR.",
+        "python-expression": "__import__('os').system('echo pwned')",
+        "a list": "[1, 2, 3]",
+        "wrong format": edited(lambda p: p.update(format="something-else")),
+        "wrong version": edited(lambda p: p.update(version=99)),
+        "boolean version": edited(lambda p: p.update(version=True)),
+        "NaN latency": with_curve(latency=float("nan")),
+        "infinite throughput": with_curve(throughput=float("inf")),
+        "negative latency": with_curve(latency=-1e-6),
+        "zero throughput": with_curve(throughput=0),
+        "absurd throughput": with_curve(throughput=1e30),
+        "absurd latency": with_curve(latency=1e6),
+        "string number": with_curve(latency="1e-6"),
+        "unknown family": edited(lambda p: p["devices"]["cpu"]["compute"].update(teleport={})),
+        "unknown dtype": edited(lambda p: p["devices"]["cpu"]["compute"]["sort"].update(
+            f16={"latency": 1e-6, "throughput": 1e9})),
+        "unknown device": edited(lambda p: p["devices"].update(tpu={"compute": {}})),
+        "no cpu": edited(lambda p: p["devices"].pop("cpu")),
+        "unknown link": edited(lambda p: p["devices"]["gpu"]["transfer"].update(
+            carrier_pigeon={"latency": 1.0, "bandwidth": 1.0})),
+        "fingerprint not an object": edited(lambda p: p.update(fingerprint="me")),
+        "ragged measurements": edited(lambda p: p.update(measurements={"cpu": {"sort": {"f64": {
+            "n": [1, 2], "work": [1.0], "seconds": [1e-6, 2e-6]}}}})),
+        "negative measurement": edited(lambda p: p.update(measurements={"transfer": {"h2d": {
+            "bytes": [1024.0], "seconds": [-1.0]}}})),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_hostile()))
+def test_hostile_profiles_give_one_warning_and_the_default(case: str, _cache: Path) -> None:
+    _cache.mkdir(parents=True)
+    path = _cache / "profile.json"
+    path.write_text(_hostile()[case], encoding="utf-8", errors="surrogateescape")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        profile, source = _profile.load()
+    assert source == "embedded default"
+    assert profile == _profile.embedded_default()
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    message = str(caught[0].message)
+    assert str(path) in message and "autodev calibrate" in message
+    assert "\n" not in message
+
+
+def test_profile_of_another_machine_is_not_used(_cache: Path) -> None:
+    other = _calibrated()
+    other["fingerprint"]["cpu"]["model"] = "Some Other CPU 9000"
+    _profile.write(other)
+    with pytest.warns(RuntimeWarning, match="another machine.*Some Other CPU 9000"):
+        _, source = _profile.load()
+    assert source == "embedded default"
+    # BLAS threads vary with the environment: recorded, not compared
+    drifted = _calibrated()
+    drifted["fingerprint"]["cpu"]["blas_threads"] = 999
+    _profile.write(drifted)
+    assert _profile.resolve().fingerprint == "match"
+
+
+def test_explicit_profile_is_used_without_the_fingerprint_check(tmp_path: Path) -> None:
+    other = _calibrated()
+    other["fingerprint"]["libraries"]["numpy"] = "0.0.1"
+    path = _profile.write(other, tmp_path / "chosen.json")
+    found = _profile.resolve(path)
+    assert found.used == path and found.problem == ""
+    assert found.fingerprint.startswith("not checked")
+
+
+def test_cpu_only_profile_gets_default_gpu_curves_once_a_gpu_is_probed() -> None:
+    cpu_only = _calibrated()
+    cpu_only["devices"] = {"cpu": cpu_only["devices"]["cpu"]}
+    _profile.write(cpu_only)
+    found = _profile.resolve(gpu=SimBackend())
+    assert found.problem == ""
+    assert found.source == "calibrated CPU + embedded default GPU"
+    assert found.profile["devices"]["gpu"] == _profile.embedded_default()["devices"]["gpu"]
+
+
+def test_profile_of_another_gpu_keeps_its_cpu_curves_only() -> None:
+    profile = _calibrated()
+    profile["fingerprint"]["gpu"] = {"name": "NVIDIA H100 80GB HBM3", "driver": 12040}
+    profile["devices"]["cpu"]["compute"]["matmul"]["f64"]["throughput"] = 1.234e10
+    profile["devices"]["gpu"]["compute"]["matmul"]["f64"]["throughput"] = 4.321e13
+    _profile.write(profile)
+    found = _profile.resolve(gpu=SimBackend())
+    assert "another GPU" in found.problem and found.gpu_fingerprint.startswith("mismatch")
+    devices = found.profile["devices"]
+    assert devices["cpu"]["compute"]["matmul"]["f64"]["throughput"] == 1.234e10
+    assert devices["gpu"] == _profile.embedded_default()["devices"]["gpu"]
+    # with the GPU not probed, nothing about it is checked
+    assert _profile.resolve().problem == ""
+
+
+def test_atomic_write_survives_an_interruption(_cache: Path, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    path = _profile.write(_calibrated())
+    before = path.read_bytes()
+
+    def half_then_interrupt(obj: Any, handle: Any, **kwargs: Any) -> None:
+        handle.write(json.dumps(obj)[:100])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_profile.json, "dump", half_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        _profile.write(_calibrated(note="new"))
+    assert path.read_bytes() == before
+    assert [p.name for p in _cache.iterdir()] == ["profile.json"]
+
+
+def test_write_refuses_an_invalid_profile(_cache: Path) -> None:
+    bad = _calibrated()
+    bad["devices"]["cpu"]["compute"]["sort"]["f64"]["latency"] = -1.0
+    with pytest.raises(_profile.ProfileError, match="latency must be"):
+        _profile.write(bad)
+    assert not (_cache / "profile.json").exists()
+
+
+def test_dispatcher_uses_the_matching_cached_profile() -> None:
+    from autodev import _dispatch
+    from autodev.testing import simulated_gpu
+
+    profile = _calibrated()
+    profile["devices"]["cpu"]["compute"]["sort"]["f64"] = {"latency": 1e-3, "throughput": 1e3}
+    _profile.write(profile)
+    with simulated_gpu():
+        model = _dispatch.cost_model()
+        assert model.compute("cpu", "sort", "f64", 1e3) == pytest.approx(1e-3 + 1.0)
