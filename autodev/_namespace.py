@@ -14,10 +14,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _residency as R
-from ._array import ndarray
+from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
+from ._gpu_checks import GPU_WRAPPERS
 from ._dispatch import OpSpec, call, cpu_arg, cpu_call, new
 from ._trace import tick
 
@@ -167,10 +168,14 @@ class ufunc:
         if device is CPU:
             self._np.at(a._data, cpu_arg(indices), *extra)
         else:
+            key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
             func = backend_for(device).resolve(self._spec.path + ".at")
-            if func is None:
-                raise NotImplementedError(f"{self.__name__}.at is not available on {device}")
-            func(a._data, _native(indices, device), *extra)
+            if func is not None:
+                func(a._data, key, *extra)
+            else:  # declared: this ufunc has no device ``at``; apply it on the host
+                host = R.host_copy(a._data, device)
+                self._np.at(host, cpu_arg(indices), *(cpu_arg(b),) if b is not None else ())
+                a._data[...] = R.transfer(host, CPU, device)
         R.mark_written(a)
 
     def __getattr__(self, name: str) -> Any:
@@ -531,6 +536,8 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
 
 
 _build_specs("", np, FAMILY_FUNCTIONS)
+for _name, _wrapper in GPU_WRAPPERS.items():
+    SPECS[_name].gpu_wrap = _wrapper
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
 _build_specs("fft.", np.fft, FFT_FUNCTIONS)
 _build_ufuncs()

@@ -247,6 +247,45 @@ _SINGULAR_QUIRK = frozenset({"solve", "inv", "cholesky"})
 _UNCHECKED_QUIRK = frozenset({"solve_triangular"})
 
 
+def _wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``take`` wraps out-of-range indices instead of raising."""
+
+    @functools.wraps(func)
+    def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "wrap") -> Any:
+        return func(a, indices, axis=axis, out=out, mode=mode)
+
+    return take
+
+
+def _wrapping_take_along_axis(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``take_along_axis`` wraps out-of-range indices instead of raising."""
+
+    @functools.wraps(func)
+    def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
+        n = arr.size if axis is None else arr.shape[axis]
+        return func(arr, np.asarray(indices) % n if n else indices, axis)
+
+    return take_along_axis
+
+
+def _clipping_choose(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``choose`` does not check its entries (imitated as clipping)."""
+
+    @functools.wraps(func)
+    def choose(a: Any, choices: Any, out: Any = None, mode: str = "clip") -> Any:
+        return func(a, choices, out=out, mode="clip" if mode == "raise" else mode)
+
+    return choose
+
+
+#: NumPy functions whose CuPy counterparts skip NumPy's index checks.
+_WRAPPING_QUIRK: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "take": _wrapping_take,
+    "take_along_axis": _wrapping_take_along_axis,
+    "choose": _clipping_choose,
+}
+
+
 class _SimModule:
     """A NumPy-like module whose functions take and return SimArrays."""
 
@@ -276,6 +315,8 @@ class _SimModule:
                 value = self._backend._quiet_singular(value)
             elif name in _UNCHECKED_QUIRK and self._module.__name__ == "scipy.linalg":
                 value = self._backend._quiet_singular(value, always=True)
+            elif name in _WRAPPING_QUIRK and self._module is np:
+                value = _WRAPPING_QUIRK[name](value)
             value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value
         return value
