@@ -194,6 +194,7 @@ def write(profile: Mapping[str, Any], path: str | os.PathLike[str] | None = None
             json.dump(profile, handle, indent=1, sort_keys=True, allow_nan=False)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a profile is not a secret
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
