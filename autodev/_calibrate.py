@@ -344,6 +344,9 @@ def _check_sizes(workload: Workload, measured: list[float], model: CostModel, dc
     others spread evenly over the measured range."""
     middles = sorted({workload.nice_size(math.sqrt(a * b)) for a, b in zip(measured, measured[1:])}
                      - {int(n) for n in measured})
+    if not middles:  # a ladder cut short by the budget: check just beyond it instead
+        beyond = workload.nice_size(measured[-1] * 1.5) if measured else 0
+        middles = [beyond] if beyond and beyond not in {int(n) for n in measured} else []
     if not middles:
         return []
     cross = crossover_size(model, workload, dclass, host_data=False) \
@@ -365,8 +368,11 @@ def _self_check(run: _Run, model: CostModel, ladders: list[tuple[Workload, str, 
              for sizes in per_ladder if k < len(sizes) for item in [sizes[k]]]
     checks: list[dict[str, Any]] = []
     rng = np.random.default_rng(1)
-    for workload, dclass, n in queue:
-        if time.perf_counter() > deadline:
+    first_round = sum(1 for sizes in per_ladder if sizes)
+    for index, (workload, dclass, n) in enumerate(queue):
+        # the first round (each ladder's size nearest its crossover) always runs, so a
+        # loaded machine that spent the budget still gets a self-check
+        if index >= first_round and time.perf_counter() > deadline:
             break
         checks.extend(_check_one(run, model, workload, dclass, n, rng))
     return checks
