@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# One command for a session that has a GPU machine: every GPU measurement autodev needs.
+#
+# Through the device tool (it runs in the repo root, Python 3.12 + cupy-cuda13x, scipy,
+# pytest, hypothesis, matplotlib; no network; results must go under $OUT, 8 files at most):
+#
+#     run(command="bash benchmarks/gpu-run.sh", timeout_s=600)
+#
+# (add carry=[".whl"] and wheels there — see /work/.library/device/README.md — only if a
+# package is missing there, e.g. asv). Anywhere else: OUT=/some/dir bash benchmarks/gpu-run.sh
+#
+# Steps, each time-boxed so the whole run ends inside the tool's 10-minute limit:
+#   1. pytest -m gpu          fails if any gpu test was skipped or none ran
+#   2. autodev calibrate      -> $OUT/profile-<gpu>.json  (tolerated if the command is missing)
+#   3. side-by-side report    -> $OUT/report-<gpu>.json, $OUT/report-<gpu>.png
+#   4. overhead script        -> $OUT/overhead-<gpu>.json  (tiny/large calls with a GPU present)
+#   5. asv --quick            -> $OUT/asv-results-<gpu>.tar.gz  (skipped if asv is absent)
+# Everything printed also goes to $OUT/gpu-run-<gpu>.log. Exit status: 0 only if every step
+# that ran passed. Afterwards, commit the profile under calibration/, the asv results under
+# benchmarks/results/, and put the report's figures in docs/performance.md.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/gpu-out}"
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export AUTODEV_CACHE_DIR="${AUTODEV_CACHE_DIR:-/tmp/autodev-cache}"  # platformdirs not needed
+START=$SECONDS
+LIMIT="${GPU_RUN_LIMIT:-570}"   # seconds; the device tool kills a command at 600
+
+if compgen -G ".whl/*.whl" >/dev/null; then  # carried wheels (README of the device tool)
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH="/tmp/site:$PYTHONPATH"
+fi
+
+gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+tag="$(printf '%s' "${gpu:-nogpu}" | tr -cs 'A-Za-z0-9._-' '-' | sed 's/^-*//; s/-*$//')"
+exec > >(tee -a "$OUT/gpu-run-$tag.log") 2>&1
+echo "== autodev gpu-run on '${gpu:-no GPU found by nvidia-smi}' at $(date -u '+%F %T UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+"$PY" -c 'import sys, numpy, scipy; print("python", sys.version.split()[0], "numpy", numpy.__version__, "scipy", scipy.__version__)'
+"$PY" -c 'import cupy; print("cupy", cupy.__version__, "available:", cupy.is_available())' || echo "cupy: not importable"
+"$PY" -c 'import autodev; [print(" ", d) for d in autodev.devices()]'
+
+status=0
+fail() { echo "!! $*"; status=1; }
+left() { echo $(( LIMIT - (SECONDS - START) )); }
+box() {  # box SECONDS CMD...: run CMD with at most SECONDS (and never past LIMIT)
+  local t=$1; shift
+  local l; l=$(left)
+  (( l < t )) && t=$l
+  if (( t < 10 )); then echo "!! no time left for: $*"; return 124; fi
+  timeout --kill-after=5 "$t" "$@"
+}
+
+echo "== 1. pytest -m gpu"
+junit=/tmp/autodev-gpu-junit.xml
+rm -f "$junit"
+box 170 "$PY" -m pytest -m gpu -q -rs -p no:cacheprovider --junitxml="$junit"
+rc=$?
+if (( rc != 0 )); then fail "pytest -m gpu exited $rc"; fi
+if [[ -f $junit ]]; then
+  "$PY" - "$junit" <<'EOF' || status=1
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else list(root)
+ran = sum(int(s.get("tests", 0)) for s in suites)
+skipped = sum(int(s.get("skipped", 0)) for s in suites)
+print(f"gpu tests: {ran} collected, {skipped} skipped")
+if ran == 0 or skipped:
+    print("!! on a GPU machine every gpu-marked test must run (none may be skipped)")
+    sys.exit(1)
+EOF
+else
+  fail "pytest wrote no report"
+fi
+
+echo "== 2. autodev calibrate"
+if "$PY" -m autodev calibrate --help >/dev/null 2>&1; then
+  box 200 "$PY" -m autodev calibrate --output "$OUT/profile-$tag.json" --no-progress \
+    || fail "autodev calibrate exited $?"
+else
+  echo "autodev calibrate is not available in this checkout: no profile written (skipped)"
+fi
+
+echo "== 3. side-by-side report"
+box 200 "$PY" -m benchmarks.report --budget 1.0 \
+  --json "$OUT/report-$tag.json" --png "$OUT/report-$tag.png" || fail "report exited $?"
+
+echo "== 4. overhead"
+box 60 "$PY" benchmarks/overhead.py --quick --json "$OUT/overhead-$tag.json" \
+  || fail "overhead exited $?"
+
+echo "== 5. asv --quick"
+if "$PY" -c "import asv" 2>/dev/null; then
+  (
+    cd benchmarks &&
+    "$PY" -m asv machine --yes --machine "$tag" >/dev/null &&
+    box "$(left)" "$PY" -m asv run --python=same --quick --machine "$tag" \
+      --bench 'bench_reference|bench_chained' --show-stderr
+  ) || echo "asv run stopped ($?): partial results are kept"
+  if [[ -d benchmarks/results/$tag ]]; then
+    tar -czf "$OUT/asv-results-$tag.tar.gz" -C benchmarks results/"$tag" results/benchmarks.json 2>/dev/null
+  fi
+else
+  echo "asv is not installed here: skipped (carry its wheels in .whl to include it)"
+fi
+
+echo "== done in $((SECONDS - START)) s, status $status; files in $OUT:"
+ls -la "$OUT"
+exit $status
