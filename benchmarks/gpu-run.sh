@@ -95,7 +95,9 @@ if "$PY" -c "import asv" 2>/dev/null; then
   (
     cd benchmarks &&
     "$PY" -m asv machine --yes --machine "$tag" >/dev/null &&
-    box "$(left)" "$PY" -m asv run --python=same --quick --machine "$tag" \
+    # --python=same saves results only with a commit hash (needs .git in the copy)
+    hash="$(git rev-parse HEAD 2>/dev/null)" && save=(--set-commit-hash "$hash") || save=()
+    box "$(left)" "$PY" -m asv run --python=same --quick --machine "$tag" "${save[@]}" \
       --bench 'bench_reference|bench_chained' --show-stderr
   ) || echo "asv run stopped ($?): partial results are kept"
   if [[ -d benchmarks/results/$tag ]]; then

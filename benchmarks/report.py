@@ -99,8 +99,8 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
             if func is None:
                 continue
             clock = virtual if name == "autodev-gpu" else None
-            if name == "autodev" and sim is not None and row.get("device", "cpu") != "cpu":
-                clock = _hybrid_clock(sim)
+            if name == "autodev" and sim is not None:
+                clock = _autodev_clock(sim, row.get("device", "cpu"))
             with _policy(impls.get(name)):
                 t = _measure(func, budget / 8, clock)
             times[name] = min(times.get(name, math.inf), t)
@@ -112,8 +112,17 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
     return row
 
 
-def _hybrid_clock(sim: Any) -> Callable[[], float]:
-    """Wall time plus the simulated GPU's virtual time (an upper bound for mixed runs)."""
+def _autodev_clock(sim: Any, device: str) -> Callable[[], float] | None:
+    """The clock that times autodev on the simulated GPU.
+
+    All calls on the CPU: the wall clock. All on ``sim:0``: its virtual clock (its
+    wall time is NumPy's, not a GPU's). Mixed: wall plus virtual time, an upper
+    bound, since the wall clock also runs while the sim computes.
+    """
+    if device == "cpu":
+        return None
+    if device == str(sim.device):
+        return sim.clock
     return lambda: time.perf_counter() + sim.clock()
 
 
@@ -228,6 +237,8 @@ def format_report(result: dict[str, Any]) -> str:
         device = r.get("device", "—")
         other = r["gpu"] if device == "cpu" else r["cpu"]
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else "—"
+        if "+" in device:
+            device = "mixed*"
         lines.append(f"{r['family']:14} {r['size']:>6} {_ms(r['numpy']):>10} "
                      f"{_ms(r['autodev']):>10} {device:>10} {_ms(other):>10} "
                      f"{_ms(r['cpu']):>10} {_ms(r['gpu']):>10} {ratio:>7}")
@@ -249,6 +260,12 @@ def _notes(result: dict[str, Any]) -> list[str]:
                      f"{w['family']} n={w['size']} on {w['device']}, "
                      f"{w['miss']:.2f}x the other device's time"
                      f"{' (none slower)' if w['miss'] <= 1 else ''}.")
+    for r in result["rows"]:
+        if r.get("correct") is False:
+            predicted = ", ".join(f"{d} {t * 1e3:.3g}" for d, t in r.get("predicted", {}).items())
+            notes.append(f"miss: {r['family']} n={r['size']} ran on {r['device']}; predicted "
+                         f"(ms) {predicted or '—'}; measured cpu {_ms(r['cpu'])}, "
+                         f"gpu {_ms(r['gpu'])}")
     skipped = sorted({f"{r['family']}: {why}" for r in result["rows"]
                       for name, why in r.get("skipped", {}).items()
                       if name != "autodev-gpu" or not m["gpu_missing_reason"]})
@@ -256,7 +273,12 @@ def _notes(result: dict[str, Any]) -> list[str]:
     if m["gpu"].startswith("sim"):
         notes.append("Simulated GPU: 'gpu' is virtual time charged by sim:0's true cost "
                      "curves; 'cpu' and 'numpy' are wall time on this machine; a mixed "
-                     "autodev run is timed as wall + virtual time (an upper bound).")
+                     "autodev run (mixed*: some calls on each device) is timed as wall + "
+                     "virtual time, an upper bound.")
+    mixed = [f"{r['family']} n={r['size']}: {r['device']}" for r in result["rows"]
+             if "+" in r.get("device", "")]
+    if mixed:
+        notes.append("mixed* decisions: " + "; ".join(mixed))
     return notes
 
 

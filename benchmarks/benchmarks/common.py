@@ -285,11 +285,11 @@ def _autodev_scipy(missing: dict[str, str]) -> dict[str, Any]:
 def _autodev_impl(name: str, start: str) -> Implementation:
     import autodev
 
+    if name == "autodev-cpu" and start == "resident":
+        raise NotImplementedError("autodev-cpu data lives on the host: see start='host'")
     gpu = _autodev_gpu()
     if gpu is None and (name == "autodev-gpu" or start == "resident"):
         raise NotImplementedError(f"{name} with data {start} needs a GPU: {gpu_reason()}")
-    if name == "autodev-cpu" and start == "resident":
-        raise NotImplementedError("autodev-cpu data lives on the host: see start='host'")
     missing: dict[str, str] = {}
     m = SimpleNamespace(xp=autodev, missing=missing, **_autodev_scipy(missing))
     target = gpu.device if (gpu is not None and start == "resident") else None
