@@ -19,7 +19,7 @@ from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
 from ._gpu_checks import GPU_WRAPPERS
-from ._dispatch import OpSpec, call, cpu_arg, cpu_call, new
+from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator
 
-import numpy as np
 
 from . import _dispatch
 from ._backends import disable_sim, enable_sim, STATE

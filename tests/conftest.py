@@ -58,6 +58,19 @@ def device(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 @pytest.fixture(autouse=True)
+def _cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Profiles go to a temporary cache dir, never to the user's home."""
+    from autodev._config import ENV
+    from autodev._dispatch import reset_cost_model
+
+    monkeypatch.setattr(ENV, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(ENV, "profile", None)
+    reset_cost_model()
+    yield tmp_path / "cache"
+    reset_cost_model()
+
+
+@pytest.fixture(autouse=True)
 def _reset_autodev_state() -> Iterator[None]:
     """Each test starts and ends with zeroed stats and the default policy."""
     autodev.stats(reset=True)

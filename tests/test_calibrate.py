@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,21 +12,10 @@ import pytest
 from autodev import _calibrate as C
 from autodev import _profile
 from autodev._backends import cpu_backend
-from autodev._config import ENV
 from autodev._cost import CostModel
 from autodev._workloads import WORKLOADS
 from autodev.testing import SimBackend
 
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Profiles go to a temporary cache dir, never to ~."""
-    monkeypatch.setattr(ENV, "cache_dir", str(tmp_path / "cache"))
-    monkeypatch.setattr(ENV, "profile", None)
-    yield tmp_path / "cache"
-    from autodev._dispatch import reset_cost_model
-
-    reset_cost_model()
 
 
 def _devices(cpu: tuple[float, float], gpu: tuple[float, float],

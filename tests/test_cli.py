@@ -7,26 +7,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 import autodev
 from autodev import _calibrate, _cli, _profile
-from autodev._config import ENV
 
 TINY = ["--quick", "--ops", "elementwise,matmul", "--dtypes", "f64", "--max-seconds", "0.3",
         "--no-progress"]
 
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setattr(ENV, "cache_dir", str(tmp_path / "cache"))
-    monkeypatch.setattr(ENV, "profile", None)
-    yield tmp_path / "cache"
-    from autodev._dispatch import reset_cost_model
-
-    reset_cost_model()
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -6,23 +6,13 @@ import copy
 import json
 import warnings
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from autodev import _fingerprint, _profile
-from autodev._config import ENV
 from autodev.testing import SimBackend
 
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setattr(ENV, "cache_dir", str(tmp_path / "cache"))
-    monkeypatch.setattr(ENV, "profile", None)
-    yield tmp_path / "cache"
-    from autodev._dispatch import reset_cost_model
-
-    reset_cost_model()
 
 
 def _calibrated(**changes: Any) -> dict[str, Any]:
