@@ -77,6 +77,7 @@ CREATION = frozenset(
 SPECS: dict[str, OpSpec] = {}
 
 _np_ndarray = np.ndarray
+_onew = object.__new__
 _PLAIN = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, np.int32,
                     np.complex128, np.complex64, np.bool_})
 _FAST = False  # mirrors STATE.fast (see autodev._array._FAST)
@@ -140,13 +141,23 @@ class ufunc:
                 if type(x) is ndarray:
                     tick()
                     result = self._np(x._data)
-                    return new(result, CPU) if type(result) is _np_ndarray else _fast_other(result)
+                    if type(result) is not _np_ndarray:
+                        return _fast_other(result)
+                    a = _onew(ndarray)  # inlined new(): this is the hottest path there is
+                    a._data, a._device, a._storage, a._mirror, a._scalar = \
+                        result, CPU, None, None, False
+                    return a
             elif n == 2:
                 x, y = args
                 if type(x) is ndarray and (type(y) is ndarray or type(y) in _PLAIN):
                     tick()
                     result = self._np(x._data, y._data if type(y) is ndarray else y)
-                    return new(result, CPU) if type(result) is _np_ndarray else _fast_other(result)
+                    if type(result) is not _np_ndarray:
+                        return _fast_other(result)
+                    a = _onew(ndarray)
+                    a._data, a._device, a._storage, a._mirror, a._scalar = \
+                        result, CPU, None, None, False
+                    return a
         return call(self._spec, args, kwargs)
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
@@ -302,8 +313,14 @@ def make_creation(name: str) -> Callable[..., Any]:
         if takes_arrays:
             args = tuple(_creation_arg(a) for a in args)
             kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
-        if _FAST and "device" not in kwargs and "like" not in kwargs:
-            return _created(np_func(*args, **kwargs), CPU)
+        if _FAST and (not kwargs or ("device" not in kwargs and "like" not in kwargs)):
+            result = np_func(*args, **kwargs)
+            if type(result) is _np_ndarray:
+                a = _onew(ndarray)
+                a._data, a._device, a._storage, a._mirror, a._scalar = \
+                    result, CPU, None, None, False
+                return a
+            return _created(result, CPU)
         device = kwargs.pop("device", None)
         kwargs.pop("like", None)
         target = creation_device(device)
