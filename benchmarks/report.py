@@ -232,16 +232,18 @@ def format_report(result: dict[str, Any]) -> str:
              f"({m['machine']['cores']} cores), GPU: {m['gpu']}, dtype {m['dtype']}, "
              "data starting on the host; times in ms (median)",
              f"{'family':14} {'n':>6} {'numpy':>10} {'autodev':>10} {'chosen':>10} "
-             f"{'other dev':>10} {'cpu':>10} {'gpu':>10} {'ad/min':>7}"]
+             f"{'other dev':>10} {'cpu':>10} {'gpu':>10} {'ad/min':>7} {'ad/np':>6}"]
     for r in result["rows"]:
         device = r.get("device", "—")
         other = r["gpu"] if device == "cpu" else r["cpu"]
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else "—"
         if "+" in device:
             device = "mixed*"
+        vs_numpy = (f"{r['autodev'] / r['numpy']:.2f}x" if r["autodev"] and r["numpy"]
+                    else "—")
         lines.append(f"{r['family']:14} {r['size']:>6} {_ms(r['numpy']):>10} "
                      f"{_ms(r['autodev']):>10} {device:>10} {_ms(other):>10} "
-                     f"{_ms(r['cpu']):>10} {_ms(r['gpu']):>10} {ratio:>7}")
+                     f"{_ms(r['cpu']):>10} {_ms(r['gpu']):>10} {ratio:>7} {vs_numpy:>6}")
     lines.extend(_notes(result))
     return "\n".join(lines)
 
