@@ -287,6 +287,40 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     return function
 
 
+#: Reductions that NumPy itself implements as ``ufunc.reduce(a, axis=None, ...)`` for
+#: ndarray input; called so directly, they skip ``numpy.sum``'s Python-level wrapper.
+_REDUCE_AS: dict[str, tuple[Any, frozenset[str]]] = {
+    "sum": (np.add, frozenset({"axis", "dtype", "keepdims"})),
+    "prod": (np.multiply, frozenset({"axis", "dtype", "keepdims"})),
+    "max": (np.maximum, frozenset({"axis", "keepdims"})),
+    "amax": (np.maximum, frozenset({"axis", "keepdims"})),
+    "min": (np.minimum, frozenset({"axis", "keepdims"})),
+    "amin": (np.minimum, frozenset({"axis", "keepdims"})),
+}
+
+
+def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
+                   fast_keys: frozenset[str]) -> Callable[..., Any]:
+    """``sum``, ``max``, ...: on the fast path ``a`` alone (or with ``axis``, ``dtype``,
+    ``keepdims``) goes straight to ``ufunc.reduce``, as ``numpy.sum`` itself ends up doing."""
+    reduce = reducer.reduce
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if _FAST and len(args) == 1 and type(args[0]) is ndarray and fast_keys.issuperset(kwargs):
+            tick()
+            result = reduce(args[0]._data, **({"axis": None} | kwargs))
+            if type(result) is not _np_ndarray:
+                return result
+            return new(result, CPU)
+        return call(spec, args, kwargs)
+
+    function.__name__ = getattr(np_func, "__name__", spec.name)
+    function.__qualname__ = function.__name__
+    function.__doc__ = getattr(np_func, "__doc__", None)
+    function.__module__ = "autodev"
+    return function
+
+
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
     """A public function NumPy alone runs: inputs move to the host, results are wrapped."""
     spec = OpSpec(name, name, "copy", where="cpu", cpu_impl=np_func)
@@ -308,6 +342,22 @@ def make_creation(name: str) -> Callable[..., Any]:
     """``zeros``, ``arange``, ...: made on the host, or on ``device=`` / the GPU policy's device."""
     np_func = getattr(np, name)
     takes_arrays = name in _ARRAY_ARGUMENTS
+
+    if not takes_arrays:
+        def plain(*args: Any, **kwargs: Any) -> Any:
+            if _FAST and "device" not in kwargs and "like" not in kwargs:
+                result = np_func(*args, **kwargs)
+                if type(result) is _np_ndarray:
+                    a = _onew(ndarray)
+                    a._data, a._device, a._storage, a._mirror, a._scalar = \
+                        result, CPU, None, None, False
+                    return a
+                return _created(result, CPU)
+            return function(*args, **kwargs)
+
+        public = plain
+    else:
+        public = None
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if takes_arrays:
@@ -332,11 +382,12 @@ def make_creation(name: str) -> Callable[..., Any]:
             return _created(R.transfer(np_func(*args, **kwargs), CPU, target), target)
         return _created(func(*args, **kwargs), target)
 
-    function.__name__ = name
-    function.__qualname__ = name
-    function.__doc__ = np_func.__doc__
-    function.__module__ = "autodev"
-    return function
+    result = public or function
+    result.__name__ = name
+    result.__qualname__ = name
+    result.__doc__ = np_func.__doc__
+    result.__module__ = "autodev"
+    return result
 
 
 #: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
@@ -510,6 +561,8 @@ def resolve_name(module: Any, prefix: str, name: str) -> Any:
         return UFUNCS[value.__name__]
     spec = SPECS.get(prefix + name)
     if spec is not None:
+        if prefix == "" and name in _REDUCE_AS:
+            return make_reduction(spec, value, *_REDUCE_AS[name])
         return make_function(spec, value)
     if _is_plain_function(value):
         return cpu_function(value, prefix + name)
