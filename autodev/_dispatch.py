@@ -28,7 +28,12 @@ LINALG_FAMILIES = frozenset({"solve", "cholesky", "svd", "eigh"})
 
 def work_elements(arrays: list[Any]) -> float:
     """Largest input size (output size of a broadcast elementwise call)."""
-    return max((a.size for a in arrays), default=1)
+    largest = 1
+    for a in arrays:
+        size = a.size
+        if size > largest:
+            largest = size
+    return largest
 
 
 def work_first(arrays: list[Any]) -> float:
@@ -294,10 +299,13 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device) -> tuple[float, floa
 
 
 def _widest(arrays: list[Any]) -> Any:
+    """The input whose dtype prices the call: the largest, the widest dtype on ties."""
     best = arrays[0]
+    best_key = (best.size, best.dtype.itemsize)
     for a in arrays[1:]:
-        if a.size > best.size or (a.size == best.size and a.dtype.itemsize > best.dtype.itemsize):
-            best = a
+        key = (a.size, a.dtype.itemsize)
+        if key > best_key:
+            best, best_key = a, key
     return best
 
 

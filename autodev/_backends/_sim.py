@@ -70,6 +70,15 @@ class SimArray:
     def shape(self, value: Any) -> None:
         self._a.shape = value  # in place, without copying, as CuPy allows
 
+    # plain attributes, as on cupy.ndarray (not through __getattr__: the cost
+    # model reads them on every decision)
+    dtype = property(lambda self: self._a.dtype)
+    size = property(lambda self: self._a.size)
+    ndim = property(lambda self: self._a.ndim)
+    nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
+    strides = property(lambda self: self._a.strides)
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
