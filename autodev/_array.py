@@ -72,6 +72,7 @@ class ndarray:
     @shape.setter
     def shape(self, value: Any) -> None:
         self._data.shape = value
+        self._mirror = None  # it has the old shape
 
     @property
     def dtype(self) -> np.dtype:
@@ -336,6 +337,8 @@ class ndarray:
         R.mark_written(self)
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
+        if self._device is not CPU:
+            kind = "stable"  # CuPy's sort is always stable and takes no other kind
         self._data.sort(axis=axis, kind=kind, **({"order": order} if order is not None else {}))
         R.mark_written(self)
 
@@ -353,7 +356,7 @@ class ndarray:
 
     def resize(self, *shape: Any, refcheck: bool = True) -> None:
         if self._device is CPU:
-            self._data.resize(*shape, refcheck=False)
+            self._data.resize(*shape, refcheck=refcheck)
         else:
             raise NotImplementedError(
                 f"ndarray.resize is not available on {self._device}; "
@@ -562,6 +565,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             return a
         if _defers(other):
             return NotImplemented
+        if type(other) is str or type(other) is bytes:  # NumPy's own operator on the host
+            result = func(other, self._host()) if reflected else func(self._host(), other)
+            return new(result, CPU) if type(result) is _np_ndarray else result
         return call(spec, (other, self) if reflected else (self, other), {})
 
     return op
@@ -616,7 +622,8 @@ def _install_operators() -> None:
     from ._namespace import ufunc_spec
 
     for dunder, name in {**_BINARY, **_COMPARE}.items():
-        func = getattr(np, name)
+        # ``==``/``!=`` on the host as NumPy's own operators (all False/True for a string)
+        func = getattr(operator, dunder) if dunder in ("eq", "ne") else getattr(np, name)
         spec = ufunc_spec(name)
         setattr(ndarray, f"__{dunder}__", _binary(func, spec, False))
         if dunder not in _COMPARE:
@@ -643,6 +650,8 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             if type(result) is np.ndarray:
                 if out is not None and type(out) is ndarray and result is out._data:
                     R.mark_written(out)
+                    return out
+                if result is out:  # a NumPy out=
                     return out
                 return new(result, CPU, R.storage_of(self) if result.base is not None
                            and _shares(result, self._data) else None)
@@ -688,11 +697,17 @@ _SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", 
 
 
 def _install_methods() -> None:
+    from ._gpu_checks import METHOD_GPU_WRAPPERS, gpu_rules
+
+    rules = gpu_rules()
     for name, (family, where) in METHODS.items():
         np_method = getattr(np.ndarray, name, None)
         if np_method is None:
             continue
         spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS)
+        spec.gpu_wrap = METHOD_GPU_WRAPPERS.get(name)
+        if name != "clip":  # ndarray.clip takes min/max on both
+            spec.gpu_ok = rules.get(name)
         setattr(ndarray, name, _method(name, spec, np_method))
 
 

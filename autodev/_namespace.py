@@ -18,7 +18,7 @@ from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
-from ._gpu_checks import GPU_WRAPPERS
+from ._gpu_checks import GPU_WRAPPERS, gpu_rules
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
@@ -327,6 +327,52 @@ def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
     return make_function(spec, np_func)
 
 
+def _copies(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``nan_to_num``'s ``copy`` argument (False: it writes into ``x``)."""
+    return bool(kwargs.get("copy", args[1] if len(args) > 1 else True))
+
+
+#: NumPy functions that write into their first argument (its name), and for those that
+#: do so only sometimes, the rule saying when they do not.
+WRITES_INTO: dict[str, tuple[str, Callable[..., bool] | None]] = {
+    "put": ("a", None), "place": ("arr", None), "putmask": ("a", None),
+    "fill_diagonal": ("a", None), "put_along_axis": ("arr", None),
+    "nan_to_num": ("x", _copies),
+}
+
+
+def writing_function(np_func: Callable[..., Any], param: str,
+                     skip: Callable[..., bool] | None,
+                     other: Callable[..., Any] | None) -> Callable[..., Any]:
+    """``put``, ``place``, ...: NumPy writes into the host data of the target, wherever it
+    lives (a device array through a host copy, copied back), and the write is recorded.
+    ``other`` runs the calls that ``skip`` says write nothing."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if skip is not None and skip(args, kwargs):
+            return other(*args, **kwargs)  # type: ignore[misc]
+        target = args[0] if args else kwargs.get(param)
+        if type(target) is not ndarray:
+            return np_func(*cpu_arg(args), **{k: cpu_arg(v) for k, v in kwargs.items()})
+        device = target._device
+        host = target._data if device is CPU else R.transfer(target._data, device, CPU)
+        if args:
+            args = (host, *cpu_arg(args[1:]))
+        kwargs = {k: host if k == param else cpu_arg(v) for k, v in kwargs.items()}
+        tick()
+        result = np_func(*args, **kwargs)
+        if device is not CPU:
+            target._data[...] = R.transfer(host, CPU, device)
+        R.mark_written(target)
+        return target if result is host else result
+
+    function.__name__ = getattr(np_func, "__name__", param)
+    function.__qualname__ = function.__name__
+    function.__doc__ = getattr(np_func, "__doc__", None)
+    function.__module__ = "autodev"
+    return function
+
+
 def creation_device(device: Any) -> Device:
     """Where a creation call puts its array: ``device=``, else the policy's choice."""
     if device is not None:
@@ -448,7 +494,7 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
         moved = obj if target is obj._device else obj.to_device(target)
         if dtype is None and not copy:
             return moved
-        return array(moved, dtype=dtype, copy=bool(copy) or None)
+        return array(moved, dtype=dtype, copy=False if copy is False else bool(copy) or None)
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
         return new(obj, gpu.device, R.Storage(escaped=True))
@@ -531,6 +577,9 @@ def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = True
     """Copy ``src`` into ``dst`` where ``dst`` lives (NumPy's ``copyto``)."""
     from ._dispatch import native_arg
 
+    if type(dst) is not ndarray:  # a NumPy destination
+        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
+        return
     device = dst._device
     xp = backend_for(device).xp
     xp.copyto(dst._data, native_arg(src, device, None), casting=casting,
@@ -560,6 +609,9 @@ def resolve_name(module: Any, prefix: str, name: str) -> Any:
     if prefix == "" and isinstance(value, np.ufunc):
         return UFUNCS[value.__name__]
     spec = SPECS.get(prefix + name)
+    if prefix == "" and name in WRITES_INTO:
+        return writing_function(value, *WRITES_INTO[name],
+                                make_function(spec, value) if spec is not None else None)
     if spec is not None:
         if prefix == "" and name in _REDUCE_AS:
             return make_reduction(spec, value, *_REDUCE_AS[name])
@@ -606,8 +658,15 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
 
 
 _build_specs("", np, FAMILY_FUNCTIONS)
-for _name, _wrapper in GPU_WRAPPERS.items():
-    SPECS[_name].gpu_wrap = _wrapper
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
 _build_specs("fft.", np.fft, FFT_FUNCTIONS)
+if "linalg.diagonal" in SPECS:  # cupy.linalg has no diagonal: the GPU runs the main one
+    SPECS["linalg.diagonal"].path = "diagonal"
+    SPECS["linalg.diagonal"].cpu_impl = np.linalg.diagonal
+for _name, _wrapper in GPU_WRAPPERS.items():
+    if _name in SPECS:
+        SPECS[_name].gpu_wrap = _wrapper
+for _name, _rule in gpu_rules().items():
+    if _name in SPECS:
+        SPECS[_name].gpu_ok = _rule
 _build_ufuncs()

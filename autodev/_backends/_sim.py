@@ -257,11 +257,11 @@ _UNCHECKED_QUIRK = frozenset({"solve_triangular"})
 
 
 def _wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy's ``take`` wraps out-of-range indices instead of raising."""
+    """CuPy's ``take`` wraps out-of-range indices instead of raising, and has no ``mode``."""
 
     @functools.wraps(func)
-    def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "wrap") -> Any:
-        return func(a, indices, axis=axis, out=out, mode=mode)
+    def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
+        return func(a, indices, axis=axis, out=out, mode="wrap")
 
     return take
 
@@ -295,6 +295,111 @@ _WRAPPING_QUIRK: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] =
 }
 
 
+def _lacking(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A CuPy function without NumPy's keywords ``names`` (passing one is a TypeError)."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for name in names:
+                if name in kwargs:
+                    raise TypeError(f"{func.__name__}() got an unexpected keyword "
+                                    f"argument '{name}'")
+            return func(*args, **kwargs)
+
+        return call
+
+    return quirk
+
+
+def _stable_only_sort(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's sort/argsort take ``kind=None`` or ``'stable'`` only."""
+
+    @functools.wraps(func)
+    def sort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
+        if kind not in (None, "stable"):
+            raise NotImplementedError(f"kind={kind!r} is not supported")
+        return func(a, axis=axis, kind="stable")
+
+    return sort
+
+
+def _result_type_quantile(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's percentile/quantile: computed in ``result_type(a, q)`` (integer input
+    gives integers), and only five methods."""
+
+    @functools.wraps(func)
+    def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                 overwrite_input: bool = False, method: str = "linear",
+                 keepdims: bool = False) -> Any:
+        if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
+            raise ValueError(f"'{method}' method is not yet supported.")
+        result = func(a, q, axis=axis, overwrite_input=overwrite_input, method=method,
+                      keepdims=keepdims)
+        if method in ("linear", "midpoint"):
+            result = np.asarray(result).astype(np.result_type(a, q))
+        return result
+
+    return quantile
+
+
+def _complex_eig(values_only: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """CuPy's eig/eigvals: always complex results for real input, as plain tuples."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def eig(a: Any) -> Any:
+            result = func(a)
+            ctype = np.result_type(a.dtype, np.complex64)
+            if values_only:
+                return result.astype(ctype)
+            return tuple(r.astype(ctype) for r in result)
+
+        return eig
+
+    return quirk
+
+
+def _plain_tuple(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's linalg returns plain tuples where NumPy's are named."""
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        result = func(*args, **kwargs)
+        return tuple(result) if isinstance(result, tuple) else result
+
+    return call
+
+
+def _array_predicate(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's allclose/array_equal: a 0-d device array, not a Python bool."""
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return np.asarray(func(*args, **kwargs))
+
+    return call
+
+
+#: Further CuPy 14 differences from NumPy, by qualified name (docs/dispatch.md,
+#: "Known CuPy differences"); autodev must correct each of them.
+_CUPY_QUIRK: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "sum": _lacking("initial", "where"), "max": _lacking("initial", "where"),
+    "mean": _lacking("where"), "std": _lacking("where", "mean", "correction"),
+    "einsum": _lacking("out", "casting", "order"),
+    "reshape": _lacking("shape"),
+    "fft.fft": _lacking("out"), "linalg.cholesky": _lacking("upper"),
+    "linalg.pinv": _lacking("hermitian", "rtol"),
+    "sort": _stable_only_sort, "argsort": _stable_only_sort,
+    "percentile": _result_type_quantile, "quantile": _result_type_quantile,
+    "linalg.eig": _complex_eig(False), "linalg.eigvals": _complex_eig(True),
+    "linalg.eigh": _plain_tuple, "linalg.svd": _plain_tuple,
+    "linalg.slogdet": _plain_tuple, "linalg.qr": _plain_tuple,
+    "allclose": _array_predicate, "array_equal": _array_predicate,
+    "array_equiv": _array_predicate, "clip": _lacking("min", "max"),
+}
+#: Names CuPy does not have.
+_CUPY_MISSING = frozenset({"linalg.diagonal"})
+
+
 class _SimModule:
     """A NumPy-like module whose functions take and return SimArrays."""
 
@@ -312,6 +417,9 @@ class _SimModule:
             return cache[name]
         if name == "ndarray":
             return SimArray
+        qualified = self._prefix + name
+        if qualified in _CUPY_MISSING and self._module.__name__.startswith("numpy"):
+            raise AttributeError(name)
         value = getattr(self._module, name)
         if isinstance(value, np.ufunc):
             value = _SimUfunc(value, self._backend)
@@ -326,6 +434,8 @@ class _SimModule:
                 value = self._backend._quiet_singular(value, always=True)
             elif name in _WRAPPING_QUIRK and self._module is np:
                 value = _WRAPPING_QUIRK[name](value)
+            if qualified in _CUPY_QUIRK and self._module.__name__.startswith("numpy"):
+                value = _CUPY_QUIRK[qualified](value)
             value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value
         return value
