@@ -431,10 +431,9 @@ def _own(native: Any, device: Device) -> Any:
 
 def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
-    if getattr(result, "base", None) is not None or result is not a._data:
-        shares = getattr(result, "base", None) is not None
-        return new(result, a._device, R.storage_of(a) if shares else None)
-    return new(result, a._device, R.storage_of(a))
+    owner = backend_for(a._device).owner
+    shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
+    return new(result, a._device, R.storage_of(a) if shares else None)
 
 
 def _scalar_arg(value: Any) -> Any:

@@ -184,7 +184,7 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     if not kwargs:
         result = func(*nargs)  # type: ignore[misc]
         t = type(result)
-        if t is np.ndarray and result.base is None:
+        if t is np.ndarray and result.base is None and (not nargs or result is not nargs[0]):
             return new(result, CPU)
         if t is not list and t is not np.ndarray and not isinstance(result, tuple) \
                 and t not in FOREIGN_RESULTS:
@@ -234,6 +234,8 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device, reason = CPU, "GPU cannot run it (capability table)"
     elif type(out) is ndarray:
         device, reason = out._device, "out= lives there"
+    elif type(out) is np.ndarray:
+        device, reason = CPU, "out= is a NumPy array"
     else:
         policy = get_policy()
         if policy == "auto":
@@ -314,8 +316,9 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
     """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back."""
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
     backend = backend_for(device)
+    run = _fallback_cpu if device is CPU and kwargs and "out" in kwargs else None
     try:
-        result = _run(spec, backend, args, kwargs, moves)
+        result = run(spec, args, kwargs, moves) if run else _run(spec, backend, args, kwargs, moves)
     except backend.oom_errors as first:
         R.drop_mirrors()
         backend.free_memory()
@@ -361,15 +364,24 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
 
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
                   moves: list[tuple[str, int]] | None) -> Any:
+    """Run on the CPU; ``out=`` arrays living on a device get written through host copies."""
     out = kwargs.get("out") if kwargs else None
-    if type(out) is ndarray and out._device is not CPU:
-        # compute on the host, then write into the device array the user gave
-        result = _run(spec, _CPU, args, {k: v for k, v in kwargs.items() if k != "out"}, moves)
-        host = result._data if type(result) is ndarray else np.asarray(result)
-        out._data[...] = R.transfer(host, CPU, out._device, moves)
-        R.mark_written(out)
-        return out
-    return _run(spec, _CPU, args, kwargs, moves)
+    outs = out if type(out) is tuple else (out,)
+    if not any(type(o) is ndarray and o._device is not CPU for o in outs):
+        return _run(spec, _CPU, args, kwargs, moves)
+    # write into host copies (``where=`` keeps the untouched elements), then copy them back
+    hosts = tuple(new(R.transfer(o._data, o._device, CPU, moves), CPU)
+                  if type(o) is ndarray and o._device is not CPU else o for o in outs)
+    result = _run(spec, _CPU, args, {**kwargs, "out": hosts if type(out) is tuple else hosts[0]},
+                  moves)
+    for o, h in zip(outs, hosts):
+        if h is not o:
+            o._data[...] = R.transfer(h._data, CPU, o._device, moves)
+            R.mark_written(o)
+    back = {id(h): o for o, h in zip(outs, hosts)}
+    if type(result) is tuple:
+        return tuple(back.get(id(r), r) for r in result)
+    return back.get(id(result), result)
 
 
 def native_arg(obj: Any, device: Device, moves: list[tuple[str, int]] | None) -> Any:
@@ -401,10 +413,21 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
         if out_native is not None:
             out = _match_out(result, kwargs.get("out"), out_native)
             if out is not None:
-                R.mark_written(out)
+                if type(out) is ndarray:
+                    R.mark_written(out)
                 return out
         if result.ndim == 0 and scalar and device is CPU:
             return result[()]
+        for a in args:  # an input returned as is (ascontiguousarray, atleast_1d, ...)
+            if a is result:  # a NumPy array: written behind autodev's back
+                return new(result, device, R.Storage(escaped=True))
+            if type(a) is ndarray:
+                if a._data is result or (device is not CPU and a._device is device
+                                         and result.base is None
+                                         and backend.owner(a._data) is backend.owner(result)):
+                    return a  # the very array, as NumPy returns it
+                if a._mirror is not None and a._mirror[2] is result:  # never hand out a mirror
+                    return new(backend.xp.array(result, copy=True), device)
         storage, result = _storage_for(result, device, backend, args)
         return new(result, device, storage, scalar and result.ndim == 0)
     t = type(result)

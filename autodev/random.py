@@ -33,6 +33,15 @@ def _place(result: Any) -> Any:
 
 def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
     def draw(*args: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if type(out) is _ndarray:  # draw into the host data of out=, wherever it lives
+            host = out._data if out._device is _CPU else _R.transfer(out._data, out._device, _CPU)
+            func(*(_cpu_arg(a) for a in args),
+                 **{k: host if k == "out" else _cpu_arg(v) for k, v in kwargs.items()})
+            if out._device is not _CPU:
+                out._data[...] = _R.transfer(host, _CPU, out._device)
+            _R.mark_written(out)
+            return out
         return _place(func(*(_cpu_arg(a) for a in args),
                            **{k: _cpu_arg(v) for k, v in kwargs.items()}))
 
