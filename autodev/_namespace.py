@@ -274,17 +274,22 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
 
 # ---------------------------------------------------------------------- functions
 
+def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..., Any]:
+    """Give a public wrapper NumPy's name and docstring, in module ``autodev``."""
+    function.__name__ = getattr(np_func, "__name__", name)
+    function.__qualname__ = function.__name__
+    function.__doc__ = getattr(np_func, "__doc__", None)
+    function.__module__ = "autodev"
+    return function
+
+
 def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
 
     def function(*args: Any, **kwargs: Any) -> Any:
         return call(spec, args, kwargs)
 
-    function.__name__ = getattr(np_func, "__name__", spec.name)
-    function.__qualname__ = function.__name__
-    function.__doc__ = getattr(np_func, "__doc__", None)
-    function.__module__ = "autodev"
-    return function
+    return _named(function, np_func, spec.name)
 
 
 #: Reductions that NumPy itself implements as ``ufunc.reduce(a, axis=None, ...)`` for
@@ -314,11 +319,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
             return new(result, CPU)
         return call(spec, args, kwargs)
 
-    function.__name__ = getattr(np_func, "__name__", spec.name)
-    function.__qualname__ = function.__name__
-    function.__doc__ = getattr(np_func, "__doc__", None)
-    function.__module__ = "autodev"
-    return function
+    return _named(function, np_func, spec.name)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:

@@ -128,16 +128,21 @@ def det(backend: Backend) -> Callable[..., Any]:
     return run
 
 
+def _checked_cholesky(xp: Any, a: Any, lower: bool, check_finite: bool) -> tuple[Any, Any]:
+    """SciPy's input checks, then the lower factor: ``(a as inexact, L)``."""
+    check_square(a)
+    if check_finite:
+        require_finite(xp, a)
+    (a,) = _inexact(xp, a)
+    return a, _cholesky_lower(xp, a, lower)
+
+
 def cholesky(backend: Backend) -> Callable[..., Any]:
     xp = backend.xp
 
     def run(a: Any, lower: bool = False, overwrite_a: bool = False,
             check_finite: bool = True) -> Any:
-        check_square(a)
-        if check_finite:
-            require_finite(xp, a)
-        (a,) = _inexact(xp, a)
-        c = _cholesky_lower(xp, a, lower)
+        _, c = _checked_cholesky(xp, a, lower, check_finite)
         return c if lower else xp.ascontiguousarray(c.conj().T)
 
     return run
@@ -148,11 +153,7 @@ def cho_factor(backend: Backend) -> Callable[..., Any]:
 
     def run(a: Any, lower: bool = False, overwrite_a: bool = False,
             check_finite: bool = True) -> Any:
-        check_square(a)
-        if check_finite:
-            require_finite(xp, a)
-        (a,) = _inexact(xp, a)
-        c = _cholesky_lower(xp, a, lower)
+        a, c = _checked_cholesky(xp, a, lower, check_finite)
         # SciPy (LAPACK potrf) leaves the other triangle as the input had it
         if lower:
             return c + xp.triu(a, 1), lower
