@@ -113,6 +113,11 @@ _NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
 __all__ = sorted(set(_OWN_API + _NUMPY_OBJECTS + _SUBMODULES + _NUMPY_NAMES + ["bool"]))
 
 
+from ._backends import STATE as _STATE  # noqa: E402
+
+_STATE.refresh()  # every hot-path flag now reflects the environment
+
+
 def __getattr__(name: str) -> Any:
     if name == "scipy":
         import importlib

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from contextvars import ContextVar, Token
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 Policy = Literal["auto", "cpu", "gpu"]
 FallbackMode = Literal["once", "warn", "raise"]
@@ -70,9 +70,18 @@ def get_policy() -> str:
     return _policy.get()
 
 
+#: Called with the new policy whenever one other than ``"cpu"`` is set: the backend
+#: registry uses it to probe for a GPU only once some context may want one.
+POLICY_HOOKS: list[Callable[[str], None]] = []
+
+
 def set_policy(value: str) -> Token[str]:
     """Set the policy for this context; return a token for :func:`reset_policy`."""
-    return _policy.set(_check_choice("policy", value, POLICIES))
+    value = _check_choice("policy", value, POLICIES)
+    if value != "cpu":
+        for hook in POLICY_HOOKS:
+            hook(value)
+    return _policy.set(value)
 
 
 def reset_policy(token: Token[str]) -> None:

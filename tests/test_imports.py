@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy
 import pytest
 
 #: Makes CuPy look not installed (``find_spec`` gives None, ``import cupy`` fails).
@@ -74,6 +75,26 @@ def test_default_policy_import_alone_does_not_import_cupy():
         print(any(m.split(".")[0] in ("cupy", "cupyx") for m in sys.modules))
     """)
     assert out.strip() == "False"
+
+
+def test_cpu_policy_never_probes_until_another_policy_is_set():
+    out = run_python("""
+        import sys
+        import autodev as np
+        def cupy_loaded():
+            return any(m.split(".")[0] in ("cupy", "cupyx") for m in sys.modules)
+        x = np.linalg.solve(np.eye(3), np.arange(3.0)) + np.sin(np.ones(3)).sum()
+        print(cupy_loaded(), x.tolist(), np.stats()["calls"])
+        with np.policy("auto"):
+            np.ones(2) + 1
+        print(cupy_loaded())
+    """, env={"AUTODEV_DEVICE": "cpu"})
+    first, second = out.strip().splitlines()
+    assert first.startswith("False")
+    expected = (numpy.linalg.solve(numpy.eye(3), numpy.arange(3.0))
+                + numpy.sin(numpy.ones(3)).sum()).tolist()
+    assert str(expected) in first
+    assert second == "True"  # a context that may use a GPU looks for one
 
 
 @pytest.mark.parametrize("prelude", [HIDE_CUPY, BREAK_CUPY], ids=["missing", "broken"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .._config import ENV
+from .._config import ENV, POLICY_HOOKS
 from .._device import CPU, Device, parse_device
 from ._base import Backend
 from ._numpy import NumpyBackend
@@ -70,7 +70,10 @@ class _State:
     def refresh(self) -> None:
         """Recompute the active GPU and the fast flag after any change."""
         self.gpu = self.sim if self.sim is not None else self.found.get("cuda")
-        self.fast = self.probed and self.gpu is None and self.watchers == 0
+        # Under AUTODEV_DEVICE=cpu nothing probes for a GPU (so CuPy is never imported)
+        # until some context sets another policy; until then the host is all there is.
+        settled = self.probed or ENV.device == "cpu"
+        self.fast = settled and self.gpu is None and self.watchers == 0
         for listener in self.listeners:
             listener()
 
@@ -173,6 +176,8 @@ def disable_sim() -> None:
     STATE.sim = None
     STATE.refresh()
 
+
+POLICY_HOOKS.append(lambda policy: _ensure_probed())
 
 if ENV.simulate_gpu:
     STATE.sim = SimBackend()
