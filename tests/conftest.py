@@ -10,7 +10,16 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time (a random failure there would block a whole
+# submission); developers' runs keep exploring new ones.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 import autodev
 from autodev.testing import simulated_gpu

@@ -124,7 +124,9 @@ class Residency(RuleBasedStateMachine):
     def move(self, pair: Pair, to_sim: bool) -> Pair:
         moved = pair.ad.to_device(SIM if to_sim else "cpu")
         same = moved is pair.ad
-        return self._add(moved, pair.model if same else pair.model.copy())
+        # a move keeps the memory layout (order "K"), as cupy.asarray does; the layout
+        # decides whether a later reshape is a view, so the model must keep it too
+        return self._add(moved, pair.model if same else pair.model.copy(order="K"))
 
     @precondition(lambda self: len(self.pairs) < MAX_PAIRS)
     @rule(target=arrays, pair=arrays, other=arrays)
