@@ -63,7 +63,7 @@ class CostModel:
         "bandwidth": bytes/s}, "d2h": {...}}}}``.
     """
 
-    __slots__ = ("_curves", "_h2d", "_d2h", "_pairs")
+    __slots__ = ("_curves", "_h2d", "_d2h", "_pairs", "_floors")
 
     def __init__(self, devices: Mapping[str, Any]) -> None:
         self._curves: dict[tuple[str, str, str], tuple[float, float]] = {}
@@ -75,6 +75,7 @@ class CostModel:
                     if curve is not None:
                         self._curves[(device_class, family, dclass)] = curve
         self._pairs: dict[tuple[str, str], tuple[float, float, float, float]] = {}
+        self._floors: dict[str, float] = {}
         transfer = devices.get("gpu", {}).get("transfer", {})
         self._h2d = _link(transfer.get("h2d"))
         self._d2h = _link(transfer.get("d2h"))
@@ -97,6 +98,23 @@ class CostModel:
             cpu = self._curves.get(("cpu", family, dclass), (math.inf, 0.0))
             gpu = self._curves.get(("gpu", family, dclass), (math.inf, 0.0))
             found = self._pairs[key] = (cpu[0], cpu[1], gpu[0], gpu[1])
+        return found
+
+    def cpu_only_below(self, family: str) -> float:
+        """Work below which the CPU beats the GPU for every dtype class even with the
+        data already on the GPU: the CPU is done before the GPU's latency is paid."""
+        found = self._floors.get(family)
+        if found is None:
+            found = math.inf
+            for dclass in DTYPE_CLASSES:
+                cpu_lat, cpu_inv, gpu_lat, _ = self.curves(family, dclass)
+                if math.isinf(cpu_lat) or cpu_inv <= 0:
+                    found = 0.0  # no CPU curve: no shortcut for this family
+                    break
+                if not math.isinf(gpu_lat):
+                    found = min(found, max(gpu_lat - cpu_lat, 0.0) / cpu_inv)
+            self._floors[family] = found if not math.isinf(found) else 0.0
+            found = self._floors[family]
         return found
 
     def h2d(self, nbytes: int) -> float:

@@ -230,6 +230,10 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
     elif gpu is None:
         device, reason = CPU, "no GPU usable"
+    elif (out is None and STATE.watchers == 0 and _small_on_host(spec, arrays)
+          and get_policy() == "auto"):
+        # unwatched only: a traced call always shows its full prediction
+        device, reason = CPU, "cost model"
     elif not _gpu_capable(spec, gpu, arrays, kwargs):
         device, reason = CPU, "GPU cannot run it (capability table)"
     elif type(out) is ndarray:
@@ -256,6 +260,15 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         costs={"cpu": costs[0], str(gpu.device): costs[1]} if costs and gpu else {},
     )
     return device, record
+
+
+def _small_on_host(spec: OpSpec, arrays: list[Any]) -> bool:
+    """True if every input lives on the host and the CPU would finish before a GPU
+    call could even start (its latency): then no prediction is needed."""
+    for a in arrays:
+        if a._device is not CPU:
+            return False
+    return spec.work(arrays) < cost_model().cpu_only_below(spec.family)
 
 
 #: dtype -> whether the active GPU holds it (reset when the GPU changes).
