@@ -8,6 +8,7 @@ otherwise goes through :func:`autodev._dispatch.call`.
 from __future__ import annotations
 
 import operator
+from sys import getrefcount
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -425,8 +426,11 @@ def _rebuild(host: np.ndarray, device: str, scalar: bool) -> ndarray:
 
 
 def _own(native: Any, device: Device) -> Any:
-    """A private copy when ``native`` is a mirror someone else may still use."""
-    return backend_for(device).xp.array(native, copy=True) if device is not CPU else native.copy()
+    """A private copy when ``native`` is a mirror someone else may still use (keeping its
+    memory layout, as a transfer does: the layout decides whether a reshape is a view)."""
+    if device is CPU:
+        return native.copy(order="K")
+    return backend_for(device).xp.array(native, copy=True, order="K")
 
 
 def _view_attr(a: ndarray, name: str) -> ndarray:
@@ -537,7 +541,76 @@ def _setitem(a: ndarray, key: Any, value: Any) -> None:
 
 # ---------------------------------------------------------------------- operator tables
 
+def _probe_temporary_refcount() -> int | None:
+    """The reference count a binary operator sees on a temporary left operand, or None
+    if this interpreter does not tell temporaries from named values that way."""
+    seen: list[int] = []
+
+    class Probe:
+        def __add__(self, other: Any) -> "Probe":
+            seen.append(getrefcount(self))
+            return self
+
+    named = Probe()
+    named + 1  # noqa: B018
+    Probe() + 1  # noqa: B018
+    return seen[1] if seen[1] < seen[0] else None
+
+
+def _probe_held_refcount() -> int:
+    """The reference count ``_elide`` sees on a buffer only its wrapper holds."""
+
+    class Holder:
+        __slots__ = ("data",)
+
+    holder = Holder()
+    holder.data = object()
+    data = holder.data
+    return getrefcount(data)
+
+
+#: NumPy reuses a temporary operand's buffer for the result of ``a*b + c`` when the
+#: temporary is large (>= 256 KiB) and nothing else refers to it; autodev's wrapper
+#: hides that refcount from NumPy, so the operators do the same check themselves.
+_TEMPORARY_REFS = _probe_temporary_refcount()
+_ELIDE_BYTES = 256 * 1024
+_HELD_REFS = _probe_held_refcount()
+
+
+def _elide(func: Any, self: ndarray, o: Any, reflected: bool) -> bool:
+    """Compute ``func`` into ``self``'s buffer if ``self`` is an unshared temporary
+    whose dtype and shape the result keeps (as NumPy's temporary elision does)."""
+    data = self._data
+    if (self._storage is not None or self._mirror is not None or getrefcount(data) != _HELD_REFS
+            or data.base is not None or not data.flags.writeable):
+        return False
+    o_type = type(o)
+    if o_type is _np_ndarray:
+        if o.shape != data.shape:
+            return False
+        o_dtype = o.dtype
+    elif o_type in (int, float, complex):
+        o_dtype = o_type
+    else:
+        return False
+    dtypes = (o_dtype, data.dtype, None) if reflected else (data.dtype, o_dtype, None)
+    try:
+        resolved = func.resolve_dtypes(dtypes)
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return False  # let the ordinary call raise NumPy's own error
+    if resolved[2] != data.dtype or resolved[0] != resolved[1]:
+        return False
+    if reflected:
+        func(o, data, out=data)
+    else:
+        func(data, o, out=data)
+    return True
+
+
 def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable[..., Any]:
+    can_elide = isinstance(func, np.ufunc) and func.__name__ in _ELIDABLE \
+        and _TEMPORARY_REFS is not None
+
     def op(self: ndarray, other: Any) -> Any:
         if _FAST:
             t = type(other)
@@ -550,6 +623,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             else:
                 o = cpu_arg(other)
             tick()
+            if can_elide and getrefcount(self) <= _TEMPORARY_REFS \
+                    and self._data.nbytes >= _ELIDE_BYTES and _elide(func, self, o, reflected):
+                return self
             result = func(o, self._data) if reflected else func(self._data, o)
             if type(result) is not _np_ndarray:
                 if type(result) is tuple:  # divmod
@@ -612,6 +688,10 @@ _BINARY = {
     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
     "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
 }
+#: Operators whose result may reuse a temporary operand's buffer (same dtype, shape).
+_ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
+                       "remainder", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
+                       "left_shift", "right_shift"})
 _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
             "eq": "equal", "ne": "not_equal"}
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
