@@ -623,8 +623,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             else:
                 o = cpu_arg(other)
             tick()
-            if can_elide and getrefcount(self) <= _TEMPORARY_REFS \
-                    and self._data.nbytes >= _ELIDE_BYTES and _elide(func, self, o, reflected):
+            if can_elide and self._data.nbytes >= _ELIDE_BYTES \
+                    and getrefcount(self) <= _TEMPORARY_REFS and _elide(func, self, o, reflected):
                 return self
             result = func(o, self._data) if reflected else func(self._data, o)
             if type(result) is not _np_ndarray:
