@@ -410,14 +410,8 @@ def make_creation(name: str) -> Callable[..., Any]:
         if takes_arrays:
             args = tuple(_creation_arg(a) for a in args)
             kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
-        if _FAST and (not kwargs or ("device" not in kwargs and "like" not in kwargs)):
-            result = np_func(*args, **kwargs)
-            if type(result) is _np_ndarray:
-                a = _onew(ndarray)
-                a._data, a._device, a._storage, a._mirror, a._scalar = \
-                    result, CPU, None, None, False
-                return a
-            return _created(result, CPU)
+        if _FAST and "device" not in kwargs and "like" not in kwargs:
+            return _created(np_func(*args, **kwargs), CPU)
         device = kwargs.pop("device", None)
         kwargs.pop("like", None)
         target = creation_device(device)
