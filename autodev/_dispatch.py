@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _residency as R
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
-from ._config import get_policy
+from ._config import ENV, get_policy
 from ._cost import CostModel, dtype_class
 from ._device import CPU, Device
 from ._trace import STATS, Record, emit, note_fallback, tick
@@ -230,25 +230,8 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
     elif gpu is None:
         device, reason = CPU, "no GPU usable"
-    elif (out is None and STATE.watchers == 0 and _small_on_host(spec, arrays)
-          and get_policy() == "auto"):
-        # unwatched only: a traced call always shows its full prediction
-        device, reason = CPU, "cost model"
-    elif not _gpu_capable(spec, gpu, arrays, kwargs):
-        device, reason = CPU, "GPU cannot run it (capability table)"
-    elif type(out) is ndarray:
-        device, reason = out._device, "out= lives there"
-    elif type(out) is np.ndarray:
-        device, reason = CPU, "out= is a NumPy array"
     else:
-        policy = get_policy()
-        if policy == "auto":
-            costs = _predict(spec, arrays, gpu.device)
-            device, reason = (gpu.device if costs[1] < costs[0] else CPU), "cost model"
-        elif policy == "gpu":
-            device, reason = gpu.device, "policy gpu"
-        else:
-            device, reason = CPU, "policy cpu"
+        device, reason, costs = _decide(spec, arrays, kwargs, out, gpu)
     if STATE.watchers == 0:
         return device, None
     record = Record(
@@ -262,13 +245,36 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
     return device, record
 
 
-def _small_on_host(spec: OpSpec, arrays: list[Any]) -> bool:
-    """True if every input lives on the host and the CPU would finish before a GPU
-    call could even start (its latency): then no prediction is needed."""
+def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, gpu: Backend
+            ) -> tuple[Device, str, tuple[float, float] | None]:
+    """Device, reason and (when predicted) costs for a call a GPU might run."""
+    policy = get_policy()
+    work = None
+    if policy == "auto" and out is None and STATE.watchers == 0 and _all_on_host(arrays):
+        # Below the GPU's fixed cost the CPU wins whatever else holds, so no prediction
+        # is needed (unwatched only: a traced call always shows its full prediction).
+        work = spec.work(arrays)
+        if work < cost_model().cpu_only_below(spec.family):
+            return CPU, "cost model", None
+    if not _gpu_capable(spec, gpu, arrays, kwargs):
+        return CPU, "GPU cannot run it (capability table)", None
+    if type(out) is ndarray:
+        return out._device, "out= lives there", None
+    if type(out) is np.ndarray:
+        return CPU, "out= is a NumPy array", None
+    if policy == "gpu":
+        return gpu.device, "policy gpu", None
+    if policy == "cpu":
+        return CPU, "policy cpu", None
+    costs = _predict(spec, arrays, gpu.device, work)
+    return (gpu.device if costs[1] < costs[0] else CPU), "cost model", costs
+
+
+def _all_on_host(arrays: list[Any]) -> bool:
     for a in arrays:
         if a._device is not CPU:
             return False
-    return spec.work(arrays) < cost_model().cpu_only_below(spec.family)
+    return True
 
 
 #: dtype -> whether the active GPU holds it (reset when the GPU changes).
@@ -288,8 +294,10 @@ def _gpu_capable(spec: OpSpec, gpu: Backend, arrays: list[Any], kwargs: dict[str
     return spec.gpu_ok is None or spec.gpu_ok(arrays, kwargs)
 
 
-def _predict(spec: OpSpec, arrays: list[Any], gdev: Device) -> tuple[float, float]:
-    """Predicted seconds (CPU, GPU) for ``spec`` on ``arrays``, transfers included."""
+def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None = None
+             ) -> tuple[float, float]:
+    """Predicted seconds (CPU, GPU) for ``spec`` on ``arrays``, transfers included
+    (``work``: the call's work, when the caller already computed it)."""
     model = cost_model()
     if arrays:
         widest = arrays[0] if len(arrays) == 1 else _widest(arrays)
@@ -297,7 +305,8 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device) -> tuple[float, floa
     else:
         dclass = "f64"
     cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves(spec.family, dclass)
-    work = spec.work(arrays)
+    if work is None:
+        work = spec.work(arrays)
     t_cpu = cpu_lat + work * cpu_inv
     t_gpu = gpu_lat + work * gpu_inv
     for a in arrays:
@@ -332,13 +341,13 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
     run = _fallback_cpu if device is CPU and kwargs and "out" in kwargs else None
     try:
         result = run(spec, args, kwargs, moves) if run else _run(spec, backend, args, kwargs, moves)
-    except backend.oom_errors as first:
+    except backend.oom_errors:
         R.drop_mirrors()
         backend.free_memory()
         try:
             result = _run(spec, backend, args, kwargs, moves)
         except backend.oom_errors as second:
-            if _fallback_mode() == "raise":
+            if ENV.fallback == "raise":
                 raise
             note_fallback(spec.name, str(device), second)
             if record is not None:
@@ -346,17 +355,10 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
                 record.device = "cpu"
             result = _fallback_cpu(spec, args, kwargs, moves)
             device = CPU
-        del first
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if record is not None:
         emit(record)
     return result
-
-
-def _fallback_mode() -> str:
-    from ._config import ENV
-
-    return ENV.fallback
 
 
 def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str, Any],

@@ -65,10 +65,6 @@ def mirror_on(array: Any, device: Device) -> Any | None:
     return mirror[2]
 
 
-def is_valid_on(array: Any, device: Device) -> bool:
-    """True if reading ``array`` on ``device`` needs no transfer."""
-    return array._device is device or mirror_on(array, device) is not None
-
 
 def native_on(array: Any, device: Device, moves: list[tuple[str, int]] | None = None) -> Any:
     """The array's data as a native array of ``device``, transferring if needed.

@@ -104,10 +104,6 @@ class Record:
 _collectors: ContextVar[tuple[list[Record], ...]] = ContextVar("autodev_trace", default=())
 
 
-def watching() -> bool:
-    """True when decisions must be recorded (a trace block or AUTODEV_TRACE)."""
-    return STATE.watchers > 0
-
 
 def emit(record: Record) -> None:
     """Hand a finished record to the active trace blocks and the logger."""

@@ -21,7 +21,7 @@ import os
 import platform
 import statistics
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy

@@ -22,7 +22,6 @@ import contextlib
 import json
 import math
 import os
-import platform
 import sys
 import time
 from datetime import datetime, timezone

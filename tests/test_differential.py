@@ -6,7 +6,7 @@ import numpy
 import pytest
 
 import autodev
-from diffcheck import ALL, COMPLEX, FLOATS, INEXACT, INTS, differential, sample
+from diffcheck import ALL, FLOATS, INEXACT, INTS, differential, sample
 
 CHEAP_BINARY = ["add", "subtract", "multiply", "true_divide", "maximum", "minimum",
                 "equal", "less", "greater_equal", "not_equal"]

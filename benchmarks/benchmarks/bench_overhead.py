@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import DTYPES, IMPLEMENTATIONS, STARTS, TINY, WORKLOADS, host_inputs
+from .common import (DTYPES, IMPLEMENTATIONS, STARTS, TINY, WORKLOADS, bind_call,
+                     host_inputs, release_call)
 from .common import implementation as _implementation
 
 
@@ -21,20 +22,10 @@ class DispatchOverhead:
     def setup(self, implementation_name: str, op: str, dtype: str, start: str) -> None:
         workload = WORKLOADS[op]
         impl = _implementation(implementation_name, start)
-        impl.enter()
-        try:
-            self.call = impl.bind(workload, host_inputs(workload, workload.sizes[0], dtype))
-            self.call()
-        except BaseException:
-            impl.exit()
-            raise
-        self._impl = impl
+        bind_call(self, impl, workload, host_inputs(workload, workload.sizes[0], dtype))
 
     def teardown(self, *params: Any) -> None:
-        impl = getattr(self, "_impl", None)
-        if impl is not None:
-            impl.exit()
-            self._impl = None
+        release_call(self)
 
     def time_call(self, *params: object) -> None:
         self.call()

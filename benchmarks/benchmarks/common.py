@@ -398,18 +398,28 @@ class WorkloadBenchmark(ABC):
         workload = WORKLOADS[self.workload]
         impl = implementation(implementation_name, start)
         check_size(impl, workload, size)
-        inputs = host_inputs(workload, size, dtype)
-        impl.enter()
-        try:
-            self.call = impl.bind(workload, inputs)
-            self.call()  # warm-up outside the timing: plans, lazy imports, kernels
-        except BaseException:
-            impl.exit()
-            raise
-        self._impl = impl
+        bind_call(self, impl, workload, host_inputs(workload, size, dtype))
 
     def teardown(self, *params: Any) -> None:
-        impl = getattr(self, "_impl", None)
-        if impl is not None:
-            impl.exit()
-            self._impl = None
+        release_call(self)
+
+
+def bind_call(bench: Any, impl: Implementation, workload: Workload, inputs: Any) -> None:
+    """Enter ``impl``, set ``bench.call`` to the bound workload and warm it up once
+    (plans, lazy imports, kernels stay outside the timing); undo on failure."""
+    impl.enter()
+    try:
+        bench.call = impl.bind(workload, inputs)
+        bench.call()
+    except BaseException:
+        impl.exit()
+        raise
+    bench._impl = impl
+
+
+def release_call(bench: Any) -> None:
+    """Leave the implementation :func:`bind_call` entered, if any."""
+    impl = getattr(bench, "_impl", None)
+    if impl is not None:
+        impl.exit()
+        bench._impl = None
