@@ -174,8 +174,13 @@ def sizes_for(workload: Workload, quick: bool) -> list[int]:
 
 def run(families: list[str], quick: bool = False, dtype: str = "float32",
         budget: float | None = None, sim: Any = None,
-        progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
-    """Run the report; return ``{"meta", "rows", "accuracy"}``."""
+        progress: Callable[[str], None] = lambda s: None,
+        saved: Callable[[dict[str, Any]], None] = lambda r: None) -> dict[str, Any]:
+    """Run the report; return ``{"meta", "rows", "accuracy"}``.
+
+    ``saved`` receives the result so far after every row, so a run stopped part-way
+    (a time limit) keeps what it measured.
+    """
     budget = budget if budget is not None else (0.4 if quick else 2.0)
     rows = []
     for name in families:
@@ -183,6 +188,7 @@ def run(families: list[str], quick: bool = False, dtype: str = "float32",
         for size in sizes_for(workload, quick):
             progress(f"{name} n={size}")
             rows.append(run_case(workload, size, dtype, budget, sim))
+            saved({"meta": meta(sim, quick, dtype), "rows": rows, "accuracy": accuracy(rows)})
     return {"meta": meta(sim, quick, dtype), "rows": rows, "accuracy": accuracy(rows)}
 
 
@@ -364,7 +370,8 @@ def main_with(args: argparse.Namespace) -> int:
     families = _families(args.families)
     with _simulation(args.simulate) as sim:
         result = run(families, quick=args.quick, dtype=args.dtype, budget=args.budget,
-                     sim=sim, progress=lambda s: print(f"  … {s}", file=sys.stderr, flush=True))
+                     sim=sim, progress=lambda s: print(f"  … {s}", file=sys.stderr, flush=True),
+                     saved=lambda partial: write_json(partial, args.json))
     print(format_report(result))
     write_json(result, args.json)
     print(f"wrote {args.json}")

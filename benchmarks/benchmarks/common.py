@@ -341,7 +341,17 @@ def _cupy_impl(name: str, start: str) -> Implementation:
     import cupyx.scipy.linalg
     import cupyx.scipy.sparse
 
-    m = SimpleNamespace(xp=cupy, fft=cupyx.scipy.fft, linalg=cupyx.scipy.linalg,
+    # cupyx.scipy.linalg has neither solve nor svd: the SciPy calls the workloads make are
+    # written with the CuPy functions a CuPy user would reach for.
+    def solve(a: Any, b: Any, assume_a: str = "gen") -> Any:
+        if assume_a != "pos":
+            return cupy.linalg.solve(a, b)
+        low = cupy.linalg.cholesky(a)
+        y = cupyx.scipy.linalg.solve_triangular(low, b, lower=True)
+        return cupyx.scipy.linalg.solve_triangular(low, y, lower=True, trans="T")
+
+    linalg = SimpleNamespace(solve=solve, svd=cupy.linalg.svd)
+    m = SimpleNamespace(xp=cupy, fft=cupyx.scipy.fft, linalg=linalg,
                         sparse=cupyx.scipy.sparse, missing={})
 
     def load(x: Any, sparse: bool) -> Any:
