@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import _residency as R
-from ._backends import STATE, backend_for, resolve_device
-from ._device import CPU, Device
+from ._backends import STATE, backend_for, note_pinned, resolve_device
+from ._device import AUTO, CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
 from ._trace import STATS, tick
 
@@ -47,10 +47,13 @@ class ndarray:
     Attributes
     ----------
     device : Device
-        Where the primary copy lives (``cpu``, ``cuda:0``, ``sim:0``).
+        The array's placement: ``auto`` when autodev decides where it lives (the
+        default), or the device it was pinned to with ``to_device``/``device=``.
+    location : Device
+        Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "__weakref__")
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
     __array_priority__ = 100.0
 
     _data: Any
@@ -58,6 +61,7 @@ class ndarray:
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
     _scalar: bool
+    _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
         raise TypeError(
@@ -105,7 +109,13 @@ class ndarray:
 
     @property
     def device(self) -> Device:
-        """The device holding this array's primary copy."""
+        """The array's placement: ``auto`` (autodev decides), or the device it is pinned to."""
+        pin = self._pin
+        return AUTO if pin is None else pin
+
+    @property
+    def location(self) -> Device:
+        """The device holding this array's primary copy now (read-only)."""
         return self._device
 
     @property
@@ -143,13 +153,27 @@ class ndarray:
 
     # ------------------------------------------------------------------ devices
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
-        """Return a copy of this array on ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``)."""
+        """This array pinned to ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``), or placed
+        by autodev again (``"auto"``).
+
+        On its own device the result shares this array's memory, as NumPy's does; on
+        another it is a copy. Calls whose inputs are pinned run on that device and
+        return arrays pinned there.
+        """
         target = resolve_device(device)
-        if target is self._device:
-            return self
+        if target is AUTO or target is self._device:
+            pin = None if target is AUTO else target
+            if pin is self._pin:
+                return self
+            if pin is not None:
+                note_pinned()
+            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
+            same._mirror = self._mirror
+            return same
         native = R.native_on(self, target)
+        note_pinned()
         return new(native if self._mirror is None else _own(native, target), target,
-                   None, self._scalar)
+                   None, self._scalar, target)
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -205,7 +229,7 @@ class ndarray:
 
     def __reduce__(self) -> tuple[Any, ...]:
         host = np.array(R.host_copy(self._data, self._device), copy=True)
-        return (_rebuild, (host, str(self._device), self._scalar))
+        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
@@ -296,6 +320,7 @@ class ndarray:
                 a._storage = storage
             a._mirror = None
             a._scalar = False
+            a._pin = None
             return a
         return _getitem(self, key)
 
@@ -322,16 +347,17 @@ class ndarray:
         result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
         if result is self._data:
             return self
-        return new(result, self._device)
+        return new(result, self._device, None, False, self._pin)
 
     def copy(self, order: str = "C") -> "ndarray":
-        return new(self._data.copy(order=order), self._device)
+        return new(self._data.copy(order=order), self._device, None, False, self._pin)
 
     def view(self, *args: Any, **kwargs: Any) -> "ndarray":
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
             args = args[1:]
         kwargs.pop("type", None)
-        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
+        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self), False,
+                   self._pin)
 
     def fill(self, value: Any) -> None:
         self._data.fill(_scalar_arg(value))
@@ -366,14 +392,14 @@ class ndarray:
         R.mark_written(self)
 
     def flatten(self, order: str = "C") -> "ndarray":
-        return new(self._data.flatten(order), self._device)
+        return new(self._data.flatten(order), self._device, None, False, self._pin)
 
     def byteswap(self, inplace: bool = False) -> "ndarray":
         if inplace:
             self._data.byteswap(True)
             R.mark_written(self)
             return self
-        return new(self._data.byteswap(False), self._device)
+        return new(self._data.byteswap(False), self._device, None, False, self._pin)
 
     def dump(self, file: Any) -> None:
         self._host().dump(file)
@@ -414,14 +440,21 @@ class _FlatIter:
         return self._array.size
 
 
-def _rebuild(host: np.ndarray, device: str, scalar: bool) -> ndarray:
+def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
+    """Unpickle: the data goes back where it lived when that device is usable here, and
+    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
+    raises, as ``to_device`` would."""
     arr = new(host, CPU, None, scalar)
+    if placement != "auto":
+        return arr.to_device(placement)
     if device != "cpu":
         from ._backends import active_gpu
 
         gpu = active_gpu()
         if gpu is not None and str(gpu.device) == device:
-            return arr.to_device(gpu.device)
+            moved = arr.to_device(gpu.device)
+            moved._pin = None
+            return moved
     return arr
 
 
@@ -437,7 +470,7 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None)
+    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -518,14 +551,15 @@ def _getitem(a: ndarray, key: Any) -> Any:
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if device is CPU:
         if type(result) is np.ndarray:
-            return new(result, CPU, R.storage_of(a) if result.base is not None else None)
+            return new(result, CPU, R.storage_of(a) if result.base is not None else None,
+                       False, a._pin)
         return result
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
     scalar = result.ndim == 0 and not _has_ellipsis(key)
     shares = getattr(result, "base", None) is not None
-    return new(result, device, R.storage_of(a) if shares else None, scalar)
+    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
 
 
 def _has_ellipsis(key: Any) -> bool:
@@ -637,6 +671,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             a._storage = None
             a._mirror = None
             a._scalar = False
+            a._pin = None
             return a
         if _defers(other):
             return NotImplemented

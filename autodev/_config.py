@@ -25,6 +25,8 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_FALLBACK": "once (default: warn once per process), warn (every time) or raise.",
     "AUTODEV_CACHE_DIR": "Directory for calibrated profiles (default: platformdirs user cache).",
     "AUTODEV_PROFILE": "Path of a profile JSON to use instead of the cached one.",
+    "AUTODEV_MIRROR_BUDGET": "Fraction of GPU memory that reuse-credit mirrors may hold "
+                             "(default 0.5; 0 turns reuse moves off).",
 }
 
 
@@ -38,6 +40,19 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _fraction(name: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(
+            f"{name} must be a fraction between 0 and 1. Got {value!r} instead. "
+            f"Unset it or set e.g. {name}=0.5."
+        )
+    return number
+
+
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -45,7 +60,8 @@ def _env_flag(name: str) -> bool:
 class _Env:
     """The environment as it was when autodev was imported."""
 
-    __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile")
+    __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
+                 "mirror_budget")
 
     def __init__(self) -> None:
         self.device: str = _check_choice(
@@ -58,6 +74,8 @@ class _Env:
         )
         self.cache_dir: str | None = os.environ.get("AUTODEV_CACHE_DIR") or None
         self.profile: str | None = os.environ.get("AUTODEV_PROFILE") or None
+        self.mirror_budget: float = _fraction(
+            "AUTODEV_MIRROR_BUDGET", os.environ.get("AUTODEV_MIRROR_BUDGET", "0.5"))
 
 
 ENV = _Env()

@@ -1,9 +1,11 @@
 """Dispatch: choose the device for a call, run it there, wrap the results.
 
-Per call: which devices can run it (the capability table: the function exists
-on the backend and the backend holds the dtypes) -> predicted cost on each
-(compute curve + moving every input not already there) -> cheapest wins, ties
-to the CPU -> run -> wrap results on the device that computed them.
+Per call: inputs pinned to a device run there (two pins raise); otherwise which
+devices can run it (the capability table: the function exists on the backend and
+the backend holds the dtypes) -> predicted cost on each (compute curve + moving
+every input not already there; reuse credit may mirror an input first, see
+:mod:`autodev._reuse`) -> cheapest wins, ties to the CPU -> run -> wrap results on
+the device that computed them, placed ``auto`` or pinned as their inputs were.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from . import _residency as R
-from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
+from . import _reuse
+from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
 from ._config import ENV, get_policy
 from ._cost import CostModel, dtype_class
-from ._device import CPU, Device
+from ._device import AUTO, CPU, Device
 from ._trace import STATS, Record, emit, note_fallback, tick
 
 WorkFn = Callable[[list[Any]], float]
@@ -197,16 +200,71 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
 
 # --------------------------------------------------------------------------- general path
 
+#: Functions taking NumPy's ``device=`` keyword: the result is placed there afterwards.
+DEVICE_KEYWORD = frozenset({"zeros_like", "ones_like", "empty_like", "full_like",
+                            "fft.fftfreq", "fft.rfftfreq"})
+
+
 def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
+    if kwargs and "device" in kwargs and spec.name in DEVICE_KEYWORD:
+        kwargs = dict(kwargs)
+        return placed(call(spec, args, kwargs), kwargs.pop("device"))
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
     _collect(args, arrays)
     if kwargs:
         _collect(kwargs.values(), arrays)
-    device, record = choose(spec, arrays, kwargs)
-    return execute(spec, device, args, kwargs, record)
+    pin = pin_of(arrays) if STATE.pinned else None
+    device, record = choose(spec, arrays, kwargs, pin)
+    result = execute(spec, device, args, kwargs, record)
+    if pin is not None:
+        result = _label(result, pin, arrays)
+    return result
+
+
+def placed(result: Any, device: Any) -> Any:
+    """``result`` placed as a ``device=`` keyword asks: None leaves it, ``"auto"`` unpins,
+    any other device pins (moving the data there)."""
+    if device is None:
+        return result
+    target = resolve_device(device)
+    if type(result) is ndarray:
+        return result.to_device(target)
+    if type(result) is tuple:
+        return tuple(placed(r, target) for r in result)
+    return result
+
+
+def pin_of(arrays: list[Any]) -> Device | None:
+    """The device the call's inputs are pinned to (None: all placed by autodev)."""
+    pin = None
+    for a in arrays:
+        p = getattr(a, "_pin", None)
+        if p is not None and p is not pin:
+            if pin is not None:
+                raise ValueError(
+                    f"Arrays pinned to different devices meet in one call: {pin} and {p}. "
+                    f"Move one with x.to_device({str(pin)!r}), or unpin with "
+                    "x.to_device('auto') to let autodev place them."
+                )
+            pin = p
+    return pin
+
+
+def _label(result: Any, pin: Device, inputs: list[Any]) -> Any:
+    """Pin the fresh arrays of a pinned call's result (an input returned as is keeps its
+    own placement). The data stays where it was computed: the next call moves it if it
+    must, so a CPU-only function on GPU-pinned data costs no extra copy back."""
+    t = type(result)
+    if t is ndarray:
+        if result._pin is None and not any(result is a for a in inputs):
+            result._pin = pin
+    elif t is tuple or t is list or hasattr(result, "_fields"):
+        for r in result:
+            _label(r, pin, inputs)
+    return result
 
 
 def _collect(items: Iterable[Any], found: list[Any]) -> None:
@@ -218,8 +276,8 @@ def _collect(items: Iterable[Any], found: list[Any]) -> None:
             _collect(obj, found)
 
 
-def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
-           ) -> tuple[Device, Record | None]:
+def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
+           pin: Device | None = None) -> tuple[Device, Record | None]:
     """Pick the device for a call; return it and a trace record if watched."""
     gpu = STATE.sim if STATE.sim is not None else active_gpu()
     costs: tuple[float, float] | None = None
@@ -228,6 +286,8 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         out = out[0]
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
+    elif pin is not None:
+        device, reason = _decide_pinned(spec, arrays, kwargs, out, gpu, pin)
     elif gpu is None:
         device, reason = CPU, "no GPU usable"
     else:
@@ -241,8 +301,28 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device=str(device),
         reason=reason,
         costs={"cpu": costs[0], str(gpu.device): costs[1]} if costs and gpu else {},
+        placement=str(AUTO if pin is None else pin),
     )
     return device, record
+
+
+def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,
+                   gpu: Backend | None, pin: Device) -> tuple[Device, str]:
+    """Device and reason for a call whose inputs are pinned to ``pin``: it runs there
+    (compute follows data), on the CPU only where the GPU cannot run it."""
+    if pin is not CPU and (gpu is None or gpu.device is not pin):
+        raise RuntimeError(
+            f"This call's inputs are pinned to {pin}, which is not usable now: "
+            f"{'no GPU is usable' if gpu is None else f'the GPU in use is {gpu.device}'}. "
+            "Move them with x.to_device('cpu') or unpin them with x.to_device('auto')."
+        )
+    if pin is not CPU and not _gpu_capable(spec, gpu, arrays, kwargs):  # type: ignore[arg-type]
+        return CPU, f"pinned to {pin}; the GPU cannot run it (capability table), ran on cpu"
+    if type(out) is ndarray:
+        return out._device, "out= lives there"
+    if type(out) is np.ndarray:
+        return CPU, "out= is a NumPy array"
+    return pin, f"pinned to {pin}"
 
 
 def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, gpu: Backend
@@ -267,7 +347,15 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
     if policy == "cpu":
         return CPU, "policy cpu", None
     costs = _predict(spec, arrays, gpu.device, work)
-    return (gpu.device if costs[1] < costs[0] else CPU), "cost model", costs
+    winner = gpu.device if costs[1] < costs[0] else CPU
+    if arrays and ENV.mirror_budget:
+        moved = _reuse.credit(arrays, costs[0], costs[1], winner, gpu, cost_model(),
+                              STATE.watchers > 0)
+        if moved is not None:  # an input now has a mirror: price the call again
+            costs = _predict(spec, arrays, gpu.device, work)
+            winner = gpu.device if costs[1] < costs[0] else CPU
+            return winner, f"cost model, after a move ({moved})", costs
+    return winner, "cost model", costs
 
 
 def _all_on_host(arrays: list[Any]) -> bool:
@@ -309,6 +397,13 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None =
         work = spec.work(arrays)
     t_cpu = cpu_lat + work * cpu_inv
     t_gpu = gpu_lat + work * gpu_inv
+    if spec.family == "matmul" and arrays:
+        # A product reads every element of its operands at least once: a matrix-vector
+        # product is bound by memory, not by the multiply-adds its curve was fitted on.
+        r_cpu_lat, r_cpu_inv, r_gpu_lat, r_gpu_inv = model.curves("reduction", dclass)
+        elements = work_elements(arrays)
+        t_cpu = max(t_cpu, r_cpu_lat + elements * r_cpu_inv)
+        t_gpu = max(t_gpu, r_gpu_lat + elements * r_gpu_inv)
     for a in arrays:
         device = a._device
         if device is CPU:
@@ -343,6 +438,7 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
         result = run(spec, args, kwargs, moves) if run else _run(spec, backend, args, kwargs, moves)
     except backend.oom_errors:
         R.drop_mirrors()
+        _reuse.forget_all()
         backend.free_memory()
         try:
             result = _run(spec, backend, args, kwargs, moves)
@@ -488,14 +584,17 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     return None, result
 
 
-def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False) -> Any:
-    """Make an autodev array around native ``data`` (the private constructor)."""
+def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False,
+        pin: Device | None = None) -> Any:
+    """Make an autodev array around native ``data`` living on ``device`` (the private
+    constructor); ``pin``: the device it is pinned to, None for autodev's placement."""
     a = _object_new(ndarray)
     a._data = data
     a._device = device
     a._storage = storage
     a._mirror = None
     a._scalar = scalar
+    a._pin = pin
     return a
 
 
@@ -539,3 +638,5 @@ STATE.listeners.append(reset_cost_model)
 
 
 from ._array import ndarray  # noqa: E402  (the array class needs this module first)
+
+_reuse._NATIVE_ON[ndarray] = R.native_on

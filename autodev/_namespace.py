@@ -144,8 +144,8 @@ class ufunc:
                     if type(result) is not _np_ndarray:
                         return _fast_other(result)
                     a = _onew(ndarray)  # inlined new(): this is the hottest path there is
-                    a._data, a._device, a._storage, a._mirror, a._scalar = \
-                        result, CPU, None, None, False
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
+                        result, CPU, None, None, False, None
                     return a
             elif n == 2:
                 x, y = args
@@ -155,8 +155,8 @@ class ufunc:
                     if type(result) is not _np_ndarray:
                         return _fast_other(result)
                     a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar = \
-                        result, CPU, None, None, False
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
+                        result, CPU, None, None, False, None
                     return a
         return call(self._spec, args, kwargs)
 
@@ -396,8 +396,8 @@ def make_creation(name: str) -> Callable[..., Any]:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
                     a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar = \
-                        result, CPU, None, None, False
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
+                        result, CPU, None, None, False, None
                     return a
                 return _created(result, CPU)
             return function(*args, **kwargs)

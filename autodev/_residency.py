@@ -21,13 +21,18 @@ from ._trace import STATS
 
 
 class Storage:
-    """What views of one buffer share: a write version and an escape flag."""
+    """What views of one buffer share: a write version, an escape flag, and the reuse
+    credit earned towards the other device (see :mod:`autodev._reuse`)."""
 
-    __slots__ = ("version", "escaped")
+    __slots__ = ("version", "escaped", "credit", "credit_at", "credit_calls", "credit_version")
 
     def __init__(self, escaped: bool = False) -> None:
         self.version = 0
         self.escaped = escaped
+        self.credit = 0.0  # seconds the other device would have saved
+        self.credit_at = 0  # the priced call that last added to it
+        self.credit_calls = 0
+        self.credit_version = 0  # the write version it was earned at
 
 
 #: Arrays currently holding a mirror (id -> weak reference), so memory pressure

@@ -479,6 +479,8 @@ class SimBackend(Backend):
         self._raise_linalg = False
         self._xp = _SimModule(np, self)
         self._scipy: dict[str, Any] = {}
+        #: Bytes of device memory it reports (tests shrink it to exercise budgets).
+        self.memory = 80 << 30
 
     @property
     def xp(self) -> Any:
@@ -576,6 +578,9 @@ class SimBackend(Backend):
 
     def free_memory(self) -> None:
         self.freed += 1
+
+    def memory_info(self) -> tuple[int, int] | None:
+        return self.memory, self.memory
 
     def linalg_errors(self) -> ContextManager[None]:
         return self._linalg_raise()

@@ -23,10 +23,11 @@ import scipy.sparse as _sp
 
 from ... import _dispatch as D
 from ... import _residency as R
+from ... import _reuse
 from ..._array import ndarray
 from ..._backends import backend_for, resolve_device
 from ..._backends._sim_sparse import SimSparse, SimSparseModule
-from ..._device import CPU, Device
+from ..._device import AUTO, CPU, Device
 from ..._trace import STATS
 from .._spec import FLOATING, ScipySpec
 
@@ -112,7 +113,13 @@ class _spbase:
 
     @property
     def device(self) -> Device:
-        """The device holding the primary copy."""
+        """The placement: always ``auto`` (sparse matrices are not pinned; ``to_device``
+        moves the data and autodev keeps placing the calls)."""
+        return AUTO
+
+    @property
+    def location(self) -> Device:
+        """The device holding the primary copy now (read-only)."""
         return self._device
 
     @property
@@ -143,7 +150,7 @@ class _spbase:
     def to_device(self, device: Device | str) -> "_spbase":
         """A copy of this matrix on ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``)."""
         target = resolve_device(device)
-        if target is self._device:
+        if target is self._device or target is AUTO:
             return self
         if target is not CPU and self.format not in GPU_FORMATS:
             raise ValueError(f"A GPU holds the formats {sorted(GPU_FORMATS)}. Got a "
@@ -498,6 +505,7 @@ def _register() -> None:
     _install_methods()
     for cls in CLASSES.values():
         D.FOREIGN_ARRAYS[cls] = _native_on_hook
+        _reuse._NATIVE_ON[cls] = _native_on_hook  # reuse credit may mirror it
         D.FOREIGN_RESULTS[cls._scipy_class] = wrap_native
     D.FOREIGN_RESULTS[SimSparse] = wrap_native
 
