@@ -36,6 +36,22 @@ def devices() -> list[dict[str, Any]]:
     return _devices_table()
 
 
+def residency(x: Any) -> dict[str, Any]:
+    """Where ``x``'s data is now: ``{"placement", "primary", "mirrors"}``.
+
+    ``placement`` is ``x.device`` (``auto``, or the device it is pinned to);
+    ``primary`` is the device holding its primary copy (``x.location``); ``mirrors``
+    lists the devices holding a valid read-only copy (made by a transfer or by reuse
+    credit; a write drops them). Reading it changes nothing.
+    """
+    from . import _residency
+
+    mirrors = []
+    if getattr(x, "_mirror", None) is not None and _residency.mirror_on(x, x._mirror[0]) is not None:
+        mirrors.append(x._mirror[0])
+    return {"placement": x.device, "primary": x.location, "mirrors": mirrors}
+
+
 def calibrate(output: Any = None, **kwargs: Any) -> dict[str, Any]:
     """Measure this machine, write its profile, and return it (``autodev calibrate``).
 
@@ -74,7 +90,7 @@ def trace(*args: Any, **kwargs: Any) -> Any:
 
 _OWN_API = [
     "Device", "Record", "calibrate", "devices", "get_policy", "info", "ndarray", "policy",
-    "reset_policy", "set_policy", "stats", "trace", "ufunc",
+    "reset_policy", "residency", "set_policy", "stats", "trace", "ufunc",
 ]
 
 # -- NumPy's constants, dtypes and helper classes (the very same objects) ------------

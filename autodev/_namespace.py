@@ -15,11 +15,11 @@ import numpy as np
 
 from . import _residency as R
 from ._array import _index_native, ndarray
-from ._backends import STATE, active_gpu, backend_for, resolve_device
+from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
-from ._device import CPU, Device
+from ._device import AUTO, CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, gpu_rules
-from ._dispatch import OpSpec, call, cpu_arg, new
+from ._dispatch import OpSpec, call, cpu_arg, new, placed
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
@@ -377,7 +377,9 @@ def writing_function(np_func: Callable[..., Any], param: str,
 def creation_device(device: Any) -> Device:
     """Where a creation call puts its array: ``device=``, else the policy's choice."""
     if device is not None:
-        return resolve_device(device)
+        target = resolve_device(device)
+        if target is not AUTO:
+            return target
     if get_policy() == "gpu":
         gpu = active_gpu()
         if gpu is not None:
@@ -416,12 +418,13 @@ def make_creation(name: str) -> Callable[..., Any]:
         kwargs.pop("like", None)
         target = creation_device(device)
         if target is CPU:
-            return _created(np_func(*args, **kwargs), CPU)
+            return _pinned(_created(np_func(*args, **kwargs), CPU), device)
         func = backend_for(target).resolve(name)
         if func is None or (takes_arrays and any(
                 type(a) is np.ndarray for a in (*args, *kwargs.values()))):
-            return _created(R.transfer(np_func(*args, **kwargs), CPU, target), target)
-        return _created(func(*args, **kwargs), target)
+            return _pinned(_created(R.transfer(np_func(*args, **kwargs), CPU, target), target),
+                           device)
+        return _pinned(_created(func(*args, **kwargs), target), device)
 
     result = public or function
     result.__name__ = name
@@ -443,6 +446,20 @@ def _creation_arg(value: Any) -> Any:
     return host[()] if host.ndim == 0 else host
 
 
+def _pinned(result: Any, device: Any) -> Any:
+    """A created array pinned where ``device=`` asked (None or ``"auto"``: not pinned)."""
+    if device is None:
+        return result
+    target = resolve_device(device)
+    if target is AUTO:
+        return result
+    note_pinned()
+    for a in result if type(result) is tuple else (result,):
+        if type(a) is ndarray:
+            a._pin = target
+    return result
+
+
 def _created(result: Any, device: Device) -> Any:
     """Wrap a creation result; ``linspace(..., retstep=True)`` gives ``(array, step)``."""
     if type(result) is tuple:
@@ -462,16 +479,18 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str =
             if result is not data:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
             return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
-                                                     R.storage_of(obj))
+                                                     R.storage_of(obj), False, obj._pin)
         xp = backend_for(obj._device).xp
         result = xp.array(data, dtype=dtype, copy=True, order=order, ndmin=ndmin)
-        return new(result, obj._device)
+        return new(result, obj._device, None, False, obj._pin)
+    if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
+        return placed(array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
     if target is CPU:
-        return new(host, CPU, R.Storage(escaped=True) if escaped else None)
-    return new(R.transfer(host, CPU, target), target)
+        return _pinned(new(host, CPU, R.Storage(escaped=True) if escaped else None), device)
+    return _pinned(new(R.transfer(host, CPU, target), target), device)
 
 
 def _ndmin(data: Any, ndmin: int) -> Any:
@@ -482,13 +501,10 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
             copy: bool | None = None, like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
     if type(obj) is ndarray:
-        target = obj._device if device is None else resolve_device(device)
-        if target is obj._device and (dtype is None or np.dtype(dtype) == obj.dtype) \
-                and not copy:
-            return obj
-        moved = obj if target is obj._device else obj.to_device(target)
-        if dtype is None and not copy:
-            return moved
+        moved = obj if device is None else obj.to_device(device)
+        if dtype is None or np.dtype(dtype) == obj.dtype:
+            if not copy:
+                return moved
         return array(moved, dtype=dtype, copy=False if copy is False else bool(copy) or None)
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
@@ -498,8 +514,8 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
     storage = R.Storage(escaped=True) if shared else None
     target = creation_device(device) if device is not None else CPU
     if target is CPU:
-        return new(host, CPU, storage)
-    return new(R.transfer(host, CPU, target), target)
+        return _pinned(new(host, CPU, storage), device)
+    return _pinned(new(R.transfer(host, CPU, target), target), device)
 
 
 def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:

@@ -25,13 +25,13 @@ def sim() -> Iterator[Any]:
 
 
 def on_sim(a: numpy.ndarray, sim: Any) -> autodev.ndarray:
-    return autodev.asarray(a.copy()).to_device(sim.device)
+    return autodev.asarray(a.copy()).to_device(sim.device).to_device("auto")  # moved, unpinned
 
 
 def test_one_oom_retries_after_dropping_mirrors(sim):
     a, b = sample((4, 5)), sample((4, 5), seed=1)
     x = on_sim(a, sim)
-    h = autodev.array(b, device="cpu")
+    h = autodev.array(b, device="cpu").to_device("auto")  # on the host, placed by autodev
     autodev.stats(reset=True)
     _ = x + h  # leaves a mirror of h on the device
     assert autodev._residency.mirror_on(h, sim.device) is not None

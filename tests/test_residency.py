@@ -22,7 +22,7 @@ def sim() -> Iterator[Any]:
 
 def host(a: numpy.ndarray) -> autodev.ndarray:
     """An autodev array on the CPU that owns its memory (so mirrors are allowed)."""
-    return autodev.array(a, device="cpu")
+    return autodev.array(a, device="cpu").to_device("auto")  # on the host, unpinned
 
 
 def test_power_iteration_moves_a_once(sim):
@@ -103,7 +103,7 @@ def test_escaped_host_buffer_is_never_mirrored(sim):
 
 def test_device_writes_visible_to_host_reads(sim):
     a = sample((3, 3))
-    x = autodev.asarray(a.copy()).to_device(sim.device)
+    x = autodev.asarray(a.copy()).to_device(sim.device).to_device("auto")
     host_copy = x.to_device("cpu")
     x[0] = 1.0
     assert to_numpy(host_copy)[0, 0] == a[0, 0]  # a copy, not a view
@@ -156,7 +156,7 @@ def test_mixed_device_operands(policy):
     """Inputs on different devices: any policy gives NumPy's values; gpu keeps them on sim."""
     a, b = sample((2, 3)), sample((2, 3), seed=1)
     with simulated_gpu() as backend, autodev.policy(policy):
-        x = autodev.asarray(a.copy()).to_device(backend.device)
+        x = autodev.asarray(a.copy()).to_device(backend.device).to_device("auto")
         h = host(b)
         results = {
             "add": (x + h, a + b), "radd": (h + x, b + a), "matmul": (x @ h.T, a @ b.T),
