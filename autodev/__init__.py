@@ -45,10 +45,11 @@ def residency(x: Any) -> dict[str, Any]:
     credit; a write drops them). Reading it changes nothing.
     """
     from . import _residency
+    from ._backends import active_gpu
 
-    mirrors = []
-    if getattr(x, "_mirror", None) is not None and _residency.mirror_on(x, x._mirror[0]) is not None:
-        mirrors.append(x._mirror[0])
+    gpu = active_gpu()
+    places = [CPU] + ([gpu.device] if gpu is not None else [])
+    mirrors = [d for d in places if d is not x.location and _residency.has_mirror(x, d)]
     return {"placement": x.device, "primary": x.location, "mirrors": mirrors}
 
 

@@ -172,8 +172,9 @@ class ndarray:
             return same
         native = R.native_on(self, target)
         note_pinned()
-        return new(native if self._mirror is None else _own(native, target), target,
-                   None, self._scalar, target)
+        storage = self._storage
+        kept = self._mirror is not None or (storage is not None and bool(storage.shared))
+        return new(_own(native, target) if kept else native, target, None, self._scalar, target)
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""

@@ -209,7 +209,8 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
     if kwargs and "device" in kwargs and spec.name in DEVICE_KEYWORD:
         kwargs = dict(kwargs)
-        return placed(call(spec, args, kwargs), kwargs.pop("device"))
+        device = kwargs.pop("device")
+        return placed(call(spec, args, kwargs), device)
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
@@ -407,10 +408,10 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None =
     for a in arrays:
         device = a._device
         if device is CPU:
-            if a._mirror is None or R.mirror_on(a, gdev) is None:
+            if not R.has_mirror(a, gdev):
                 t_gpu += model.h2d(a.nbytes)
         else:
-            if a._mirror is None or R.mirror_on(a, CPU) is None:
+            if not R.has_mirror(a, CPU):
                 t_cpu += model.d2h(a.nbytes)
             if device is not gdev:
                 t_gpu += model.h2d(a.nbytes)
@@ -537,7 +538,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                                          and result.base is None
                                          and backend.owner(a._data) is backend.owner(result)):
                     return a  # the very array, as NumPy returns it
-                if a._mirror is not None and a._mirror[2] is result:  # never hand out a mirror
+                if a._device is not device and R.has_mirror(a, device) \
+                        and R.mirror_on(a, device) is result:  # never hand out a mirror
                     return new(backend.xp.array(result, copy=True), device)
         storage, result = _storage_for(result, device, backend, args)
         return new(result, device, storage, scalar and result.ndim == 0)

@@ -43,8 +43,9 @@ HALF_LIFE = 4096.0
 _UNKNOWN_MEMORY = 8 << 30
 
 _CLOCK = itertools.count(1)
-#: GPU mirrors made by credit, oldest first: id(array) -> (weak reference, bytes).
-_CREDITED: dict[int, tuple["weakref.ref[Any]", int]] = {}
+#: GPU mirrors made by credit, oldest first: (array, storage, shared key, bytes), the
+#: first two as weak references.
+_CREDITED: dict[int, tuple[Any, ...]] = {}
 
 
 def decayed(storage: R.Storage, now: int) -> float:
@@ -78,7 +79,7 @@ def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: A
                 continue
             target, cost = CPU, model.d2h(a.nbytes)
             saved = t_gpu - (t_cpu - cost)
-        if saved <= 0.0 or R.mirror_on(a, target) is not None:
+        if saved <= 0.0 or R.has_mirror(a, target):
             continue
         storage = R.storage_of(a)
         if storage.escaped:
@@ -96,29 +97,34 @@ def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: A
 
 
 def _mirror(a: Any, target: Device, gpu: Any, reason: str, watched: bool) -> bool:
-    """Mirror ``a`` on ``target`` within the budget; trace and count the move."""
+    """Mirror ``a`` on ``target`` within the budget; trace and count the move.
+
+    An array's mirror is shared through its storage with every later view of the
+    same geometry (``X.T`` is a new array each time it is written, the same view).
+    """
     nbytes = a.nbytes
     if target is not CPU and not _make_room(nbytes, gpu):
         return False
     record = Record(op="move", shapes=(a.shape,), dtype=str(a.dtype), device=str(target),
                     reason=reason) if watched else None
-    _NATIVE_ON[type(a)](a, target, record.transfers if record is not None else None)
+    native = _NATIVE_ON[type(a)](a, target, record.transfers if record is not None else None)
     STATS.reuse_moves += 1
     STATS.reuse_bytes += nbytes
+    storage = a._storage
+    key = None
+    if hasattr(a, "_scalar"):  # an ndarray: views of its geometry may read the mirror
+        key = R.view_key(a, target)
+        if storage.shared is None:
+            storage.shared = {}
+        storage.shared[key] = (storage.version, native)
     if target is not CPU:
-        _CREDITED[id(a)] = (weakref.ref(a, _forget(id(a))), nbytes)
+        _CREDITED[next(_IDS)] = (weakref.ref(a), weakref.ref(storage), key, nbytes)
     if record is not None:
         emit(record)
     return True
 
 
-def _forget(key: int) -> Callable[[Any], None]:
-    def forget(ref: Any) -> None:
-        entry = _CREDITED.get(key)
-        if entry is not None and entry[0] is ref:
-            del _CREDITED[key]
-
-    return forget
+_IDS = itertools.count()
 
 
 def budget(gpu: Any) -> int:
@@ -128,38 +134,51 @@ def budget(gpu: Any) -> int:
     return int(ENV.mirror_budget * total)
 
 
+def _live(entry: tuple[Any, ...]) -> bool:
+    array_ref, storage_ref, key, _ = entry
+    storage = storage_ref()
+    if key is not None:
+        return storage is not None and bool(storage.shared) and key in storage.shared
+    array = array_ref()
+    return array is not None and array._mirror is not None
+
+
+def _evict(entry: tuple[Any, ...]) -> None:
+    array_ref, storage_ref, key, _ = entry
+    array, storage = array_ref(), storage_ref()
+    if storage is not None and key is not None and storage.shared:
+        storage.shared.pop(key, None)
+    if array is not None:
+        array._mirror = None
+
+
 def _make_room(nbytes: int, gpu: Any) -> bool:
     """Evict the oldest credit-made mirrors until ``nbytes`` more fit the budget."""
     limit = budget(gpu)
     if nbytes > limit:
         return False
-    used = 0
-    for key, (ref, size) in list(_CREDITED.items()):
-        array = ref()
-        if array is None or array._mirror is None:
-            del _CREDITED[key]
-        else:
-            used += size
-    for key, (ref, size) in list(_CREDITED.items()):
+    for k in [k for k, entry in _CREDITED.items() if not _live(entry)]:
+        del _CREDITED[k]
+    used = sum(entry[3] for entry in _CREDITED.values())
+    for k in list(_CREDITED):
         if used + nbytes <= limit:
             break
-        array = ref()
-        if array is not None:
-            array._mirror = None
-        del _CREDITED[key]
-        used -= size
+        entry = _CREDITED.pop(k)
+        _evict(entry)
+        used -= entry[3]
     return True
 
 
 def forget_all() -> None:
-    """Forget the credit-made mirrors (they were dropped under memory pressure)."""
+    """Drop the credit-made mirrors (device memory is short, or a test ends)."""
+    for entry in _CREDITED.values():
+        _evict(entry)
     _CREDITED.clear()
 
 
 def credited_bytes() -> int:
-    """Bytes held by live credit-made mirrors."""
-    return sum(size for ref, size in _CREDITED.values()
-               if (a := ref()) is not None and a._mirror is not None)
+    """Bytes held by live credit-made mirrors on the GPU."""
+    return sum(entry[3] for entry in _CREDITED.values() if _live(entry))
 
 
 #: How to materialise an input on a device (leaving a mirror), by type; the array

@@ -68,6 +68,9 @@ class CupyBackend(Backend):
     def to_host(self, native: Any) -> np.ndarray:
         return self._cp.asnumpy(native)
 
+    def address(self, native: Any) -> int:
+        return int(native.data.ptr)
+
     def is_native(self, obj: object) -> bool:
         return type(obj) is self._cp.ndarray
 

@@ -572,6 +572,9 @@ class SimBackend(Backend):
     def is_native(self, obj: object) -> bool:
         return type(obj) is SimArray
 
+    def address(self, native: Any) -> int:
+        return int(native._a.__array_interface__["data"][0])
+
     def owner(self, native: Any) -> Any:
         base = native._a.base
         return native._a if base is None else base
