@@ -235,7 +235,7 @@ def gpu_device() -> str:
     import autodev
 
     for entry in autodev.devices():
-        if str(entry["device"]) != "cpu" and entry["usable"]:
+        if entry["device"].is_gpu and entry["usable"]:
             return str(entry["device"])
     return ""
 

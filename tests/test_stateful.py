@@ -130,6 +130,19 @@ class Residency(RuleBasedStateMachine):
         # decides whether a later reshape is a view, so the model must keep it too
         return self._add(moved, pair.model if same else pair.model.copy(order="K"))
 
+    @rule(pair=arrays)
+    def credit_move(self, pair: Pair) -> None:
+        """What reuse credit does when it pays: mirror the array on the other device,
+        shared through its storage with later views of the same geometry."""
+        from autodev import _reuse
+        from autodev._backends import STATE
+
+        target = autodev.Device("cpu") if pair.ad.location == SIM else SIM
+        _reuse._mirror(pair.ad, target, STATE.sim, "stateful test", False)
+        view = pair.ad.T  # a new wrapper of the same geometry reads the shared mirror
+        with autodev.policy("gpu" if target == SIM else "cpu"):
+            numpy.testing.assert_array_equal(to_numpy(view.T + 0.0), pair.model)
+
     @precondition(lambda self: len(self.pairs) < MAX_PAIRS)
     @rule(target=arrays, pair=arrays, other=arrays)
     def compute_on_gpu(self, pair: Pair, other: Pair) -> Pair:

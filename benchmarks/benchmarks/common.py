@@ -266,10 +266,10 @@ def gpu_reason() -> str:
     import autodev
 
     for entry in autodev.devices():
-        if str(entry["device"]) != "cpu" and entry["usable"]:
+        if entry["device"].is_gpu and entry["usable"]:
             return ""
     reasons = [f"{e['device']}: {e['reason']}" for e in autodev.devices()
-               if str(e["device"]) != "cpu"]
+               if e["device"].is_gpu]
     return "; ".join(reasons) or "no GPU device is known"
 
 
