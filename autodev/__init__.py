@@ -120,9 +120,11 @@ _NUMPY_OBJECTS = [
 bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
 
 # -- submodules ----------------------------------------------------------------------
-from . import fft, linalg, random, testing  # noqa: E402
+from . import linalg, testing  # noqa: E402
 
+# imported on first use, as NumPy itself imports numpy.fft and numpy.random
 _SUBMODULES = ["fft", "linalg", "random", "testing", "scipy"]
+_LAZY_SUBMODULES = frozenset({"fft", "random", "scipy"})
 
 # -- everything else NumPy has: resolved on first use, then cached --------------------
 _NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
@@ -136,10 +138,10 @@ _STATE.refresh()  # every hot-path flag now reflects the environment
 
 
 def __getattr__(name: str) -> Any:
-    if name == "scipy":
+    if name in _LAZY_SUBMODULES:
         import importlib
 
-        value: Any = importlib.import_module("autodev.scipy")
+        value: Any = importlib.import_module(f"autodev.{name}")
     elif name.startswith("_") or not (hasattr(_np, name) or name in _DIRECT):
         raise AttributeError(f"module 'autodev' has no attribute {name!r}")
     else:

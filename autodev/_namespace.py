@@ -226,12 +226,13 @@ def _family_of_ufunc(name: str) -> str:
 
 
 def _build_ufuncs() -> None:
-    for name in dir(np):
-        value = getattr(np, name)
+    # NumPy's namespace as loaded (its ufuncs all are): ``getattr`` over ``dir(np)`` would
+    # import every lazy submodule (f2py, testing, ma, polynomial, ...) at ``import autodev``
+    names = {name: value for name, value in vars(np).items() if not name.startswith("_")}
+    for name, value in names.items():
         if isinstance(value, np.ufunc) and value.__name__ not in UFUNCS:
             UFUNCS[value.__name__] = ufunc(value, value.__name__, _family_of_ufunc(value.__name__))
-    for alias in dir(np):
-        value = getattr(np, alias)
+    for alias, value in names.items():
         if isinstance(value, np.ufunc):
             SPECS.setdefault(alias, UFUNCS[value.__name__]._spec)
 
