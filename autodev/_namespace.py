@@ -18,7 +18,8 @@ from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, gpu_rules
+from ._gpu_checks import (GPU_WRAPPERS, UFUNC_METHODS, gpu_rules, ufunc_at_ok,
+                          ufunc_method_rule, ufunc_operands)
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
@@ -125,13 +126,20 @@ class ufunc:
         self.__name__ = np_ufunc.__name__
         self.__doc__ = np_ufunc.__doc__
         name = np_ufunc.__name__
-        self._spec = OpSpec(name, path, family, scalar=True)
+        cupy_ufunc = path == name  # NumPy's ufuncs; scipy.special's are declared there
+        self._spec = OpSpec(name, path, family, scalar=True,
+                            gpu_ok=_UFUNC_RULE if cupy_ufunc else None)
         self._methods = {
-            "reduce": OpSpec(f"{name}.reduce", f"{path}.reduce", "reduction", scalar=True),
-            "accumulate": OpSpec(f"{name}.accumulate", f"{path}.accumulate", "reduction"),
-            "reduceat": OpSpec(f"{name}.reduceat", f"{path}.reduceat", "reduction"),
-            "outer": OpSpec(f"{name}.outer", f"{path}.outer", family, work=_outer_work),
+            method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction",
+                           scalar=method == "reduce",
+                           gpu_ok=ufunc_method_rule(method, name) if cupy_ufunc else None)
+            for method in UFUNC_METHODS
         }
+        self._methods["outer"] = OpSpec(f"{name}.outer", f"{path}.outer", family,
+                                        work=_outer_work,
+                                        gpu_ok=_UFUNC_RULE if cupy_ufunc else None)
+        if cupy_ufunc:
+            self._spec.gpu_wrap = ufunc_operands(np_ufunc)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _FAST and not kwargs:
@@ -180,10 +188,11 @@ class ufunc:
             self._np.at(a._data, cpu_arg(indices), *extra)
         else:
             key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
-            func = backend_for(device).resolve(self._spec.path + ".at")
+            func = backend_for(device).resolve(self._spec.path + ".at") \
+                if ufunc_at_ok(self.__name__, a.dtype) else None
             if func is not None:
                 func(a._data, key, *extra)
-            else:  # declared: this ufunc has no device ``at``; apply it on the host
+            else:  # declared (capability table): no device ``at`` for it; apply it on the host
                 host = R.host_copy(a._data, device)
                 self._np.at(host, cpu_arg(indices), *(cpu_arg(b),) if b is not None else ())
                 a._data[...] = R.transfer(host, CPU, device)
@@ -194,6 +203,10 @@ class ufunc:
 
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
+
+
+#: The capability rule of a NumPy ufunc's call on the GPU (its keywords CuPy takes).
+_UFUNC_RULE = gpu_rules()["ufunc"]
 
 
 def _fast_other(result: Any) -> Any:
