@@ -312,23 +312,19 @@ def _choose(backend: Backend, func: Func) -> Func:
     return stacked_choices(backend, checked_choose(backend, func))
 
 
+#: NumPy before 2.3 counts into a Python int, later ones into a NumPy integer.
+_COUNT_IS_INT = type(np.count_nonzero(np.zeros(1))) is int
+
+
 def python_int_count(backend: Backend, func: Func) -> Func:
-    """``count_nonzero``: NumPy returns a Python ``int`` without ``axis``; CuPy a 0-d array."""
+    """``count_nonzero``: without ``axis`` NumPy < 2.3 returns a Python ``int`` (later
+    NumPy an integer scalar); CuPy always a 0-d array."""
 
     def count_nonzero(a: Any, axis: Any = None) -> Any:
         result = func(a, axis=axis)
-        return int(result) if axis is None else result
+        return int(result) if axis is None and _COUNT_IS_INT else result
 
     return count_nonzero
-
-
-def optional_bounds(backend: Backend, func: Func) -> Func:
-    """``clip``: NumPy takes either bound alone (``clip(a, a_max=5)``); CuPy needs both."""
-
-    def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> Any:
-        return func(a, a_min, a_max, out=out)
-
-    return clip
 
 
 def pinv_rcond(backend: Backend, func: Func) -> Func:
@@ -353,26 +349,23 @@ def scalar_dot(backend: Backend, func: Func) -> Func:
     return dot
 
 
-def ufunc_operands(np_ufunc: Any) -> Factory:
-    """A ufunc on the GPU: list or tuple operands become device arrays (CuPy raises
+def ufunc_operands(backend: Backend, func: Func) -> Func:
+    """A NumPy ufunc on the GPU: list or tuple operands become device arrays (CuPy raises
     'Unsupported type'), and with ``out=`` the casts are first checked on empty host
     arrays, so a refused cast raises NumPy's ``UFuncTypeError`` (CuPy: a plain TypeError)."""
+    xp = backend.xp
+    np_ufunc = getattr(np, func.__name__.removeprefix("cupy_"))  # CuPy's are "cupy_add"
     nin = np_ufunc.nin
 
-    def factory(backend: Backend, func: Func) -> Func:
-        xp = backend.xp
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if any(type(a) is list or type(a) is tuple for a in args[:nin]):
+            args = tuple(xp.asarray(a) if i < nin and type(a) in (list, tuple) else a
+                         for i, a in enumerate(args))
+        if len(args) > nin or kwargs.get("out") is not None:
+            _rehearse(np_ufunc, args, kwargs)
+        return func(*args, **kwargs)
 
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if any(type(a) is list or type(a) is tuple for a in args[:nin]):
-                args = tuple(xp.asarray(a) if i < nin and type(a) in (list, tuple) else a
-                             for i, a in enumerate(args))
-            if len(args) > nin or kwargs.get("out") is not None:
-                _rehearse(np_ufunc, args, kwargs)
-            return func(*args, **kwargs)
-
-        return call
-
-    return factory
+    return call
 
 
 def _rehearse(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -517,10 +510,9 @@ def _rows() -> list[Row]:
         Row("count_nonzero", "cupy.count_nonzero", "no keepdims=; a 0-d array, not an int",
             passes=("axis",), numpy_only=("keepdims",), correction=python_int_count,
             imitation=S._zero_d_count),
-        Row("clip", "cupy.clip", "a_min and a_max both required; no min=/max=/ufunc keywords",
+        Row("clip", "cupy.clip", "no min=/max= (NumPy 2's names) nor ufunc keywords",
             numpy_only=("min", "max", "dtype", "casting", "where", "order", "subok",
-                        "signature"),
-            passes=("out",), correction=optional_bounds, imitation=S._positional_clip),
+                        "signature")),
         *(Row(n, f"cupy.{n}", "kind only None/'stable' (ValueError); no order=",
               passes=("axis", "kind"), numpy_only=("order",), correction=any_kind_sort,
               imitation=S._stable_only_sort) for n in ("sort", "argsort")),
@@ -587,10 +579,9 @@ def _rows() -> list[Row]:
         Row("ndarray.choose", "cupy.ndarray.choose", "reads choices.shape",
             correction=_choose),
         # --- ufuncs
-        Row("ufunc", "cupy.ufunc", "keywords out/dtype/casting only ('Wrong arguments'); "
-            "no list operands; plain TypeError for a refused cast",
-            numpy_only=("where", "order", "subok", "signature", "axes", "axis", "keepdims"),
-            rule=_ufunc_rule, imitation=S.ufunc_call_imitation(UFUNC_KEYWORDS)),
+        Row("ufunc", "cupy.ufunc", "keywords out/dtype/casting only: where=/order=/subok=/"
+            "signature= raise 'Wrong arguments'; no list operands; plain TypeError for a "
+            "refused cast", rule=_ufunc_rule, correction=ufunc_operands, imitation=S.ufunc_call_imitation(UFUNC_KEYWORDS)),
         *(Row(f"ufunc.{m}", f"cupy.ufunc.{m}",
               f"only for {', '.join(sorted(UFUNC_METHODS[m][0]))} (NotImplementedError)",
               imitation=S.ufunc_method_imitation(m, *UFUNC_METHODS[m]))

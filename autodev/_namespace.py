@@ -18,8 +18,8 @@ from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
-from ._gpu_checks import (GPU_WRAPPERS, UFUNC_METHODS, gpu_rules, ufunc_at_ok,
-                          ufunc_method_rule, ufunc_operands)
+from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
+    ufunc_method_rule
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
@@ -139,7 +139,7 @@ class ufunc:
                                         work=_outer_work,
                                         gpu_ok=_UFUNC_RULE if cupy_ufunc else None)
         if cupy_ufunc:
-            self._spec.gpu_wrap = ufunc_operands(np_ufunc)
+            self._spec.gpu_wrap = TABLE["ufunc"].correction
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _FAST and not kwargs:

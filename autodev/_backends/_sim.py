@@ -602,16 +602,6 @@ def _zero_d_count(func: Callable[..., Any]) -> Callable[..., Any]:
     return count_nonzero
 
 
-def _positional_clip(func: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy's ``clip(a, a_min, a_max, out=None)``: both bounds are required."""
-
-    @functools.wraps(func)
-    def clip(a: Any, a_min: Any, a_max: Any, out: Any = None) -> Any:
-        return func(a, a_min, a_max, out=out)
-
-    return clip
-
-
 def _pinv_rcond(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``linalg.pinv(a, rcond=1e-15)``: ``rcond=None`` fails in arithmetic."""
 
