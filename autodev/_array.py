@@ -347,10 +347,14 @@ class ndarray:
         if self._device is CPU:
             self._data.sort(axis=axis, kind=kind,
                             **({"order": order} if order is not None else {}))
-        elif self._data.flags.c_contiguous:
-            self._data.sort(axis=axis, kind="stable")  # CuPy's sort is stable, takes no other
-        else:  # CuPy sorts only C-contiguous arrays in place (capability table: ndarray.sort)
-            self._data[...] = backend_for(self._device).xp.sort(self._data, axis=axis)
+        else:
+            from ._gpu_checks import check_sort_kind
+
+            check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
+            if self._data.flags.c_contiguous:
+                self._data.sort(axis=axis, kind="stable")
+            else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
+                self._data[...] = backend_for(self._device).xp.sort(self._data, axis=axis)
         R.mark_written(self)
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",

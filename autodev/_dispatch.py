@@ -355,6 +355,18 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
                 record.device = "cpu"
             result = _fallback_cpu(spec, args, kwargs, moves)
             device = CPU
+    except NotImplementedError as declined:
+        # Declared safety net: CuPy raises NotImplementedError for a case it lacks that no
+        # table row foresaw. The call runs on the CPU, counted and traced; anything else
+        # (TypeError, ValueError, device errors) propagates.
+        if not backend.is_gpu or ENV.fallback == "raise":
+            raise
+        note_fallback(spec.name, str(device), declined, reason="not implemented")
+        if record is not None:
+            record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+            record.device = "cpu"
+        result = _fallback_cpu(spec, args, kwargs, moves)
+        device = CPU
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if record is not None:
         emit(record)

@@ -110,12 +110,20 @@ def _lstsq_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
     return rcond is None or (isinstance(rcond, (int, float)) and 0 < rcond < 1)
 
 
+def check_sort_kind(kind: Any) -> None:
+    """Raise NumPy's ValueError for a ``kind`` NumPy does not know (it reads the first letter)."""
+    if kind is not None and not (isinstance(kind, str) and kind[:1].lower() in ("q", "h", "m",
+                                                                                 "s")):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+
+
 def any_kind_sort(backend: Backend, func: Func) -> Func:
     """``sort``/``argsort``: CuPy takes only ``kind=None``/``'stable'`` (its sort is
     always stable, a valid result for every NumPy kind) and no ``stable=``."""
 
     def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
              stable: Any = None) -> Any:
+        check_sort_kind(kind)
         return func(a, axis=axis, kind="stable")
 
     return sort

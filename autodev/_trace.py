@@ -21,7 +21,7 @@ class _Stats:
     """Counters since start or the last ``stats(reset=True)``."""
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
-                 "d2h_bytes", "fallbacks", "warned")
+                 "d2h_bytes", "fallbacks", "fallback_reasons", "warned")
 
     def __init__(self) -> None:
         self.reset()
@@ -35,6 +35,7 @@ class _Stats:
         self.d2h_count = 0
         self.d2h_bytes = 0
         self.fallbacks = 0
+        self.fallback_reasons: dict[str, int] = {}
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -56,7 +57,9 @@ def stats(reset: bool = False) -> dict[str, Any]:
 
     Keys: ``calls`` (device name -> dispatched calls), ``h2d_count``,
     ``h2d_bytes``, ``d2h_count``, ``d2h_bytes`` (host<->device transfers) and
-    ``fallbacks`` (calls that had to leave the GPU after an out-of-memory).
+    ``fallbacks`` (calls that had to leave the GPU: after an out-of-memory, or because
+    the GPU library raised NotImplementedError) and ``fallback_reasons`` (``"op: reason"``
+    -> count).
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -69,6 +72,7 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "d2h_count": STATS.d2h_count,
         "d2h_bytes": STATS.d2h_bytes,
         "fallbacks": STATS.fallbacks,
+        "fallback_reasons": dict(STATS.fallback_reasons),
     }
     if reset:
         STATS.reset()
@@ -137,13 +141,17 @@ def trace() -> Iterator[list[Record]]:
         STATE.refresh()
 
 
-def note_fallback(op: str, device: str, err: BaseException) -> None:
-    """Count a GPU -> CPU fallback and warn as AUTODEV_FALLBACK says."""
+def note_fallback(op: str, device: str, err: BaseException,
+                  reason: str = "out of memory") -> None:
+    """Count a GPU -> CPU fallback (and why) and warn as AUTODEV_FALLBACK says."""
     STATS.fallbacks += 1
+    key = f"{op}: {reason}"
+    STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
     if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
         STATS.warned = True
+        what = "ran out of memory" if reason == "out of memory" else "is not implemented"
         warnings.warn(
-            f"autodev: {op} ran out of memory on {device} ({err}); it ran on the CPU "
+            f"autodev: {op} {what} on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
             ResourceWarning,
             stacklevel=4,

@@ -334,3 +334,39 @@ def test_percentile_of_a_list_of_q(device: Any) -> None:
 def test_dlpack_device_is_not_the_host(sim: Any) -> None:
     x = sim.from_host(V.copy())
     assert x.__dlpack_device__()[0] != 1  # kDLCPU
+
+
+# ------------------------------------------------------------------ the declared safety net
+
+def test_not_implemented_runs_on_the_cpu_counted_and_traced() -> None:
+    x = numpy.arange(6.0)
+    with simulated_gpu() as sim, autodev.policy("gpu"), autodev.trace() as records:
+        a = put(x, sim.device)
+        sim.inject_fault("unimplemented")
+        with pytest.warns(ResourceWarning, match="not implemented"):
+            got = autodev.cumsum(a)
+    numpy.testing.assert_array_equal(got.get(), numpy.cumsum(x))
+    assert str(got.device) == "cpu"
+    stats = autodev.stats()
+    assert stats["fallbacks"] == 1
+    assert stats["fallback_reasons"] == {"cumsum: not implemented": 1}
+    assert records[-1].device == "cpu" and "does not implement" in records[-1].reason
+
+
+def test_not_implemented_raises_under_fallback_raise(monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._config import ENV
+
+    monkeypatch.setattr(ENV, "fallback", "raise")
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        a = put(numpy.arange(6.0), sim.device)
+        sim.inject_fault("unimplemented")
+        with pytest.raises(NotImplementedError):
+            autodev.cumsum(a)
+
+
+def test_other_gpu_errors_propagate() -> None:
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        a = put(numpy.arange(6.0), sim.device)
+        with pytest.raises(ValueError):
+            autodev.sort(a, kind="nonsense")  # NumPy's own error, not a fallback
+    assert autodev.stats()["fallbacks"] == 0

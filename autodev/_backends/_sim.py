@@ -724,9 +724,11 @@ class SimBackend(Backend):
 
     def inject_fault(self, kind: str = "oom", at_call: int = 1, count: int = 1) -> None:
         """Make the ``at_call``-th next device call (1 = the next) and ``count - 1``
-        following ones fail with an out-of-memory (``"oom"``) or device (``"error"``) fault."""
-        if kind not in ("oom", "error"):
-            raise ValueError(f"kind must be 'oom' or 'error'. Got {kind!r} instead.")
+        following ones fail with an out-of-memory (``"oom"``), device (``"error"``) or
+        not-implemented (``"unimplemented"``: a case CuPy lacks) fault."""
+        if kind not in ("oom", "error", "unimplemented"):
+            raise ValueError(f"kind must be 'oom', 'error' or 'unimplemented'. "
+                             f"Got {kind!r} instead.")
         for k in range(count):
             self._faults[self.calls + at_call + k] = kind
 
@@ -778,6 +780,9 @@ class SimBackend(Backend):
             raise SimOutOfMemoryError(
                 f"Out of memory on the simulated GPU (fault injected at call {self.calls})"
             )
+        if fault == "unimplemented":
+            raise NotImplementedError(f"`{name or 'call'}` is not supported yet "
+                                      f"(fault injected at call {self.calls})")
         if fault == "error":
             raise SimDeviceError(
                 f"simulated device error (fault injected at call {self.calls})"
