@@ -140,8 +140,8 @@ def test_imitation_fires(sim: Any, name: str) -> None:
 @pytest.mark.parametrize("name,keyword", [(n, k) for n, row in TABLE.items()
                                           for k in row.numpy_only])
 def test_numpy_only_keyword_refused(sim: Any, name: str, keyword: str) -> None:
-    """Each keyword CuPy lacks is a TypeError on the sim (the check runs first)."""
-    with pytest.raises(TypeError):
+    """Each keyword CuPy lacks is a TypeError naming it on the sim (the check runs first)."""
+    with pytest.raises(TypeError, match=f"'{keyword}'"):
         target(sim, name)(**{keyword: None})
 
 
@@ -370,3 +370,58 @@ def test_other_gpu_errors_propagate() -> None:
         with pytest.raises(ValueError):
             autodev.sort(a, kind="nonsense")  # NumPy's own error, not a fallback
     assert autodev.stats()["fallbacks"] == 0
+
+
+# ------------------------------------------------------------------ sparse
+
+def _sparse_host(fmt: str, array: bool) -> Any:
+    import scipy.sparse
+
+    m = scipy.sparse.random(8, 6, density=0.4, format=fmt, random_state=3)
+    return scipy.sparse.csr_array(m).asformat(fmt) if array else m
+
+
+@pytest.mark.parametrize("fmt", ["coo", "dia"])
+def test_sim_sparse_lacks_max_min(sim: Any, fmt: str) -> None:
+    import autodev.scipy.sparse  # noqa: F401  (its capability table teaches the sim)
+
+    matrix = sim.scipy("sparse").csr_matrix(_sparse_host("csr", False)).asformat(fmt)
+    for name in ("max", "min", "argmax", "argmin"):
+        with pytest.raises(AttributeError):
+            getattr(matrix, name)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "dia"])
+@pytest.mark.parametrize("array", [False, True], ids=["matrix", "array"])
+def test_sparse_max_min_every_format(device: Any, fmt: str, array: bool) -> None:
+    from autodev.scipy import sparse
+
+    host = _sparse_host("csr", array).asformat(fmt)
+    cls = getattr(sparse, f"{fmt}_{'array' if array else 'matrix'}")
+    a = cls(host)
+    if device.kind != "cpu":
+        a = a.to_device(device)
+    if fmt == "dia":  # SciPy's DIA has neither: the same AttributeError everywhere
+        for name in ("max", "min"):
+            with pytest.raises(AttributeError):
+                getattr(a, name)()
+        return
+    for name in ("max", "min"):
+        got, want = getattr(a, name)(), getattr(host, name)()
+        assert float(got) == float(want)
+        got, want = getattr(a, name)(axis=0), getattr(host, name)(axis=0)
+        numpy.testing.assert_array_equal(numpy.asarray(got.toarray() if hasattr(
+            got, "toarray") else got.get()), numpy.asarray(want.toarray()))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "dia"])
+def test_sparse_array_stays_an_array_on_the_device(device: Any, fmt: str) -> None:
+    from autodev.scipy import sparse
+
+    host = _sparse_host("csr", True).asformat(fmt)
+    a = getattr(sparse, f"{fmt}_array")(host)
+    if device.kind != "cpu":
+        a = a.to_device(device)
+    got, want = a.sum(axis=0), host.sum(axis=0)
+    assert got.shape == want.shape == (6,)
+    numpy.testing.assert_allclose(got.get(), want)
