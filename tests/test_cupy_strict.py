@@ -425,3 +425,39 @@ def test_sparse_array_stays_an_array_on_the_device(device: Any, fmt: str) -> Non
     got, want = a.sum(axis=0), host.sum(axis=0)
     assert got.shape == want.shape == (6,)
     numpy.testing.assert_allclose(got.get(), want)
+
+
+# ------------------------------------------------------------------ an older CuPy
+
+class _Lacking:
+    """A GPU backend whose SciPy-like modules and functions are all missing (as an older
+    CuPy, or a cupyx module whose CUDA library does not load)."""
+
+    is_gpu = True
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self.xp = type("xp", (), {"linalg": type("linalg", (), {})})()
+
+    def resolve(self, path: str) -> None:
+        return None
+
+    def scipy(self, name: str) -> None:
+        return None
+
+    def is_native(self, obj: Any) -> bool:
+        return False
+
+
+def _scipy_specs() -> list[Any]:
+    from autodev.scipy import fft, linalg, signal
+    from autodev.scipy.sparse import linalg as splinalg
+
+    return [spec for module in (fft, linalg, signal, splinalg)
+            for spec in module.SPECS.values() if getattr(spec, "gpu_impl", None) is not None]
+
+
+@pytest.mark.parametrize("spec", _scipy_specs(), ids=lambda spec: spec.name)
+def test_gpu_factories_decline_what_the_backend_lacks(sim: Any, spec: Any) -> None:
+    """A factory returns None (the call runs on the CPU), never a function calling None."""
+    assert spec.gpu_impl(_Lacking(sim)) is None
