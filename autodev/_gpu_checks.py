@@ -289,6 +289,21 @@ def as_device_arrays(*positions: int) -> Factory:
     return factory
 
 
+def dropping_keywords(*names: str) -> Factory:
+    """Keywords ``names`` CuPy lacks and that mean nothing on the device are dropped when
+    None or, for ``subok``/``like``, whatever they are (autodev has no subclasses)."""
+    def factory(backend: Backend, func: Func) -> Func:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for name in names:
+                if name in kwargs and (name != "device" or kwargs[name] is None):
+                    del kwargs[name]
+            return func(*args, **kwargs)
+
+        return call
+
+    return factory
+
+
 def searchsorted_values(backend: Backend, func: Func) -> Func:
     """``searchsorted``: CuPy takes ``v`` as a device array or a Python scalar only
     (NotImplementedError for a NumPy scalar or a list)."""
@@ -508,8 +523,8 @@ def _rows() -> list[Row]:
             numpy_only=("out", "casting", "order")),
         Row("delete", "cupy.delete", "no obj= by name", numpy_only=("obj",)),
         Row("linalg.cholesky", "cupy.linalg.cholesky", "no upper=", numpy_only=("upper",)),
-        Row("linalg.matrix_rank", "cupy.linalg.matrix_rank", "no hermitian=/rtol=",
-            numpy_only=("hermitian", "rtol")),
+        Row("linalg.matrix_rank", "cupy.linalg.matrix_rank", "no hermitian=/rtol=; no A=",
+            numpy_only=("hermitian", "rtol", "A")),
         Row("linalg.svd", "cupy.linalg.svd", "no hermitian=; a plain tuple, not SVDResult",
             numpy_only=("hermitian",), correction=named_result("linalg.svd"),
             imitation=S._plain_tuple),
@@ -565,6 +580,30 @@ def _rows() -> list[Row]:
             "replaced", rule=_lstsq_rule, correction=lstsq_host_rank),
         Row("linalg.diagonal", None, "absent: the main diagonal over the last two axes",
             correction=linalg_diagonal),
+        # --- names CuPy 14 lacks: the call runs on the CPU (resolution finds nothing)
+        *(Row(n, None, "absent from CuPy 14") for n in (
+            "insert", "nanpercentile", "nanquantile", "linalg.matrix_norm",
+            "linalg.vector_norm", "linalg.multi_dot", "linalg.outer", "linalg.svdvals",
+            "linalg.tensordot", "linalg.trace", "linalg.vecdot")),
+        *(Row(n, None, "no such CuPy ufunc") for n in ("isnat", "matvec", "vecmat", "spacing",
+                                                         "vecdot")),
+        # --- operands NumPy names and CuPy does not (passed by keyword: the CPU runs it)
+        *(Row(n, f"cupy.{n}", f"the operand is not called {k}= in CuPy", numpy_only=(k,))
+          for n, k in (("flip", "m"), ("fliplr", "m"), ("flipud", "m"), ("rot90", "m"),
+                       ("ediff1d", "ary"), ("extract", "arr"), ("i0", "x"), ("sinc", "x"),
+                       ("stack", "arrays"), ("linalg.matrix_power", "a"))),
+        Row("copy", "cupy.copy", "no subok=", numpy_only=("subok",)),
+        # --- runs where its input lives, so corrected rather than sent to the CPU
+        *(Row(n, f"cupy.{n}", "no subok= (autodev has no subclasses: dropped)",
+              numpy_only=("subok",), correction=dropping_keywords("subok"))
+          for n in ("broadcast_to", "broadcast_arrays")),
+        *(Row(n, f"cupy.{n}", "no like= (only NumPy's dispatch hook: dropped)",
+              numpy_only=("like",), correction=dropping_keywords("like"))
+          for n in ("ascontiguousarray", "asfortranarray")),
+        *(Row(n, f"cupy.{n}", "no device= (device=None dropped; another device is "
+              "placement's to handle, issue 9)", correction=dropping_keywords("device"),
+              numpy_only=("device",)) for n in ("empty_like", "zeros_like", "ones_like",
+                                                "full_like")),
         # --- array methods
         Row("ndarray.astype", "cupy.ndarray.astype", "TypeError for any casting=/subok= "
             "(autodev checks casting with numpy.can_cast and passes neither)",
