@@ -810,10 +810,11 @@ def _install_methods() -> None:
         np_method = getattr(np.ndarray, name, None)
         if np_method is None:
             continue
-        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS)
-        spec.gpu_wrap = METHOD_GPU_WRAPPERS.get(name)
-        if name != "clip":  # ndarray.clip takes min/max on both
-            spec.gpu_ok = rules.get("ndarray." + name, rules.get(name))
+        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
+                      gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
+                      # ndarray.clip takes min/max on both
+                      gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
+                                                                   rules.get(name)))
         setattr(ndarray, name, _method(name, spec, np_method))
 
 

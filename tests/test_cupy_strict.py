@@ -461,3 +461,20 @@ def _scipy_specs() -> list[Any]:
 def test_gpu_factories_decline_what_the_backend_lacks(sim: Any, spec: Any) -> None:
     """A factory returns None (the call runs on the CPU), never a function calling None."""
     assert spec.gpu_impl(_Lacking(sim)) is None
+
+
+# ------------------------------------------------------------------ the table is read-only
+
+def test_specs_are_immutable_once_built() -> None:
+    from autodev._namespace import SPECS, UFUNCS
+
+    for spec in (SPECS["sum"], SPECS["linalg.diagonal"], UFUNCS["add"]._spec,
+                 UFUNCS["add"]._methods["reduce"]):
+        with pytest.raises(AttributeError, match="immutable"):
+            spec.gpu_ok = None
+        with pytest.raises(AttributeError, match="immutable"):
+            spec.where = "cpu"
+    with pytest.raises(TypeError):
+        TABLE["sum"] = TABLE["prod"]  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        TABLE["sum"].numpy_only = ()  # type: ignore[misc]
