@@ -604,6 +604,9 @@ def _rows() -> list[Row]:
               "placement's to handle, issue 9)", correction=dropping_keywords("device"),
               numpy_only=("device",)) for n in ("empty_like", "zeros_like", "ones_like",
                                                 "full_like")),
+        Row("scipy.linalg.lu_factor", "cupyx.scipy.linalg.lu_factor", "warns RuntimeWarning "
+            "for a singular matrix, not SciPy's LinAlgWarning (autodev.scipy.linalg re-issues "
+            "it as LinAlgWarning)", imitation=S._runtime_warning),
         # --- array methods
         Row("ndarray.astype", "cupy.ndarray.astype", "TypeError for any casting=/subok= "
             "(autodev checks casting with numpy.can_cast and passes neither)",

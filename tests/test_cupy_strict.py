@@ -106,6 +106,7 @@ PROBES: dict[str, Callable[[Any], None]] = {
                            lambda s: s.xp.linalg.eig(_up(s, M))),
     "linalg.eigvals": _returns(lambda s, r: r.dtype.kind == "c",
                                lambda s: s.xp.linalg.eigvals(_up(s, M))),
+    "scipy.linalg.lu_factor": _raises(RuntimeWarning, lambda s: _singular_lu(s), exact=True),
     "ndarray.astype": _raises(TypeError, lambda s: _up(s, V).astype("f4", casting="unsafe")),
     "ndarray.sort": _raises(NotImplementedError, lambda s: _up(s, M).T.sort()),
     "ndarray.partition": _raises(TypeError, lambda s: _up(s, V).partition(numpy.int64(1))),
@@ -122,6 +123,14 @@ PROBES: dict[str, Callable[[Any], None]] = {
     "ufunc.at": _raises(NotImplementedError, lambda s: s.xp.maximum.at(
         _up(s, V), _up(s, [0]), 1.0)),
 }
+
+
+def _singular_lu(sim: Any) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim.scipy("linalg").lu_factor(_up(sim, numpy.zeros((2, 2))))
 
 
 def _imitated() -> list[str]:
@@ -305,6 +314,15 @@ def test_clip_one_bound(device: Any) -> None:
 def test_dot_with_a_scalar(device: Any) -> None:
     differential(lambda xp, x: x.dot(2.0), V, device=device)
     differential(lambda xp, x: x.dot(x), V, device=device)
+
+
+def test_lu_factor_warns_linalg_warning(device: Any) -> None:
+    from scipy.linalg import LinAlgWarning
+
+    import autodev.scipy.linalg
+
+    with pytest.warns(LinAlgWarning, match="exactly zero"):
+        autodev.scipy.linalg.lu_factor(put(numpy.zeros((3, 3)), device))
 
 
 def test_pinv_rcond_none(device: Any) -> None:

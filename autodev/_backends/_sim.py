@@ -624,6 +624,24 @@ def _wrap_quantile_q(func: Callable[..., Any]) -> Callable[..., Any]:
     return quantile
 
 
+def _runtime_warning(func: Callable[..., Any]) -> Callable[..., Any]:
+    """cupyx's ``lu_factor``: a plain RuntimeWarning for a singular matrix, where SciPy
+    warns its LinAlgWarning."""
+    import warnings
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = func(*args, **kwargs)
+        for w in caught:
+            warnings.warn(str(w.message), RuntimeWarning if issubclass(
+                w.category, RuntimeWarning) else w.category, stacklevel=2)
+        return result
+
+    return call
+
+
 def imitate_missing_keywords(*names: str) -> Quirk:
     """The imitation of a CuPy function lacking NumPy's keywords ``names``."""
     return _lacking(*names)
@@ -661,7 +679,7 @@ class _SimModule:
                 value = self._backend._quiet_singular(value)
             elif name in _UNCHECKED_QUIRK and self._module.__name__ == "scipy.linalg":
                 value = self._backend._quiet_singular(value, always=True)
-            if qualified in IMITATIONS and self._module.__name__.startswith("numpy"):
+            if qualified in IMITATIONS:
                 value = IMITATIONS[qualified](value)
             value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value

@@ -11,9 +11,11 @@ factorization reports (NaN/inf with ``check_finite``, shapes, zero diagonals).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
+from scipy.linalg import LinAlgWarning
 
 from .._backends import Backend
 
@@ -245,6 +247,26 @@ def checked(path: str, arrays: int = 1) -> Callable[[Backend], Callable[..., Any
 
         return run
     return factory
+
+
+def lu_factor(backend: Backend) -> Callable[..., Any] | None:
+    """cupyx's ``lu_factor`` warns ``RuntimeWarning`` for an exactly singular matrix;
+    SciPy warns ``LinAlgWarning`` (a subclass): the warning is re-issued as SciPy's."""
+    run_checked = checked("scipy.linalg.lu_factor")(backend)
+    if run_checked is None:
+        return None
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = run_checked(*args, **kwargs)
+        for w in caught:
+            singular = w.category is RuntimeWarning and str(w.message).startswith("Diagonal")
+            warnings.warn(str(w.message), LinAlgWarning if singular else w.category,
+                          stacklevel=2)
+        return result
+
+    return run
 
 
 def qr(backend: Backend) -> Callable[..., Any] | None:
