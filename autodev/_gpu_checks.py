@@ -572,9 +572,11 @@ def _rows() -> list[Row]:
         *(Row(f"linalg.{n}", f"cupy.linalg.{n}", "a plain tuple, not a named one",
               correction=named_result(f"linalg.{n}"), imitation=S._plain_tuple)
           for n in ("eigh", "slogdet", "qr")),
-        Row("linalg.eig", "cupy.linalg.eig", "complex results for real input; plain tuple",
+        Row("linalg.eig", "cupy.linalg.eig", "complex results for real input; plain tuple; "
+            "eigenvalue order cuSOLVER's (unspecified, as NumPy's: not corrected)",
             correction=_eig, imitation=S._complex_eig(False)),
-        Row("linalg.eigvals", "cupy.linalg.eigvals", "complex results for real input",
+        Row("linalg.eigvals", "cupy.linalg.eigvals", "complex results for real input; "
+            "order unspecified",
             correction=real_eig(True), imitation=S._complex_eig(True)),
         Row("linalg.lstsq", "cupy.linalg.lstsq", "rank a 0-d array; rcond outside (0, 1) "
             "replaced", rule=_lstsq_rule, correction=lstsq_host_rank),

@@ -414,15 +414,18 @@ def _result_type_quantile(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _complex_eig(values_only: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """CuPy's eig/eigvals: always complex results for real input, as plain tuples."""
+    """CuPy's eig/eigvals: always complex results for real input, as plain tuples, and
+    eigenvalues in an order of cuSOLVER's, not LAPACK's (imitated as reversed: neither
+    library promises an order, so nothing may rely on NumPy's)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
         def eig(a: Any) -> Any:
             result = func(a)
             ctype = np.result_type(a.dtype, np.complex64)
             if values_only:
-                return result.astype(ctype)
-            return tuple(r.astype(ctype) for r in result)
+                return result.astype(ctype)[..., ::-1]
+            w, v = (r.astype(ctype) for r in result)
+            return w[..., ::-1], v[..., ::-1]
 
         return eig
 
