@@ -22,6 +22,7 @@ import autodev
 from autodev._gpu_checks import TABLE
 from autodev.testing import simulated_gpu
 
+from conftest import CUDA_REASON, HAS_CUDA
 from diffcheck import differential, error_parity, put
 
 M = numpy.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
@@ -31,8 +32,17 @@ INTS = numpy.array([7, 1, 4, 10, 3, 3])
 
 # ------------------------------------------------------------------ the imitations
 
-@pytest.fixture
-def sim() -> Any:
+@pytest.fixture(params=["sim", pytest.param("cuda", marks=pytest.mark.gpu)])
+def sim(request: pytest.FixtureRequest) -> Any:
+    """The simulated GPU's backend; on a machine with a GPU also CuPy's own, so that a GPU
+    run checks each imitation against the real thing."""
+    if request.param == "cuda":
+        if not HAS_CUDA:
+            pytest.skip(f"CUDA: {CUDA_REASON}")
+        from autodev._backends import STATE
+
+        yield STATE.found["cuda"]
+        return
     with simulated_gpu() as backend:
         yield backend
 
