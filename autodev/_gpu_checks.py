@@ -522,7 +522,19 @@ def _rows() -> list[Row]:
         Row("einsum", "cupy.einsum", "no out=/casting=/order=",
             numpy_only=("out", "casting", "order")),
         Row("delete", "cupy.delete", "no obj= by name", numpy_only=("obj",)),
-        Row("linalg.cholesky", "cupy.linalg.cholesky", "no upper=", numpy_only=("upper",)),
+        Row("linalg.cholesky", "cupy.linalg.cholesky", "no upper=; a matrix that is not "
+            "positive definite gives NaN unless under cupyx.errstate(linalg='raise') (autodev "
+            "runs GPU linear algebra so)", numpy_only=("upper",),
+            imitation=S.quiet_singular()),
+        *(Row(f"linalg.{n}", f"cupy.linalg.{n}", "singular input gives inf/NaN unless under "
+              "cupyx.errstate(linalg='raise') (autodev runs GPU linear algebra so)",
+              imitation=S.quiet_singular()) for n in ("solve", "inv")),
+        Row("scipy.linalg.solve_triangular", "cupyx.scipy.linalg.solve_triangular",
+            "never checks singularity, even under errstate (autodev.scipy.linalg checks the "
+            "diagonal)", imitation=S.quiet_singular(always=True)),
+        Row("ndarray.__getitem__", "cupy.ndarray.__getitem__", "out-of-bounds integer-array "
+            "indices wrap, no IndexError (autodev checks bounds first)",
+            imitation=S.wrapping_indices),
         Row("linalg.matrix_rank", "cupy.linalg.matrix_rank", "no hermitian=/rtol=; no A=",
             numpy_only=("hermitian", "rtol", "A")),
         Row("linalg.svd", "cupy.linalg.svd", "no hermitian=; a plain tuple, not SVDResult",

@@ -117,6 +117,17 @@ PROBES: dict[str, Callable[[Any], None]] = {
     "linalg.eigvals": _returns(lambda s, r: r.dtype.kind == "c" and not numpy.array_equal(
         r.get(), numpy.linalg.eigvals(M)), lambda s: s.xp.linalg.eigvals(_up(s, M))),
     "scipy.linalg.lu_factor": _raises(RuntimeWarning, lambda s: _singular_lu(s), exact=True),
+    **{f"linalg.{n}": _returns(lambda s, r: not numpy.isfinite(r.get()).all(),
+                               lambda s, n=n, b=b: getattr(s.xp.linalg, n)(
+                                   _up(s, numpy.zeros((2, 2))), *([_up(s, numpy.ones(2))]
+                                                                  if b else [])))
+       for n, b in (("solve", True), ("inv", False), ("cholesky", False))},
+    "scipy.linalg.solve_triangular": _returns(
+        lambda s, r: not numpy.isfinite(r.get()).all(),
+        lambda s: _in_linalg_errors(s, lambda: s.scipy("linalg").solve_triangular(
+            _up(s, numpy.zeros((2, 2))), _up(s, numpy.ones(2))))),
+    "ndarray.__getitem__": _returns(lambda s, r: float(r.get()[0]) == V[9 % 4],
+                                    lambda s: _up(s, V)[_up(s, [9])]),
     "ndarray.astype": _raises(TypeError, lambda s: _up(s, V).astype("f4", casting="unsafe")),
     "ndarray.sort": _raises(NotImplementedError, lambda s: _up(s, M).T.sort()),
     "ndarray.partition": _raises(TypeError, lambda s: _up(s, V).partition(numpy.int64(1))),
@@ -133,6 +144,11 @@ PROBES: dict[str, Callable[[Any], None]] = {
     "ufunc.at": _raises(NotImplementedError, lambda s: s.xp.maximum.at(
         _up(s, V), _up(s, [0]), 1.0)),
 }
+
+
+def _in_linalg_errors(sim: Any, call: Callable[[], Any]) -> Any:
+    with sim.linalg_errors():
+        return call()
 
 
 def _singular_lu(sim: Any) -> None:

@@ -3,10 +3,13 @@
 Its arrays (:class:`SimArray`) are a distinct type that refuses implicit
 conversion to NumPy, as CuPy's do, so any code path that forgets a transfer
 fails loudly. Its module functions refuse NumPy arrays for the same reason.
-Transfers are counted, faults (out-of-memory, device errors) can be injected at
-chosen calls, and it imitates the CuPy behaviours autodev must correct: integer
-array indices wrap instead of raising, and singular ``solve``/``inv``/``cholesky``
-return NaN unless run inside :meth:`SimBackend.linalg_errors`.
+Transfers are counted, faults (out-of-memory, device errors, NotImplementedError)
+can be injected at chosen calls, and it is as strict as CuPy 14: every row of the
+capability table (``autodev._gpu_checks.TABLE``) installs its imitation here
+(``IMITATIONS``, ``CUPY_MISSING``): refused keywords, operands, ufunc methods and
+dtypes with CuPy's exception types, CuPy's result types, wrapping integer-array
+indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
+:meth:`SimBackend.linalg_errors`.
 """
 
 from __future__ import annotations
@@ -91,10 +94,10 @@ class SimArray:
         return _wrap_method(self, name, value)
 
     def __getitem__(self, key: Any) -> Any:
-        return _wrap(self._a[_cupy_like_index(_unwrap(key), self._a.shape)])
+        return _wrap(self._a[_index(_unwrap(key), self._a.shape)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._a[_cupy_like_index(_unwrap(key), self._a.shape)] = _unwrap(value)
+        self._a[_index(_unwrap(key), self._a.shape)] = _unwrap(value)
 
     def __len__(self) -> int:
         return len(self._a)
@@ -144,6 +147,26 @@ for _name in (
 ).split():
     setattr(SimArray, f"__{_name}__", _make_operator(f"__{_name}__"))
 SimArray.__hash__ = None  # type: ignore[assignment]
+
+
+def _index(key: Any, shape: tuple[int, ...]) -> Any:
+    """The index the sim applies: ``key`` as CuPy would read it (the table's
+    ``ndarray.__getitem__`` row: out-of-bounds integer-array indices wrap)."""
+    imitation = IMITATIONS.get("ndarray.__getitem__")
+    return imitation(_same_key)(key, shape) if imitation is not None else key
+
+
+def _same_key(key: Any, shape: tuple[int, ...]) -> Any:
+    return key
+
+
+def wrapping_indices(read: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's indexing: out-of-bounds integer-array indices wrap, with no IndexError."""
+
+    def index(key: Any, shape: tuple[int, ...]) -> Any:
+        return _cupy_like_index(read(key, shape), shape)
+
+    return index
 
 
 def _cupy_like_index(key: Any, shape: tuple[int, ...]) -> Any:
@@ -350,9 +373,28 @@ def _family_of(name: str) -> str | None:
     return _FAMILIES.get(name)
 
 
-_SINGULAR_QUIRK = frozenset({"solve", "inv", "cholesky"})
-#: cupyx.scipy.linalg functions that never check for singularity, even told to raise.
-_UNCHECKED_QUIRK = frozenset({"solve_triangular"})
+#: True inside :meth:`SimBackend.linalg_errors` (the dynamic scope of a GPU linalg call).
+_LINALG_RAISE = [False]
+
+
+def quiet_singular(always: bool = False) -> Quirk:
+    """CuPy's default (``linalg='ignore'``): a singular or not positive-definite matrix
+    gives NaN, not LinAlgError, unless run inside :meth:`SimBackend.linalg_errors`
+    (``always``: not even there, as cupyx's ``solve_triangular``)."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(a, *args, **kwargs)
+            except np.linalg.LinAlgError:
+                if not always and _LINALG_RAISE[0]:
+                    raise
+                shape = np.shape(args[0]) if args else np.shape(a)
+                return np.full(shape, np.nan, dtype=np.result_type(a, np.float32))
+
+        return call
+
+    return quirk
 
 
 def _wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -678,10 +720,6 @@ class _SimModule:
         elif isinstance(value, type):
             pass  # dtypes, exceptions and classes are shared as they are
         elif callable(value):
-            if name in _SINGULAR_QUIRK and self._module.__name__.endswith("linalg"):
-                value = self._backend._quiet_singular(value)
-            elif name in _UNCHECKED_QUIRK and self._module.__name__ == "scipy.linalg":
-                value = self._backend._quiet_singular(value, always=True)
             if qualified in IMITATIONS:
                 value = IMITATIONS[qualified](value)
             value = _wrap_callable(value, self._backend, self._prefix + name)
@@ -836,24 +874,9 @@ class SimBackend(Backend):
     @contextlib.contextmanager
     def _linalg_raise(self) -> Iterator[None]:
         previous, self._raise_linalg = self._raise_linalg, True
+        outer, _LINALG_RAISE[0] = _LINALG_RAISE[0], True
         try:
             yield
         finally:
             self._raise_linalg = previous
-
-    def _quiet_singular(self, func: Callable[..., Any], always: bool = False
-                        ) -> Callable[..., Any]:
-        """Imitate CuPy's default: a singular matrix gives NaN, not an error
-        (``always``: not even inside :meth:`linalg_errors`)."""
-
-        @functools.wraps(func)
-        def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-            try:
-                return func(a, *args, **kwargs)
-            except np.linalg.LinAlgError:
-                if self._raise_linalg and not always:
-                    raise
-                shape = np.shape(args[0]) if args else np.shape(a)
-                return np.full(shape, np.nan, dtype=np.result_type(a, np.float32))
-
-        return call
+            _LINALG_RAISE[0] = outer
