@@ -392,16 +392,16 @@ def ufunc_operands(backend: Backend, func: Func) -> Func:
 
 
 def _rehearse(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Run ``np_ufunc`` on empty arrays of the call's dtypes: NumPy's dtype errors, no data."""
-    def empty(a: Any) -> Any:
+    """Run ``np_ufunc`` on one-element host arrays of the call's dtypes and ranks (core
+    dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data."""
+    def probe(a: Any) -> Any:
         dtype = getattr(a, "dtype", None)
-        return np.empty(0, dtype) if dtype is not None and getattr(a, "ndim", 0) else (
-            np.zeros((), dtype)[()] if dtype is not None else a)
+        return a if dtype is None else np.empty((1,) * a.ndim, dtype)
 
     out = kwargs.get("out")
     outs = out if type(out) is tuple else (out,) if out is not None else ()
-    inputs = [empty(a) for a in args[:np_ufunc.nin]]
-    outputs = tuple(np.empty(0, o.dtype) for o in (*args[np_ufunc.nin:], *outs))
+    inputs = [probe(a) for a in args[:np_ufunc.nin]]
+    outputs = tuple(None if o is None else probe(o) for o in (*args[np_ufunc.nin:], *outs))
     options = {k: v for k, v in kwargs.items() if k in ("dtype", "casting")}
     np_ufunc(*inputs, out=outputs if len(outputs) > 1 else outputs[0], **options)
 

@@ -522,3 +522,16 @@ def test_specs_are_immutable_once_built() -> None:
         TABLE["sum"] = TABLE["prod"]  # type: ignore[index]
     with pytest.raises(AttributeError):
         TABLE["sum"].numpy_only = ()  # type: ignore[misc]
+
+
+def test_matmul_into_out(device: Any) -> None:
+    def call(xp: Any, m: Any) -> Any:
+        out = xp.zeros_like(m)
+        xp.matmul(m, m, out=out)
+        n = m.copy()
+        n @= m
+        return out, n
+
+    differential(call, M, device=device)
+    error_parity(lambda xp, m, i: xp.matmul(m, m, out=i), M, numpy.zeros((3, 3), int),
+                 device=device)
