@@ -638,10 +638,14 @@ def _rows() -> list[Row]:
             imitation=S._argpartition_method),
         Row("ndarray.dot", "cupy.ndarray.dot", "b a device array only (no scalar)",
             correction=scalar_dot, imitation=S._dot_method),
-        Row("ndarray.take", "cupy.ndarray.take", "wraps out-of-range indices",
-            correction=checked_take),
+        Row("ndarray.take", "cupy.ndarray.take", "wraps out-of-range indices; no mode=",
+            correction=checked_take, imitation=S._take_method),
         Row("ndarray.choose", "cupy.ndarray.choose", "reads choices.shape",
-            correction=_choose),
+            correction=_choose, imitation=S._operands(0)),
+        Row("ndarray.searchsorted", "cupy.ndarray.searchsorted",
+            "v a device array or Python scalar (NotImplementedError)",
+            correction=searchsorted_values,
+            imitation=S._operands(0, error=NotImplementedError, scalars=(int, float, complex))),
         # --- ufuncs
         Row("ufunc", "cupy.ufunc", "keywords out/dtype/casting only: where=/order=/subok=/"
             "signature= raise 'Wrong arguments'; no list operands; plain TypeError for a "

@@ -128,6 +128,11 @@ PROBES: dict[str, Callable[[Any], None]] = {
             _up(s, numpy.zeros((2, 2))), _up(s, numpy.ones(2))))),
     "ndarray.__getitem__": _returns(lambda s, r: float(r.get()[0]) == V[9 % 4],
                                     lambda s: _up(s, V)[_up(s, [9])]),
+    "ndarray.take": _returns(lambda s, r: True, lambda s: _up(s, V).take(_up(s, [9]))),
+    "ndarray.choose": _raises(AttributeError, lambda s: _up(s, [0, 1]).choose(
+        [_up(s, [1, 2]), _up(s, [3, 4])])),
+    "ndarray.searchsorted": _raises(NotImplementedError, lambda s: _up(s, V).searchsorted(
+        numpy.float64(0.5))),
     "ndarray.astype": _raises(TypeError, lambda s: _up(s, V).astype("f4", casting="unsafe")),
     "ndarray.sort": _raises(NotImplementedError, lambda s: _up(s, M).T.sort()),
     "ndarray.partition": _raises(TypeError, lambda s: _up(s, V).partition(numpy.int64(1))),
@@ -282,10 +287,12 @@ def test_ufunc_output_cast_error_type(device: Any) -> None:
     lambda xp, x: xp.searchsorted(xp.sort(x), [0.6, 2.5]),
     lambda xp, x: xp.choose(xp.asarray([0, 1, 1, 0]), [x, 2 * x]),
     lambda xp, x: xp.choose(xp.asarray([0, 1, 1, 0]), (x, 7.0)),
-    lambda xp, x: x.choose([x, x]) if False else xp.sort(x).searchsorted(numpy.float64(1.5)),
+    lambda xp, x: xp.sort(x).searchsorted(numpy.float64(1.5)),
+    lambda xp, x: xp.asarray([0, 1, 1, 0]).choose([x, 2 * x]),
+    lambda xp, x: x.take([0, 3, -1]),
 ], ids=["ufunc-list", "ufunc-tuple", "outer-list", "outer-scalar", "interp-scalar",
         "interp-list", "searchsorted-numpy-scalar", "searchsorted-list", "choose-list",
-        "choose-broadcast", "method-searchsorted"])
+        "choose-broadcast", "method-searchsorted", "method-choose", "method-take"])
 def test_operands_cupy_refuses(device: Any, call: Any) -> None:
     differential(call, V, device=device)
 
@@ -535,3 +542,11 @@ def test_matmul_into_out(device: Any) -> None:
     differential(call, M, device=device)
     error_parity(lambda xp, m, i: xp.matmul(m, m, out=i), M, numpy.zeros((3, 3), int),
                  device=device)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_take_method_modes(device: Any, mode: str) -> None:
+    if mode == "raise":
+        error_parity(lambda xp, x: x.take([0, 9]), V, device=device)
+    else:
+        differential(lambda xp, x: x.take([0, 9, -7], mode=mode), V, device=device)

@@ -593,6 +593,19 @@ def _dot_method(method: Callable[..., Any]) -> Callable[..., Any]:
     return dot
 
 
+def _take_method(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.take(indices, axis=None, out=None)``: no ``mode``; indices wrap."""
+    array = method.__self__
+
+    def take(indices: Any, axis: Any = None, out: Any = None) -> Any:
+        n = array.size if axis is None else array.shape[axis]
+        indices = np.asarray(indices) % n if n else indices
+        return method(indices, axis=axis) if out is None else method(indices, axis=axis,
+                                                                     out=out)
+
+    return take
+
+
 def _stable_only_sort(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's sort/argsort take ``kind=None`` or ``'stable'`` only (ValueError otherwise)."""
 
