@@ -257,3 +257,10 @@ def test_scipy_gpu_functions_exist_in_cupyx(spec: Any) -> None:
     assert paths, spec.name
     for path in paths:
         assert cupy_params(path) is not None, f"{spec.name}: the installed CuPy has no {path}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in UFUNCS if getattr(cupy, n, None) is not None))
+def test_cupy_ufunc_names_lead_back_to_numpy(name: str) -> None:
+    """The ufunc correction finds NumPy's ufunc from CuPy's name (``cupy_add`` -> ``add``)."""
+    found = getattr(numpy, getattr(cupy, name).__name__.removeprefix("cupy_"), None)
+    assert isinstance(found, numpy.ufunc), name
