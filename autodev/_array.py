@@ -345,7 +345,13 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
-        result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
+        if self._device is CPU:
+            result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
+        else:  # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+            if not np.can_cast(self.dtype, dtype, casting):
+                raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
+                                f"{np.dtype(dtype)!r} according to the rule {casting!r}")
+            result = self._data.astype(dtype, order=order, copy=copy)
         if result is self._data:
             return self
         return new(result, self._device, None, False, self._pin)
@@ -365,14 +371,33 @@ class ndarray:
         R.mark_written(self)
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
-        if self._device is not CPU:
-            kind = "stable"  # CuPy's sort is always stable and takes no other kind
-        self._data.sort(axis=axis, kind=kind, **({"order": order} if order is not None else {}))
+        if self._device is CPU:
+            self._data.sort(axis=axis, kind=kind,
+                            **({"order": order} if order is not None else {}))
+        else:
+            from ._gpu_checks import check_sort_kind
+
+            check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
+            if self._data.flags.c_contiguous:
+                self._data.sort(axis=axis, kind="stable")
+            else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
+                self._data[...] = backend_for(self._device).xp.sort(self._data, axis=axis)
         R.mark_written(self)
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
-        self._data.partition(native_arg(kth, self._device, None), axis=axis)
+        if self._device is CPU:
+            self._data.partition(cpu_arg(kth), axis=axis)
+        else:  # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+            from ._gpu_checks import plain_kth
+
+            kth = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray
+                            else kth)
+            if self._data.flags.c_contiguous:
+                self._data.partition(kth, axis=axis)
+            else:
+                xp = backend_for(self._device).xp
+                self._data[...] = xp.partition(self._data, kth, axis=axis)
         R.mark_written(self)
 
     def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
@@ -527,6 +552,8 @@ def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device)
                 )
         return R.native_on(k, device)
     host = np.asarray(k)
+    if host.size == 0 and host.dtype.kind == "f":
+        host = host.astype(np.intp)  # ``a[[]]``: NumPy reads an empty list as integers
     if host.dtype.kind in "iu" and dim < len(shape) and host.size:
         n = shape[dim]
         if host.min() < -n or host.max() >= n:
@@ -819,10 +846,11 @@ def _install_methods() -> None:
         np_method = getattr(np.ndarray, name, None)
         if np_method is None:
             continue
-        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS)
-        spec.gpu_wrap = METHOD_GPU_WRAPPERS.get(name)
-        if name != "clip":  # ndarray.clip takes min/max on both
-            spec.gpu_ok = rules.get(name)
+        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
+                      gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
+                      # ndarray.clip takes min/max on both
+                      gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
+                                                                   rules.get(name)))
         setattr(ndarray, name, _method(name, spec, np_method))
 
 

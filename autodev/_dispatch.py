@@ -104,7 +104,13 @@ class OpSpec:
     cpu_impl : callable, optional
         The CPU implementation, when it is not the NumPy function at ``path``.
     gpu_ok : callable, optional
-        Extra capability rule ``(arrays, args, kwargs) -> bool`` for the GPU.
+        Extra capability rule ``(arrays, kwargs) -> bool`` for the GPU.
+    gpu_wrap : callable, optional
+        ``(backend, func) -> func``: the correction around the GPU function (NumPy's
+        checks and result types CuPy lacks; see ``autodev._gpu_checks.TABLE``).
+
+    A spec is immutable once built: each attribute is set once, by the constructor
+    (only its cache of resolved implementations fills in as backends are met).
     """
 
     __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
@@ -113,7 +119,9 @@ class OpSpec:
     def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
                  scalar: bool = False, work: WorkFn | None = None,
                  cpu_impl: Callable[..., Any] | None = None,
-                 gpu_ok: Callable[..., bool] | None = None) -> None:
+                 gpu_ok: Callable[..., bool] | None = None,
+                 gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]]
+                 | None = None) -> None:
         self.name = name
         self.path = path
         self.family = family
@@ -122,9 +130,17 @@ class OpSpec:
         self.work = work or WORK[family]
         self.cpu_impl = cpu_impl
         self.gpu_ok = gpu_ok
-        #: ``(backend, func) -> func``: adds NumPy's checks CuPy lacks (bounds, ...)
-        self.gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]] | None = None
+        self.gpu_wrap = gpu_wrap
         self._impls: dict[Backend, Callable[..., Any] | None] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            getattr(self, name)
+        except AttributeError:  # not set yet: the constructor is setting it
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(f"{type(self).__name__} {self.name!r} is immutable once built; "
+                             f"give {name}= to its constructor instead.")
 
     def impl(self, backend: Backend) -> Callable[..., Any] | None:
         """The callable running this op on ``backend``, or None if it has none."""
@@ -452,6 +468,18 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
                 record.device = "cpu"
             result = _fallback_cpu(spec, args, kwargs, moves)
             device = CPU
+    except NotImplementedError as declined:
+        # Declared safety net: CuPy raises NotImplementedError for a case it lacks that no
+        # table row foresaw. The call runs on the CPU, counted and traced; anything else
+        # (TypeError, ValueError, device errors) propagates.
+        if not backend.is_gpu or ENV.fallback == "raise":
+            raise
+        note_fallback(spec.name, str(device), declined, reason="not implemented")
+        if record is not None:
+            record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+            record.device = "cpu"
+        result = _fallback_cpu(spec, args, kwargs, moves)
+        device = CPU
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if record is not None:
         emit(record)

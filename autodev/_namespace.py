@@ -18,7 +18,8 @@ from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
 from ._device import AUTO, CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, gpu_rules
+from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
+    ufunc_method_rule
 from ._dispatch import OpSpec, call, cpu_arg, new, placed
 from ._trace import tick
 
@@ -91,16 +92,27 @@ def _sync_fast() -> None:
 STATE.listeners.append(_sync_fast)
 
 
+#: Specs whose GPU function lives elsewhere: name -> (GPU path, CPU implementation).
+_ELSEWHERE: dict[str, tuple[str, Any]] = {
+    # cupy.linalg has no diagonal: the GPU runs the main one (its row's correction)
+    "linalg.diagonal": ("diagonal", getattr(np.linalg, "diagonal", None)),
+}
+
+
 def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
+    rules = gpu_rules()
     for family, names in table.items():
         for name in names.split():
             if getattr(module, name, None) is None:
                 continue  # not in this NumPy version
             where = "primary" if family == "primary" else "dispatch"
-            SPECS[prefix + name] = OpSpec(
-                prefix + name, prefix + name, "copy" if where == "primary" else family,
+            full = prefix + name
+            path, cpu_impl = _ELSEWHERE.get(full, (full, None))
+            SPECS[full] = OpSpec(
+                full, path, "copy" if where == "primary" else family,
                 where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
                                or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
+                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=GPU_WRAPPERS.get(full),
             )
 
 
@@ -120,18 +132,30 @@ class ufunc:
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
 
-    def __init__(self, np_ufunc: Any, path: str, family: str) -> None:
+    def __init__(self, np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
+                 where: str = "dispatch", gpu_ok: Any = None) -> None:
         self._np = np_ufunc
         self.__name__ = np_ufunc.__name__
         self.__doc__ = np_ufunc.__doc__
         name = np_ufunc.__name__
-        self._spec = OpSpec(name, path, family, scalar=True)
+        # NumPy's ufuncs follow the capability table's ufunc rows; others (scipy.special's,
+        # frompyfunc's) give their own rule or run on the CPU
+        cpu = where == "cpu"
+        self._spec = OpSpec(name, path, family, where, scalar=True,
+                            cpu_impl=np_ufunc if cpu else None,
+                            gpu_ok=_UFUNC_RULE if numpy else gpu_ok,
+                            gpu_wrap=TABLE["ufunc"].correction if numpy else None)
         self._methods = {
-            "reduce": OpSpec(f"{name}.reduce", f"{path}.reduce", "reduction", scalar=True),
-            "accumulate": OpSpec(f"{name}.accumulate", f"{path}.accumulate", "reduction"),
-            "reduceat": OpSpec(f"{name}.reduceat", f"{path}.reduceat", "reduction"),
-            "outer": OpSpec(f"{name}.outer", f"{path}.outer", family, work=_outer_work),
+            method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction", where,
+                           scalar=method == "reduce",
+                           cpu_impl=getattr(np_ufunc, method) if cpu else None,
+                           gpu_ok=ufunc_method_rule(method, name) if numpy else gpu_ok)
+            for method in UFUNC_METHODS
         }
+        self._methods["outer"] = OpSpec(f"{name}.outer", f"{path}.outer", family, where,
+                                        work=_outer_work,
+                                        cpu_impl=np_ufunc.outer if cpu else None,
+                                        gpu_ok=_UFUNC_RULE if numpy else gpu_ok)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _FAST and not kwargs:
@@ -180,10 +204,11 @@ class ufunc:
             self._np.at(a._data, cpu_arg(indices), *extra)
         else:
             key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
-            func = backend_for(device).resolve(self._spec.path + ".at")
+            func = backend_for(device).resolve(self._spec.path + ".at") \
+                if ufunc_at_ok(self.__name__, a.dtype) else None
             if func is not None:
                 func(a._data, key, *extra)
-            else:  # declared: this ufunc has no device ``at``; apply it on the host
+            else:  # declared (capability table): no device ``at`` for it; apply it on the host
                 host = R.host_copy(a._data, device)
                 self._np.at(host, cpu_arg(indices), *(cpu_arg(b),) if b is not None else ())
                 a._data[...] = R.transfer(host, CPU, device)
@@ -194,6 +219,10 @@ class ufunc:
 
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
+
+
+#: The capability rule of a NumPy ufunc's call on the GPU (its keywords CuPy takes).
+_UFUNC_RULE = gpu_rules()["ufunc"]
 
 
 def _fast_other(result: Any) -> Any:
@@ -258,17 +287,12 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
 
         name = np_ufunc.__name__
         if getattr(scipy.special, name, None) is np_ufunc:
-            from .scipy.special import declare_ufunc  # its GPU capability table
+            from .scipy.special import ufunc_options  # its GPU capability table
 
-            found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental")
-            declare_ufunc(found)
+            found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
+                          **ufunc_options(name))
         else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
-            found = ufunc(np_ufunc, name, "elementwise")
-            found._spec.where = "cpu"
-            found._spec.cpu_impl = np_ufunc
-            for method, spec in found._methods.items():
-                spec.where = "cpu"
-                spec.cpu_impl = getattr(np_ufunc, method)
+            found = ufunc(np_ufunc, name, "elementwise", numpy=False, where="cpu")
         _FOREIGN_UFUNCS[np_ufunc] = found
     return found
 
@@ -672,13 +696,4 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
 _build_specs("", np, FAMILY_FUNCTIONS)
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
 _build_specs("fft.", np.fft, FFT_FUNCTIONS)
-if "linalg.diagonal" in SPECS:  # cupy.linalg has no diagonal: the GPU runs the main one
-    SPECS["linalg.diagonal"].path = "diagonal"
-    SPECS["linalg.diagonal"].cpu_impl = np.linalg.diagonal
-for _name, _wrapper in GPU_WRAPPERS.items():
-    if _name in SPECS:
-        SPECS[_name].gpu_wrap = _wrapper
-for _name, _rule in gpu_rules().items():
-    if _name in SPECS:
-        SPECS[_name].gpu_ok = _rule
 _build_ufuncs()

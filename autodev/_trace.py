@@ -21,7 +21,8 @@ class _Stats:
     """Counters since start or the last ``stats(reset=True)``."""
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
-                 "d2h_bytes", "fallbacks", "warned", "reuse_moves", "reuse_bytes")
+                 "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
+                 "reuse_bytes")
 
     def __init__(self) -> None:
         self.reset()
@@ -35,6 +36,7 @@ class _Stats:
         self.d2h_count = 0
         self.d2h_bytes = 0
         self.fallbacks = 0
+        self.fallback_reasons: dict[str, int] = {}
         self.reuse_moves = 0
         self.reuse_bytes = 0
 
@@ -58,9 +60,10 @@ def stats(reset: bool = False) -> dict[str, Any]:
 
     Keys: ``calls`` (device name -> dispatched calls), ``h2d_count``,
     ``h2d_bytes``, ``d2h_count``, ``d2h_bytes`` (host<->device transfers),
-    ``fallbacks`` (calls that had to leave the GPU after an out-of-memory),
-    ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device because
-    their reuse paid for the move; those bytes are in the transfer counters too).
+    ``fallbacks`` (calls that had to leave the GPU: after an out-of-memory, or because
+    the GPU library raised NotImplementedError), ``fallback_reasons`` (``"op: reason"``
+    -> count), ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device
+    because their reuse paid for the move; those bytes are in the transfer counters too).
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -73,6 +76,7 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "d2h_count": STATS.d2h_count,
         "d2h_bytes": STATS.d2h_bytes,
         "fallbacks": STATS.fallbacks,
+        "fallback_reasons": dict(STATS.fallback_reasons),
         "reuse_moves": STATS.reuse_moves,
         "reuse_bytes": STATS.reuse_bytes,
     }
@@ -148,13 +152,17 @@ def trace() -> Iterator[list[Record]]:
         STATE.refresh()
 
 
-def note_fallback(op: str, device: str, err: BaseException) -> None:
-    """Count a GPU -> CPU fallback and warn as AUTODEV_FALLBACK says."""
+def note_fallback(op: str, device: str, err: BaseException,
+                  reason: str = "out of memory") -> None:
+    """Count a GPU -> CPU fallback (and why) and warn as AUTODEV_FALLBACK says."""
     STATS.fallbacks += 1
+    key = f"{op}: {reason}"
+    STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
     if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
         STATS.warned = True
+        what = "ran out of memory" if reason == "out of memory" else "is not implemented"
         warnings.warn(
-            f"autodev: {op} ran out of memory on {device} ({err}); it ran on the CPU "
+            f"autodev: {op} {what} on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
             ResourceWarning,
             stacklevel=4,
