@@ -523,7 +523,9 @@ def _getitem(a: ndarray, key: Any) -> Any:
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    scalar = result.ndim == 0 and not _has_ellipsis(key)
+    if result.ndim == 0 and not _has_ellipsis(key):
+        return R.transfer(result, device, CPU)[()]
+    scalar = False
     shares = getattr(result, "base", None) is not None
     return new(result, device, R.storage_of(a) if shares else None, scalar)
 

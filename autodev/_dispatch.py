@@ -431,8 +431,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                 if type(out) is ndarray:
                     R.mark_written(out)
                 return out
-        if result.ndim == 0 and scalar and device is CPU:
-            return result[()]
+        if result.ndim == 0 and scalar:
+            return result[()] if device is CPU else R.transfer(result, device, CPU)[()]
         for a in args:  # an input returned as is (ascontiguousarray, atleast_1d, ...)
             if a is result:  # a NumPy array: written behind autodev's back
                 return new(result, device, R.Storage(escaped=True))

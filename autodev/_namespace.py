@@ -447,8 +447,9 @@ def _created(result: Any, device: Device) -> Any:
     """Wrap a creation result; ``linspace(..., retstep=True)`` gives ``(array, step)``."""
     if type(result) is tuple:
         array, step = result
-        native = backend_for(device).is_native(step)
-        return new(array, device), new(step, device, None, True) if native else step
+        if backend_for(device).is_native(step):  # a step is a NumPy scalar, as NumPy gives
+            step = R.transfer(step, device, CPU)[()]
+        return new(array, device), step
     return new(result, device)
 
 
