@@ -17,6 +17,7 @@ from . import _residency as R
 from ._backends import STATE, backend_for, resolve_device
 from ._device import CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
+from ._memory import check_not_view, in_place_on_host, retrying
 from ._trace import STATS, tick
 
 _PLAIN_OPERANDS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
@@ -147,9 +148,15 @@ class ndarray:
         target = resolve_device(device)
         if target is self._device:
             return self
-        native = R.native_on(self, target)
-        return new(native if self._mirror is None else _own(native, target), target,
-                   None, self._scalar)
+
+        def move() -> "ndarray":
+            native = R.native_on(self, target)
+            return new(native if self._mirror is None else _own(native, target), target,
+                       None, self._scalar)
+
+        # out of memory on the target: the copy stays on the host (counted, warned)
+        return retrying("to_device", target, move,
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar))
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -319,13 +326,12 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
-        result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
-        if result is self._data:
-            return self
-        return new(result, self._device)
+        result = _allocating(self, "astype", lambda data: data.astype(
+            dtype, order=order, casting=casting, copy=copy))
+        return self if result._data is self._data else result
 
     def copy(self, order: str = "C") -> "ndarray":
-        return new(self._data.copy(order=order), self._device)
+        return _allocating(self, "copy", lambda data: data.copy(order=order))
 
     def view(self, *args: Any, **kwargs: Any) -> "ndarray":
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
@@ -334,26 +340,28 @@ class ndarray:
         return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
 
     def fill(self, value: Any) -> None:
-        self._data.fill(_scalar_arg(value))
-        R.mark_written(self)
+        value = _scalar_arg(value)
+        _in_place(self, "fill", lambda data, device: data.fill(value))
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
-        if self._device is not CPU:
-            kind = "stable"  # CuPy's sort is always stable and takes no other kind
-        self._data.sort(axis=axis, kind=kind, **({"order": order} if order is not None else {}))
-        R.mark_written(self)
+        extra = {"order": order} if order is not None else {}
+
+        def sort(data: Any, device: Device) -> None:
+            # CuPy's sort is always stable and takes no other kind
+            data.sort(axis=axis, kind=kind if device is CPU else "stable", **extra)
+
+        _in_place(self, "sort", sort)
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
-        self._data.partition(native_arg(kth, self._device, None), axis=axis)
-        R.mark_written(self)
+        _in_place(self, "partition", lambda data, device: data.partition(
+            native_arg(kth, device, None), axis=axis))
 
     def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
         if self._device is not CPU and mode == "raise":
             _check_flat_bounds(native_arg(indices, CPU, None), self.size)
-        self._data.put(native_arg(indices, self._device, None),
-                       native_arg(values, self._device, None), mode=mode)
-        R.mark_written(self)
+        _in_place(self, "put", lambda data, device: data.put(
+            native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
 
     def resize(self, *shape: Any, refcheck: bool = True) -> None:
         if self._device is CPU:
@@ -366,14 +374,13 @@ class ndarray:
         R.mark_written(self)
 
     def flatten(self, order: str = "C") -> "ndarray":
-        return new(self._data.flatten(order), self._device)
+        return _allocating(self, "flatten", lambda data: data.flatten(order))
 
     def byteswap(self, inplace: bool = False) -> "ndarray":
         if inplace:
-            self._data.byteswap(True)
-            R.mark_written(self)
+            _in_place(self, "byteswap", lambda data, device: data.byteswap(True))
             return self
-        return new(self._data.byteswap(False), self._device)
+        return _allocating(self, "byteswap", lambda data: data.byteswap(False))
 
     def dump(self, file: Any) -> None:
         self._host().dump(file)
@@ -438,6 +445,22 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
     return new(result, a._device, R.storage_of(a) if shares else None)
+
+
+def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
+    """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
+    device = a._device
+    return retrying(op, device, lambda: new(make(a._data), device),
+                    lambda: new(make(a._host()), CPU))
+
+
+def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
+    """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
+    copy written back into the same device memory (views of ``a`` see the write)."""
+    device = a._device
+    retrying(op, device, lambda: apply(a._data, device),
+             lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
+    R.mark_written(a)
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -513,8 +536,10 @@ def _check_flat_bounds(indices: Any, size: int) -> None:
 
 def _getitem(a: ndarray, key: Any) -> Any:
     device = a._device
-    nkey = _index_native(key, device, a.shape)
-    result = a._data[nkey]
+    result = retrying("__getitem__", device, lambda: a._data[_index_native(key, device, a.shape)],
+                      lambda: _getitem_on_host(a, key))
+    if type(result) is ndarray:  # the host fallback's
+        return result
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if device is CPU:
         if type(result) is np.ndarray:
@@ -530,15 +555,25 @@ def _getitem(a: ndarray, key: Any) -> Any:
     return new(result, device, R.storage_of(a) if shares else None, scalar)
 
 
+def _getitem_on_host(a: ndarray, key: Any) -> Any:
+    """Indexing a device array on the host: a copying index (list, mask) only, since
+    a basic index is a view that must keep writing to the device memory."""
+    host = a._host()
+    result = host[_index_native(key, CPU, a.shape)]
+    check_not_view("__getitem__", a._device, (host,), result)
+    STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
+    return new(result, CPU) if type(result) is np.ndarray else result
+
+
 def _has_ellipsis(key: Any) -> bool:
     return key is Ellipsis or (type(key) is tuple and any(k is Ellipsis for k in key))
 
 
 def _setitem(a: ndarray, key: Any, value: Any) -> None:
-    device = a._device
-    nkey = _index_native(key, device, a.shape)
-    a._data[nkey] = native_arg(value, device, None)
-    R.mark_written(a)
+    def assign(data: Any, device: Device) -> None:
+        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
+
+    _in_place(a, "__setitem__", assign)
 
 
 # ---------------------------------------------------------------------- operator tables

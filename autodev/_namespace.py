@@ -14,12 +14,13 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _residency as R
-from ._array import _index_native, ndarray
+from ._array import _in_place, _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, gpu_rules
 from ._dispatch import OpSpec, call, cpu_arg, new
+from ._memory import in_place_on_host, retrying, write_back
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
@@ -175,18 +176,20 @@ class ufunc:
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
         device = a._device
-        extra = () if b is None else (_native(b, device),)
+        func = None if device is CPU else backend_for(device).resolve(self._spec.path + ".at")
+        on_host = (lambda host: self._np.at(host, cpu_arg(indices),
+                                            *(cpu_arg(b),) if b is not None else ()))
         if device is CPU:
-            self._np.at(a._data, cpu_arg(indices), *extra)
+            on_host(a._data)
+        elif func is None:  # declared: this ufunc has no device ``at``; apply it on the host
+            in_place_on_host(self.__name__ + ".at", a, on_host)
         else:
-            key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
-            func = backend_for(device).resolve(self._spec.path + ".at")
-            if func is not None:
-                func(a._data, key, *extra)
-            else:  # declared: this ufunc has no device ``at``; apply it on the host
-                host = R.host_copy(a._data, device)
-                self._np.at(host, cpu_arg(indices), *(cpu_arg(b),) if b is not None else ())
-                a._data[...] = R.transfer(host, CPU, device)
+            def on_device() -> None:
+                key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
+                func(a._data, key, *(() if b is None else (_native(b, device),)))
+
+            retrying(self.__name__ + ".at", device, on_device,
+                     lambda: in_place_on_host(self.__name__ + ".at", a, on_host))
         R.mark_written(a)
 
     def __getattr__(self, name: str) -> Any:
@@ -363,7 +366,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
         tick()
         result = np_func(*args, **kwargs)
         if device is not CPU:
-            target._data[...] = R.transfer(host, CPU, device)
+            write_back(target._data, device, host)
         R.mark_written(target)
         return target if result is host else result
 
@@ -420,8 +423,9 @@ def make_creation(name: str) -> Callable[..., Any]:
         func = backend_for(target).resolve(name)
         if func is None or (takes_arrays and any(
                 type(a) is np.ndarray for a in (*args, *kwargs.values()))):
-            return _created(R.transfer(np_func(*args, **kwargs), CPU, target), target)
-        return _created(func(*args, **kwargs), target)
+            return place(name, np_func(*args, **kwargs), target)
+        return retrying(name, target, lambda: _created(func(*args, **kwargs), target),
+                        lambda: _created(np_func(*args, **kwargs), CPU))
 
     result = public or function
     result.__name__ = name
@@ -441,6 +445,18 @@ def _creation_arg(value: Any) -> Any:
         return value
     host = cpu_arg(value)
     return host[()] if host.ndim == 0 else host
+
+
+def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
+    """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
+    it stays on the host (counted, warned: :func:`autodev._memory.retrying`)."""
+    if target is CPU:
+        return new(host, CPU, storage)
+    if type(host) is tuple:  # linspace(retstep=True)
+        array, step = host
+        return place(op, array, target), step
+    return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
+                    lambda: new(host, CPU, storage))
 
 
 def _created(result: Any, device: Device) -> Any:
@@ -465,14 +481,14 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str =
             return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
                                                      R.storage_of(obj))
         xp = backend_for(obj._device).xp
-        result = xp.array(data, dtype=dtype, copy=True, order=order, ndmin=ndmin)
-        return new(result, obj._device)
+        return retrying("array", obj._device, lambda: new(xp.array(
+            data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device),
+            lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
+                                 ndmin=ndmin), CPU))
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
-    if target is CPU:
-        return new(host, CPU, R.Storage(escaped=True) if escaped else None)
-    return new(R.transfer(host, CPU, target), target)
+    return place("array", host, target, R.Storage(escaped=True) if escaped else None)
 
 
 def _ndmin(data: Any, ndmin: int) -> Any:
@@ -498,9 +514,7 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
     shared = host is obj or host.base is not None
     storage = R.Storage(escaped=True) if shared else None
     target = creation_device(device) if device is not None else CPU
-    if target is CPU:
-        return new(host, CPU, storage)
-    return new(R.transfer(host, CPU, target), target)
+    return place("asarray", host, target, storage)
 
 
 def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:
@@ -576,11 +590,12 @@ def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = True
     if type(dst) is not ndarray:  # a NumPy destination
         np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
         return
-    device = dst._device
-    xp = backend_for(device).xp
-    xp.copyto(dst._data, native_arg(src, device, None), casting=casting,
-              where=native_arg(where, device, None))
-    R.mark_written(dst)
+    def copy(data: Any, device: Device) -> None:
+        xp = backend_for(device).xp
+        xp.copyto(data, native_arg(src, device, None), casting=casting,
+                  where=native_arg(where, device, None))
+
+    _in_place(dst, "copyto", copy)
 
 
 DIRECT: dict[str, Callable[..., Any]] = {

@@ -567,6 +567,12 @@ class SimBackend(Backend):
         self._charge(self.true_model().d2h(native._a.nbytes))
         return native._a.copy(order="K")
 
+    def write_host(self, native: Any, host: np.ndarray) -> None:
+        # into existing memory: not an allocation, so no fault is injected here
+        self.h2d += 1
+        self._charge(self.true_model().h2d(host.nbytes))
+        native._a[...] = host
+
     def is_native(self, obj: object) -> bool:
         return type(obj) is SimArray
 
