@@ -17,7 +17,7 @@ from . import _residency as R
 from ._backends import STATE, backend_for, resolve_device
 from ._device import CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
-from ._memory import check_not_view, in_place_on_host, retrying
+from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
 _PLAIN_OPERANDS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
@@ -337,7 +337,10 @@ class ndarray:
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
             args = args[1:]
         kwargs.pop("type", None)
-        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
+        device = self._device
+        return retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
+                                                   R.storage_of(self)),
+                        lambda: refuse_view("view", device))
 
     def fill(self, value: Any) -> None:
         value = _scalar_arg(value)

@@ -15,7 +15,7 @@ happens where the device had to copy.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NoReturn, TypeVar
 
 import numpy as np
 
@@ -56,8 +56,9 @@ def retrying(op: str, device: Device, attempt: Callable[[], T],
     except oom as second:
         if fallback is None or ENV.fallback == "raise":
             raise
+        result = fallback()  # counted once it has worked (a refused view raises instead)
         note_fallback(op, str(device), second)
-        return fallback()
+        return result
 
 
 def free(device: Device) -> None:
@@ -96,9 +97,14 @@ def check_not_view(op: str, device: Device, host_inputs: tuple[Any, ...], result
         if type(r) is not np.ndarray or r.base is None:
             continue
         if any(type(h) is np.ndarray and np.may_share_memory(r, h) for h in host_inputs):
-            raise MemoryError(
-                f"{op} ran out of memory on {device}, and on the CPU it would return a "
-                "copy where NumPy returns a view (writes through it would be lost). "
-                "Free device memory (drop references to large arrays) or move the array "
-                "first with x.to_device('cpu')."
-            )
+            refuse_view(op, device)
+
+
+def refuse_view(op: str, device: Device) -> NoReturn:
+    """Raise the ``MemoryError`` of a view call that cannot stay a view."""
+    raise MemoryError(
+        f"{op} ran out of memory on {device}, and on the CPU it would return a copy "
+        "where NumPy returns a view (writes through it would be lost). Free device "
+        "memory (drop references to large arrays) or move the array first with "
+        "x.to_device('cpu')."
+    )
