@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import _residency as R
+from . import _buffers, _residency as R
 from ._backends import STATE, backend_for, resolve_device
 from ._device import CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
@@ -164,20 +164,15 @@ class ndarray:
 
     # ------------------------------------------------------------------ protocols
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self._device is CPU:
-            data = self._data
-            if copy:
-                return np.array(data, dtype=dtype, copy=True)
-            if data.flags.writeable:
-                R.storage_of(self).escaped = True  # may be written behind our back
-            return data if dtype is None else np.asarray(data, dtype=dtype)
-        if copy is False:
-            raise ValueError(
-                f"Unable to avoid a copy: this array lives on {self._device}. "
-                "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
-            )
-        host = R.host_copy(self._data, self._device)
-        return host if dtype is None else host.astype(dtype, copy=False)
+        return _buffers.host_array(self, dtype, copy)
+
+    # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
+    __array_interface__ = property(_buffers.array_interface)
+    ctypes = property(_buffers.ctypes)
+    data = property(_buffers.data)
+    setflags = _buffers.set_flags
+    __bytes__ = _buffers.to_bytes
+    __buffer__ = _buffers.buffer
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from ._namespace import ufunc_for
