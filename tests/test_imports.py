@@ -150,3 +150,41 @@ def test_bad_policy_environment_is_a_clear_error():
                           env=env, timeout=120)
     assert proc.returncode != 0
     assert "AUTODEV_DEVICE must be one of" in proc.stderr
+
+
+BAD_SETTINGS = {
+    "AUTODEV_DEVICE": "gpus", "AUTODEV_FALLBACK": "sometimes",
+    "AUTODEV_TRACE": "banana", "AUTODEV_SIMULATE_GPU": "please",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_SETTINGS))
+def test_one_rule_for_bad_settings(name, monkeypatch):
+    from autodev import _config
+
+    for other in _config.ENV_VARS:
+        monkeypatch.delenv(other, raising=False)
+    monkeypatch.setenv(name, BAD_SETTINGS[name])
+    with pytest.raises(ValueError, match=f"{name} must be") as caught:
+        _config._Env()
+    assert repr(BAD_SETTINGS[name]) in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_SETTINGS) + ["AUTODEV_CACHE_DIR", "AUTODEV_PROFILE"])
+def test_an_empty_setting_is_the_default(name, monkeypatch):
+    from autodev import _config
+
+    for other in _config.ENV_VARS:
+        monkeypatch.delenv(other, raising=False)
+    default = {slot: getattr(_config._Env(), slot) for slot in _config._Env.__slots__}
+    monkeypatch.setenv(name, "  ")
+    assert {slot: getattr(_config._Env(), slot) for slot in _config._Env.__slots__} == default
+
+
+def test_flag_settings_take_off_values(monkeypatch):
+    from autodev import _config
+
+    monkeypatch.setenv("AUTODEV_TRACE", "off")
+    monkeypatch.setenv("AUTODEV_SIMULATE_GPU", "TRUE")
+    env = _config._Env()
+    assert env.trace is False and env.simulate_gpu is True
