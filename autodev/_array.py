@@ -675,8 +675,11 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             return a
         if _defers(other):
             return NotImplemented
-        if type(other) is str or type(other) is bytes:  # NumPy's own operator on the host
-            result = func(other, self._host()) if reflected else func(self._host(), other)
+        if type(other) is str or type(other) is bytes or _structured(self, other):
+            # NumPy's own operator on the host: ``==`` on structured arrays compares field
+            # by field there, which no ufunc (and no GPU) does
+            o = cpu_arg(other)
+            result = func(o, self._host()) if reflected else func(self._host(), o)
             return new(result, CPU) if type(result) is _np_ndarray else result
         return call(spec, (other, self) if reflected else (self, other), {})
 
@@ -710,6 +713,12 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         return call(spec, (self,), {})
 
     return op
+
+
+def _structured(a: ndarray, other: Any) -> bool:
+    """True if either operand has a structured dtype (fields)."""
+    return a._data.dtype.names is not None or \
+        getattr(getattr(other, "dtype", None), "names", None) is not None
 
 
 def _defers(other: Any) -> bool:
