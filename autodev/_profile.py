@@ -18,7 +18,6 @@ import math
 import os
 import stat
 import tempfile
-import warnings
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -348,6 +347,8 @@ def load(path: str | os.PathLike[str] | None = None, gpu: Any = None
     """
     found = resolve(path, gpu)
     if found.problem:
-        warnings.warn(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
-                      RuntimeWarning, stacklevel=2)
+        from ._trace import warn_user
+
+        warn_user(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
+                  RuntimeWarning)
     return found.profile, str(found.used) if found.used else found.source

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import os
 import sys
 import warnings
 from contextvars import ContextVar
@@ -142,12 +143,25 @@ def note_fallback(op: str, device: str, err: BaseException) -> None:
     STATS.fallbacks += 1
     if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
         STATS.warned = True
-        warnings.warn(
+        warn_user(
             f"autodev: {op} ran out of memory on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
             ResourceWarning,
-            stacklevel=4,
         )
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """Warn at the user's line: the first frame outside autodev (NumPy's stacklevel rule),
+    so the user sees where, and a second warning from another of their lines is shown."""
+    frame = sys._getframe(0)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 if ENV.trace and not logger.handlers:

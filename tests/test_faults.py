@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any, Iterator
 
@@ -348,3 +349,19 @@ def test_transpose_write_then_solve_under_persistent_oom(sim):
         got = autodev.linalg.solve(x, b)
     sim.clear_faults()
     assert numpy.allclose(to_numpy(got), numpy.linalg.solve(expected, b), rtol=1e-12)
+
+
+def test_fallback_warnings_point_at_the_users_line(sim, monkeypatch):
+    monkeypatch.setattr(_config.ENV, "fallback", "warn")
+    x = on_sim(sample((3, 3)), sim)
+    sim.inject_fault("oom", count=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # once per location, as Python shows by default
+        x.copy()  # first line
+        x.copy()  # another line: its own warning, as NumPy's stacklevel rules give
+        autodev.sin(x)
+        x[[0, 1]]  # noqa: B018
+    sim.clear_faults()
+    first = sys._getframe().f_code.co_firstlineno
+    assert [w.filename for w in caught] == [__file__] * 4
+    assert [w.lineno - first for w in caught] == [6, 7, 8, 9]
