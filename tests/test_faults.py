@@ -365,3 +365,19 @@ def test_fallback_warnings_point_at_the_users_line(sim, monkeypatch):
     first = sys._getframe().f_code.co_firstlineno
     assert [w.filename for w in caught] == [__file__] * 4
     assert [w.lineno - first for w in caught] == [6, 7, 8, 9]
+
+
+def test_sparse_to_device_falls_back_to_the_host(sim):
+    import scipy.sparse
+
+    from autodev.scipy import sparse
+
+    dense = numpy.eye(5) * 2.0
+    a = sparse.csr_matrix(scipy.sparse.csr_matrix(dense))
+    sim.inject_fault("oom", count=None)
+    with pytest.warns(ResourceWarning, match="to_device"):
+        moved = a.to_device(sim.device)
+    sim.clear_faults()
+    assert moved.device == "cpu"
+    assert numpy.array_equal(to_numpy(moved.toarray()), dense)
+    assert autodev.stats()["fallbacks"] == 1
