@@ -51,21 +51,25 @@ def run_python(code: str, *, prelude: str = "", env: dict[str, str] | None = Non
     return proc.stdout
 
 
+#: What would make ``import autodev`` slow: GPU stacks, plotting, SciPy's heavy submodules
+#: (each is imported on first use instead). Checked by name, not by a timer, so that a
+#: busy machine cannot fail the test.
+HEAVY = ("cupy", "cupyx", "matplotlib", "dask", "scipy.linalg", "scipy.sparse", "scipy.fft",
+         "scipy.special", "scipy.signal", "platformdirs")
+
+
 def test_import_does_not_import_cupy_and_is_fast():
     out = run_python("""
-        import json, sys, time
+        import json, sys
         import numpy, scipy  # what any NumPy program already pays
-        t0 = time.perf_counter()
         import autodev
-        elapsed = time.perf_counter() - t0
-        cupy = [m for m in sys.modules if m.split(".")[0] in ("cupy", "cupyx")]
+        heavy = sorted(m for m in sys.modules if m in %r or m.split(".")[0] in ("cupy", "cupyx"))
         s = float((autodev.ones(3) + 1).sum())
-        print(json.dumps({"cupy": cupy, "elapsed": elapsed, "s": s}))
-    """)
+        print(json.dumps({"heavy": heavy, "s": s}))
+    """ % (HEAVY,))
     result = json.loads(out)
-    assert result["cupy"] == []
+    assert result["heavy"] == []
     assert result["s"] == 6.0
-    assert result["elapsed"] < 1.0, f"import autodev took {result['elapsed']:.2f}s"
 
 
 def test_default_policy_import_alone_does_not_import_cupy():
