@@ -13,10 +13,11 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import _residency as R
+from . import _buffers, _residency as R
 from ._backends import STATE, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
+from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
 _PLAIN_OPERANDS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
@@ -170,11 +171,18 @@ class ndarray:
             same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
             same._mirror = self._mirror
             return same
-        native = R.native_on(self, target)
         note_pinned()
-        storage = self._storage
-        kept = self._mirror is not None or (storage is not None and bool(storage.shared))
-        return new(_own(native, target) if kept else native, target, None, self._scalar, target)
+
+        def move() -> "ndarray":
+            native = R.native_on(self, target)
+            storage = self._storage
+            kept = self._mirror is not None or (storage is not None and bool(storage.shared))
+            return new(_own(native, target) if kept else native, target, None, self._scalar,
+                       target)
+
+        # out of memory on the target: the copy stays on the host (counted, warned), pinned
+        return retrying("to_device", target, move,
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -182,20 +190,15 @@ class ndarray:
 
     # ------------------------------------------------------------------ protocols
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self._device is CPU:
-            data = self._data
-            if copy:
-                return np.array(data, dtype=dtype, copy=True)
-            if data.flags.writeable:
-                R.storage_of(self).escaped = True  # may be written behind our back
-            return data if dtype is None else np.asarray(data, dtype=dtype)
-        if copy is False:
-            raise ValueError(
-                f"Unable to avoid a copy: this array lives on {self._device}. "
-                "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
-            )
-        host = R.host_copy(self._data, self._device)
-        return host if dtype is None else host.astype(dtype, copy=False)
+        return _buffers.host_array(self, dtype, copy)
+
+    # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
+    __array_interface__ = property(_buffers.array_interface)
+    ctypes = property(_buffers.ctypes)
+    data = property(_buffers.data)
+    setflags = _buffers.set_flags
+    __bytes__ = _buffers.to_bytes
+    __buffer__ = _buffers.buffer
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from ._namespace import ufunc_for
@@ -345,67 +348,74 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
-        if self._device is CPU:
-            result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
-        else:  # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
-            if not np.can_cast(self.dtype, dtype, casting):
-                raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
-                                f"{np.dtype(dtype)!r} according to the rule {casting!r}")
-            result = self._data.astype(dtype, order=order, copy=copy)
-        if result is self._data:
-            return self
-        return new(result, self._device, None, False, self._pin)
+        if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
+                            f"{np.dtype(dtype)!r} according to the rule {casting!r}")
+
+        def cast(data: Any) -> Any:
+            if type(data) is np.ndarray:
+                return data.astype(dtype, order=order, casting=casting, copy=copy)
+            # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+            return data.astype(dtype, order=order, copy=copy)
+
+        result = _allocating(self, "astype", cast)
+        return self if result._data is self._data else result
 
     def copy(self, order: str = "C") -> "ndarray":
-        return new(self._data.copy(order=order), self._device, None, False, self._pin)
+        return _allocating(self, "copy", lambda data: data.copy(order=order))
 
     def view(self, *args: Any, **kwargs: Any) -> "ndarray":
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
             args = args[1:]
         kwargs.pop("type", None)
-        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self), False,
-                   self._pin)
+        device = self._device
+        return retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
+                                                   R.storage_of(self), False, self._pin),
+                        lambda: refuse_view("view", device))
 
     def fill(self, value: Any) -> None:
-        self._data.fill(_scalar_arg(value))
-        R.mark_written(self)
+        value = _scalar_arg(value)
+        _in_place(self, "fill", lambda data, device: data.fill(value))
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
-        if self._device is CPU:
-            self._data.sort(axis=axis, kind=kind,
-                            **({"order": order} if order is not None else {}))
-        else:
+        extra = {"order": order} if order is not None else {}
+        if self._device is not CPU:
             from ._gpu_checks import check_sort_kind
 
             check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
-            if self._data.flags.c_contiguous:
-                self._data.sort(axis=axis, kind="stable")
+
+        def sort(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.sort(axis=axis, kind=kind, **extra)
+            elif data.flags.c_contiguous:
+                data.sort(axis=axis, kind="stable")
             else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
-                self._data[...] = backend_for(self._device).xp.sort(self._data, axis=axis)
-        R.mark_written(self)
+                data[...] = backend_for(device).xp.sort(data, axis=axis)
+
+        _in_place(self, "sort", sort)
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
-        if self._device is CPU:
-            self._data.partition(cpu_arg(kth), axis=axis)
-        else:  # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+        def partition(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.partition(cpu_arg(kth), axis=axis)
+                return
             from ._gpu_checks import plain_kth
 
-            kth = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray
-                            else kth)
-            if self._data.flags.c_contiguous:
-                self._data.partition(kth, axis=axis)
+            # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+            k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
+            if data.flags.c_contiguous:
+                data.partition(k, axis=axis)
             else:
-                xp = backend_for(self._device).xp
-                self._data[...] = xp.partition(self._data, kth, axis=axis)
-        R.mark_written(self)
+                data[...] = backend_for(device).xp.partition(data, k, axis=axis)
+
+        _in_place(self, "partition", partition)
 
     def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
         if self._device is not CPU and mode == "raise":
             _check_flat_bounds(native_arg(indices, CPU, None), self.size)
-        self._data.put(native_arg(indices, self._device, None),
-                       native_arg(values, self._device, None), mode=mode)
-        R.mark_written(self)
+        _in_place(self, "put", lambda data, device: data.put(
+            native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
 
     def resize(self, *shape: Any, refcheck: bool = True) -> None:
         if self._device is CPU:
@@ -418,14 +428,13 @@ class ndarray:
         R.mark_written(self)
 
     def flatten(self, order: str = "C") -> "ndarray":
-        return new(self._data.flatten(order), self._device, None, False, self._pin)
+        return _allocating(self, "flatten", lambda data: data.flatten(order))
 
     def byteswap(self, inplace: bool = False) -> "ndarray":
         if inplace:
-            self._data.byteswap(True)
-            R.mark_written(self)
+            _in_place(self, "byteswap", lambda data, device: data.byteswap(True))
             return self
-        return new(self._data.byteswap(False), self._device, None, False, self._pin)
+        return _allocating(self, "byteswap", lambda data: data.byteswap(False))
 
     def dump(self, file: Any) -> None:
         self._host().dump(file)
@@ -497,6 +506,22 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
     return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+
+
+def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
+    """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
+    device, pin = a._device, a._pin
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
+                    lambda: new(make(a._host()), CPU, None, False, pin))
+
+
+def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
+    """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
+    copy written back into the same device memory (views of ``a`` see the write)."""
+    device = a._device
+    retrying(op, device, lambda: apply(a._data, device),
+             lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
+    R.mark_written(a)
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -574,8 +599,10 @@ def _check_flat_bounds(indices: Any, size: int) -> None:
 
 def _getitem(a: ndarray, key: Any) -> Any:
     device = a._device
-    nkey = _index_native(key, device, a.shape)
-    result = a._data[nkey]
+    result = retrying("__getitem__", device, lambda: a._data[_index_native(key, device, a.shape)],
+                      lambda: _getitem_on_host(a, key))
+    if type(result) is ndarray:  # the host fallback's
+        return result
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if device is CPU:
         if type(result) is np.ndarray:
@@ -585,9 +612,21 @@ def _getitem(a: ndarray, key: Any) -> Any:
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    scalar = result.ndim == 0 and not _has_ellipsis(key)
+    if result.ndim == 0 and not _has_ellipsis(key):
+        return R.transfer(result, device, CPU)[()]
+    scalar = False
     shares = getattr(result, "base", None) is not None
     return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+
+
+def _getitem_on_host(a: ndarray, key: Any) -> Any:
+    """Indexing a device array on the host: a copying index (list, mask) only, since
+    a basic index is a view that must keep writing to the device memory."""
+    host = a._host()
+    result = host[_index_native(key, CPU, a.shape)]
+    check_not_view("__getitem__", a._device, (host,), result)
+    STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
+    return new(result, CPU) if type(result) is np.ndarray else result
 
 
 def _has_ellipsis(key: Any) -> bool:
@@ -595,10 +634,10 @@ def _has_ellipsis(key: Any) -> bool:
 
 
 def _setitem(a: ndarray, key: Any, value: Any) -> None:
-    device = a._device
-    nkey = _index_native(key, device, a.shape)
-    a._data[nkey] = native_arg(value, device, None)
-    R.mark_written(a)
+    def assign(data: Any, device: Device) -> None:
+        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
+
+    _in_place(a, "__setitem__", assign)
 
 
 # ---------------------------------------------------------------------- operator tables
@@ -703,8 +742,11 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             return a
         if _defers(other):
             return NotImplemented
-        if type(other) is str or type(other) is bytes:  # NumPy's own operator on the host
-            result = func(other, self._host()) if reflected else func(self._host(), other)
+        if type(other) is str or type(other) is bytes or _structured(self, other):
+            # NumPy's own operator on the host: ``==`` on structured arrays compares field
+            # by field there, which no ufunc (and no GPU) does
+            o = cpu_arg(other)
+            result = func(o, self._host()) if reflected else func(self._host(), o)
             return new(result, CPU) if type(result) is _np_ndarray else result
         return call(spec, (other, self) if reflected else (self, other), {})
 
@@ -738,6 +780,12 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         return call(spec, (self,), {})
 
     return op
+
+
+def _structured(a: ndarray, other: Any) -> bool:
+    """True if either operand has a structured dtype (fields)."""
+    return a._data.dtype.names is not None or \
+        getattr(getattr(other, "dtype", None), "names", None) is not None
 
 
 def _defers(other: Any) -> bool:

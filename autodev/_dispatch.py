@@ -21,6 +21,7 @@ from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, res
 from ._config import ENV, get_policy
 from ._cost import CostModel, dtype_class
 from ._device import AUTO, CPU, Device
+from ._memory import check_not_view, retrying, write_back
 from ._trace import STATS, Record, emit, note_fallback, tick
 
 WorkFn = Callable[[list[Any]], float]
@@ -447,43 +448,49 @@ def _widest(arrays: list[Any]) -> Any:
 
 def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[str, Any],
             record: Record | None) -> Any:
-    """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back."""
+    """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back
+    (:func:`autodev._memory.retrying`)."""
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
-    backend = backend_for(device)
-    run = _fallback_cpu if device is CPU and kwargs and "out" in kwargs else None
-    try:
-        result = run(spec, args, kwargs, moves) if run else _run(spec, backend, args, kwargs, moves)
-    except backend.oom_errors:
-        R.drop_mirrors()
-        _reuse.forget_all()
-        backend.free_memory()
-        try:
-            result = _run(spec, backend, args, kwargs, moves)
-        except backend.oom_errors as second:
-            if ENV.fallback == "raise":
-                raise
-            note_fallback(spec.name, str(device), second)
+    if device is CPU:
+        run = _fallback_cpu if kwargs and "out" in kwargs else _run_cpu
+        result = run(spec, args, kwargs, moves)
+    else:
+        backend = backend_for(device)
+        fell_back: list[bool] = []
+
+        def on_host() -> Any:
+            fell_back.append(True)
             if record is not None:
                 record.reason += f"; out of memory on {device}, ran on cpu"
                 record.device = "cpu"
+            return _fallback_cpu(spec, args, kwargs, moves, device)
+
+        try:
+            result = retrying(spec.name, device,
+                              lambda: _run(spec, backend, args, kwargs, moves), on_host)
+        except NotImplementedError as declined:
+            # Declared safety net: CuPy raises NotImplementedError for a case it lacks that
+            # no table row foresaw. The call runs on the CPU, counted and traced; anything
+            # else (TypeError, ValueError, device errors) propagates.
+            if ENV.fallback == "raise":
+                raise
+            note_fallback(spec.name, str(device), declined, reason="not implemented")
+            if record is not None:
+                record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+                record.device = "cpu"
             result = _fallback_cpu(spec, args, kwargs, moves)
+            fell_back.append(True)
+        if fell_back:
             device = CPU
-    except NotImplementedError as declined:
-        # Declared safety net: CuPy raises NotImplementedError for a case it lacks that no
-        # table row foresaw. The call runs on the CPU, counted and traced; anything else
-        # (TypeError, ValueError, device errors) propagates.
-        if not backend.is_gpu or ENV.fallback == "raise":
-            raise
-        note_fallback(spec.name, str(device), declined, reason="not implemented")
-        if record is not None:
-            record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
-            record.device = "cpu"
-        result = _fallback_cpu(spec, args, kwargs, moves)
-        device = CPU
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if record is not None:
         emit(record)
     return result
+
+
+def _run_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+             moves: list[tuple[str, int]] | None) -> Any:
+    return _run(spec, _CPU, args, kwargs, moves)
 
 
 def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -503,25 +510,41 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
 
 
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
-                  moves: list[tuple[str, int]] | None) -> Any:
-    """Run on the CPU; ``out=`` arrays living on a device get written through host copies."""
+                  moves: list[tuple[str, int]] | None, left: Device | None = None) -> Any:
+    """Run on the CPU; ``out=`` arrays living on a device get written through host copies
+    (``left``: the device the call ran out of memory on, if it did)."""
     out = kwargs.get("out") if kwargs else None
     outs = out if type(out) is tuple else (out,)
+    if spec.where == "primary" and left is not None:
+        return _view_fallback(spec, args, kwargs, moves, left)
     if not any(type(o) is ndarray and o._device is not CPU for o in outs):
         return _run(spec, _CPU, args, kwargs, moves)
     # write into host copies (``where=`` keeps the untouched elements), then copy them back
+    # into the same device memory (no new device array: the device may be out of memory)
     hosts = tuple(new(R.transfer(o._data, o._device, CPU, moves), CPU)
                   if type(o) is ndarray and o._device is not CPU else o for o in outs)
     result = _run(spec, _CPU, args, {**kwargs, "out": hosts if type(out) is tuple else hosts[0]},
                   moves)
     for o, h in zip(outs, hosts):
         if h is not o:
-            o._data[...] = R.transfer(h._data, CPU, o._device, moves)
+            write_back(o._data, o._device, h._data, moves)
             R.mark_written(o)
     back = {id(h): o for o, h in zip(outs, hosts)}
     if type(result) is tuple:
         return tuple(back.get(id(r), r) for r in result)
     return back.get(id(result), result)
+
+
+def _view_fallback(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   moves: list[tuple[str, int]] | None, left: Device) -> Any:
+    """A ``primary`` call (reshape, transpose, ...) on the host after an out-of-memory:
+    allowed only where its result is a copy anyway; a view of a host copy is refused."""
+    func = spec.impl(_CPU)
+    nargs = tuple(native_arg(a, CPU, moves) for a in args)
+    nkwargs = {k: native_arg(v, CPU, moves) for k, v in kwargs.items()} if kwargs else {}
+    result = func(*nargs, **nkwargs)  # type: ignore[misc]
+    check_not_view(spec.name, left, (*nargs, *nkwargs.values()), result)
+    return wrap(result, CPU, args, kwargs, None, spec.scalar)
 
 
 def native_arg(obj: Any, device: Device, moves: list[tuple[str, int]] | None) -> Any:
@@ -556,8 +579,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                 if type(out) is ndarray:
                     R.mark_written(out)
                 return out
-        if result.ndim == 0 and scalar and device is CPU:
-            return result[()]
+        if result.ndim == 0 and scalar:
+            return result[()] if device is CPU else R.transfer(result, device, CPU)[()]
         for a in args:  # an input returned as is (ascontiguousarray, atleast_1d, ...)
             if a is result:  # a NumPy array: written behind autodev's back
                 return new(result, device, R.Storage(escaped=True))

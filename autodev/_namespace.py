@@ -14,13 +14,14 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _residency as R
-from ._array import _index_native, ndarray
+from ._array import _in_place, _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
 from ._device import AUTO, CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
     ufunc_method_rule
 from ._dispatch import OpSpec, call, cpu_arg, new, placed
+from ._memory import in_place_on_host, retrying, write_back
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
@@ -199,19 +200,21 @@ class ufunc:
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
         device = a._device
-        extra = () if b is None else (_native(b, device),)
+        func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
+            else backend_for(device).resolve(self._spec.path + ".at")
+        on_host = (lambda host: self._np.at(host, cpu_arg(indices),
+                                            *(cpu_arg(b),) if b is not None else ()))
         if device is CPU:
-            self._np.at(a._data, cpu_arg(indices), *extra)
+            on_host(a._data)
+        elif func is None:  # declared: this ufunc has no device ``at``; apply it on the host
+            in_place_on_host(self.__name__ + ".at", a, on_host)
         else:
-            key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
-            func = backend_for(device).resolve(self._spec.path + ".at") \
-                if ufunc_at_ok(self.__name__, a.dtype) else None
-            if func is not None:
-                func(a._data, key, *extra)
-            else:  # declared (capability table): no device ``at`` for it; apply it on the host
-                host = R.host_copy(a._data, device)
-                self._np.at(host, cpu_arg(indices), *(cpu_arg(b),) if b is not None else ())
-                a._data[...] = R.transfer(host, CPU, device)
+            def on_device() -> None:
+                key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
+                func(a._data, key, *(() if b is None else (_native(b, device),)))
+
+            retrying(self.__name__ + ".at", device, on_device,
+                     lambda: in_place_on_host(self.__name__ + ".at", a, on_host))
         R.mark_written(a)
 
     def __getattr__(self, name: str) -> Any:
@@ -388,7 +391,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
         tick()
         result = np_func(*args, **kwargs)
         if device is not CPU:
-            target._data[...] = R.transfer(host, CPU, device)
+            write_back(target._data, device, host)
         R.mark_written(target)
         return target if result is host else result
 
@@ -447,9 +450,9 @@ def make_creation(name: str) -> Callable[..., Any]:
         func = backend_for(target).resolve(name)
         if func is None or (takes_arrays and any(
                 type(a) is np.ndarray for a in (*args, *kwargs.values()))):
-            return _pinned(_created(R.transfer(np_func(*args, **kwargs), CPU, target), target),
-                           device)
-        return _pinned(_created(func(*args, **kwargs), target), device)
+            return _pinned(place(name, np_func(*args, **kwargs), target), device)
+        return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
+                                lambda: _created(np_func(*args, **kwargs), CPU)), device)
 
     result = public or function
     result.__name__ = name
@@ -485,12 +488,25 @@ def _pinned(result: Any, device: Any) -> Any:
     return result
 
 
+def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
+    """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
+    it stays on the host (counted, warned: :func:`autodev._memory.retrying`)."""
+    if target is CPU:
+        return new(host, CPU, storage)
+    if type(host) is tuple:  # linspace(retstep=True)
+        array, step = host
+        return place(op, array, target), step
+    return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
+                    lambda: new(host, CPU, storage))
+
+
 def _created(result: Any, device: Device) -> Any:
     """Wrap a creation result; ``linspace(..., retstep=True)`` gives ``(array, step)``."""
     if type(result) is tuple:
         array, step = result
-        native = backend_for(device).is_native(step)
-        return new(array, device), new(step, device, None, True) if native else step
+        if backend_for(device).is_native(step):  # a step is a NumPy scalar, as NumPy gives
+            step = R.transfer(step, device, CPU)[()]
+        return new(array, device), step
     return new(result, device)
 
 
@@ -506,16 +522,17 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str =
             return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
                                                      R.storage_of(obj), False, obj._pin)
         xp = backend_for(obj._device).xp
-        result = xp.array(data, dtype=dtype, copy=True, order=order, ndmin=ndmin)
-        return new(result, obj._device, None, False, obj._pin)
+        return retrying("array", obj._device, lambda: new(xp.array(
+            data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device, None, False,
+            obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
+                                            ndmin=ndmin), CPU, None, False, obj._pin))
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
         return placed(array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
-    if target is CPU:
-        return _pinned(new(host, CPU, R.Storage(escaped=True) if escaped else None), device)
-    return _pinned(new(R.transfer(host, CPU, target), target), device)
+    return _pinned(place("array", host, target, R.Storage(escaped=True) if escaped else None),
+                   device)
 
 
 def _ndmin(data: Any, ndmin: int) -> Any:
@@ -538,9 +555,7 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
     shared = host is obj or host.base is not None
     storage = R.Storage(escaped=True) if shared else None
     target = creation_device(device) if device is not None else CPU
-    if target is CPU:
-        return _pinned(new(host, CPU, storage), device)
-    return _pinned(new(R.transfer(host, CPU, target), target), device)
+    return _pinned(place("asarray", host, target, storage), device)
 
 
 def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:
@@ -616,11 +631,12 @@ def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = True
     if type(dst) is not ndarray:  # a NumPy destination
         np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
         return
-    device = dst._device
-    xp = backend_for(device).xp
-    xp.copyto(dst._data, native_arg(src, device, None), casting=casting,
-              where=native_arg(where, device, None))
-    R.mark_written(dst)
+    def copy(data: Any, device: Device) -> None:
+        xp = backend_for(device).xp
+        xp.copyto(data, native_arg(src, device, None), casting=casting,
+                  where=native_arg(where, device, None))
+
+    _in_place(dst, "copyto", copy)
 
 
 DIRECT: dict[str, Callable[..., Any]] = {

@@ -21,15 +21,17 @@ from ._trace import STATS
 
 
 class Storage:
-    """What views of one buffer share: a write version, an escape flag, and the reuse
-    credit earned towards the other device (see :mod:`autodev._reuse`)."""
+    """What views of one buffer share: a write version, an escape flag, whether any of its
+    arrays holds a mirror (so a write knows there is device memory to release), and the
+    reuse credit earned towards the other device (see :mod:`autodev._reuse`)."""
 
-    __slots__ = ("version", "escaped", "credit", "credit_at", "credit_calls", "credit_version",
-                 "shared", "__weakref__")
+    __slots__ = ("version", "escaped", "mirrored", "credit", "credit_at", "credit_calls",
+                 "credit_version", "shared", "__weakref__")
 
     def __init__(self, escaped: bool = False) -> None:
         self.version = 0
         self.escaped = escaped
+        self.mirrored = False
         self.credit = 0.0  # seconds the other device would have saved
         self.credit_at = 0  # the priced call that last added to it
         self.credit_calls = 0
@@ -110,6 +112,7 @@ def native_on(array: Any, device: Device, moves: list[tuple[str, int]] | None = 
     storage = storage_of(array)
     if not storage.escaped:
         array._mirror = (device, storage.version, native)
+        storage.mirrored = True
         if id(array) not in _MIRRORED:
             _remember(array)
     return native
@@ -157,4 +160,17 @@ def mark_written(array: Any) -> None:
     storage = array._storage
     if storage is not None:
         storage.version += 1
+        if storage.mirrored:
+            _drop_stale(storage)
     array._mirror = None
+
+
+def _drop_stale(storage: Storage) -> None:
+    """Release the mirrors a write to ``storage`` made stale, held by any of its views,
+    now rather than when each view is next read (they hold device memory)."""
+    storage.mirrored = False
+    for key, ref in list(_MIRRORED.items()):
+        array = ref()
+        if array is not None and array._storage is storage:
+            array._mirror = None
+            del _MIRRORED[key]

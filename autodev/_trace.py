@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import os
 import sys
 import warnings
 from contextvars import ContextVar
@@ -161,12 +162,25 @@ def note_fallback(op: str, device: str, err: BaseException,
     if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
         STATS.warned = True
         what = "ran out of memory" if reason == "out of memory" else "is not implemented"
-        warnings.warn(
+        warn_user(
             f"autodev: {op} {what} on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
             ResourceWarning,
-            stacklevel=4,
         )
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """Warn at the user's line: the first frame outside autodev (NumPy's stacklevel rule),
+    so the user sees where, and a second warning from another of their lines is shown."""
+    frame = sys._getframe(0)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 if ENV.trace and not logger.handlers:

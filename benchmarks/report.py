@@ -264,7 +264,7 @@ def format_report(result: dict[str, Any]) -> str:
         if "+" in device:
             device = "mixed*"
         vs_numpy = (f"{r['autodev'] / r['numpy']:.2f}x" if r["autodev"] and r["numpy"]
-                    else "—")
+                    else "—") + ("!" if _noise(r) else "")
         vs_fixed = f"{r['vs_fixed']:.2f}x" if r.get("vs_fixed") else "—"
         lines.append(f"{r['family']:14} {r['size']:>6} {_ms(r['numpy']):>10} "
                      f"{_ms(r['autodev']):>10} {device:>10} {_ms(other):>10} "
@@ -272,6 +272,18 @@ def format_report(result: dict[str, Any]) -> str:
                      f"{vs_fixed:>8}")
     lines.extend(_notes(result))
     return "\n".join(lines)
+
+
+#: On the CPU autodev runs NumPy's own call plus a wrapper, so it can only be slower;
+#: a row it wins by more than this share was measured on a busy machine.
+NOISE = 0.25
+
+
+def _noise(row: dict[str, Any]) -> bool:
+    """True if the row shows autodev beating NumPy on the CPU beyond what noise allows."""
+    ad, np_time = row.get("autodev"), row.get("numpy")
+    return row.get("device") == "cpu" and bool(ad) and bool(np_time) and \
+        ad * (1 + NOISE) < np_time
 
 
 def _notes(result: dict[str, Any]) -> list[str]:
@@ -308,6 +320,11 @@ def _notes(result: dict[str, Any]) -> list[str]:
                      "curves; 'cpu' and 'numpy' are wall time on this machine; a mixed "
                      "autodev run (mixed*: some calls on each device) is timed as wall + "
                      "virtual time, an upper bound.")
+    noisy = [f"{r['family']} n={r['size']}" for r in result["rows"] if _noise(r)]
+    if noisy:
+        notes.append(f"! noise: autodev ran the very NumPy call on the CPU yet timed more than "
+                     f"{1 + NOISE:.2f}x faster ({', '.join(noisy)}): this machine was busy "
+                     "while measuring, so these ratios are not performance; rerun when idle.")
     mixed = [f"{r['family']} n={r['size']}: {r['device']}" for r in result["rows"]
              if "+" in r.get("device", "")]
     if mixed:

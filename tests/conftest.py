@@ -17,7 +17,7 @@ from hypothesis import settings
 
 # CI runs the same examples every time (a random failure there would block a whole
 # submission); developers' runs keep exploring new ones.
-settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 

@@ -213,3 +213,75 @@ def test_real_subprocess(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["profile"]["used"] == str(written)
+
+
+# ---------------------------------------------------------------------- ordinary misuse
+
+def test_a_closed_pipe_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    # `autodev demo --json | head`: the reader closes the pipe before the end
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODEV_")}
+    env["AUTODEV_CACHE_DIR"] = str(tmp_path / "cache")
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write breaks the pipe
+    done = subprocess.run([sys.executable, "-m", "autodev", "info", "--json"], env=env,
+                          stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(write)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "autodev info: output closed early (broken pipe)"
+
+
+def test_a_plot_into_a_missing_folder_is_one_line(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    code, _, err = _run(capsys, "info", "--plot", str(tmp_path / "no" / "such" / "x.png"))
+    assert code == 1 and "does not exist" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_demo_outlook_after_a_cpu_only_calibration_agrees_with_info() -> None:
+    from autodev import _demo
+    from autodev._backends import cpu_backend
+
+    profile = _calibrate.calibrate(quick=True, ops=["matmul"], dtypes=["f64"],
+                                   max_seconds=0.2, backends={"cpu": cpu_backend()})
+    assert "gpu" not in profile["devices"]
+    outlook = "\n".join(_demo.gpu_outlook())
+    assert "with data on the GPU" in outlook
+    matmul = next(line for line in _demo.gpu_outlook() if line.strip().startswith("matmul"))
+    assert "n = never with data on the GPU" not in matmul
+    assert autodev.info()["crossovers"]["matmul"]  # info has a crossover for it too
+
+
+def test_demo_marks_noisy_rows(capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev import _demo, _timing
+
+    calls = iter(range(10**6))
+
+    def jittery(func: Any, sync: Any = None, **kwargs: Any) -> _timing.Timing:
+        # the first measurement of every pair is 6x slower: a burst of load
+        k = next(calls)
+        times = [1e-3 * (6 if k % 2 == 0 else 1)] * 3 + [1e-3] * 3
+        return _timing.Timing(median=1e-3, best=1e-3, times=times)
+
+    monkeypatch.setattr(_demo, "measure", jittery)
+    code, out, _ = _run(capsys, "demo", "--quick", "--budget", "0.01")
+    assert code == 0
+    assert "*" in out and "this machine is busy" in out
+    code, out, _ = _run(capsys, "demo", "--quick", "--budget", "0.01", "--json")
+    rows = json.loads(out)
+    assert all(row["spread"] > _demo.NOISY and "noisy" in row["notes"] for row in rows)
+
+
+def test_bench_report_flags_cpu_rows_faster_than_numpy() -> None:
+    from autodev._bench_cli import _report_module
+
+    report = _report_module()
+    row = {"family": "matmul", "size": 64, "numpy": 6e-3, "autodev": 1e-3, "cpu": 1e-3,
+           "gpu": None, "ratio": 1.0, "device": "cpu"}
+    fair = dict(row, family="fft", numpy=1e-3, autodev=1.05e-3)
+    result = {"meta": {"date": "today", "machine": {"cpu": "x", "cores": 1}, "gpu": "none",
+                       "dtype": "f32", "gpu_missing_reason": "no GPU"},
+              "accuracy": {"judged": 0}, "rows": [row, fair]}
+    text = report.format_report(result)
+    assert "0.17x!" in text and "1.05x!" not in text
+    assert "busy" in text and "matmul n=64" in text and "fft n=64" not in text

@@ -95,6 +95,13 @@ class CupyBackend(Backend):
     def address(self, native: Any) -> int:
         return int(native.data.ptr)
 
+    def write_host(self, native: Any, host: np.ndarray) -> None:
+        flags = native.flags
+        if flags.c_contiguous or flags.f_contiguous:
+            native.set(host)  # straight into the existing memory: no device allocation
+        else:  # CuPy's set() takes contiguous arrays only; this stages a device copy
+            native[...] = self.from_host(np.ascontiguousarray(host))
+
     def is_native(self, obj: object) -> bool:
         return type(obj) is self._cp.ndarray
 

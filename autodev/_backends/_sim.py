@@ -397,6 +397,25 @@ def quiet_singular(always: bool = False) -> Quirk:
     return quirk
 
 
+#: Calls returning a view of their first argument, for which CuPy allocates no device
+#: memory (so they take no out-of-memory fault); ``reshape``/``ravel`` only when the
+#: input is C-contiguous (otherwise they copy).
+_VIEW_CALLS = frozenset(
+    "transpose swapaxes squeeze diagonal view moveaxis rollaxis expand_dims broadcast_to "
+    "broadcast_arrays atleast_1d atleast_2d atleast_3d split array_split hsplit vsplit "
+    "dsplit permute_dims matrix_transpose real imag".split()
+)
+_CONTIGUOUS_VIEWS = frozenset({"reshape", "ravel"})
+
+
+def _makes_view(name: str, args: tuple[Any, ...]) -> bool:
+    if name in _VIEW_CALLS:
+        return True
+    if name in _CONTIGUOUS_VIEWS and args and type(args[0]) is SimArray:
+        return bool(args[0]._a.flags.c_contiguous)
+    return False
+
+
 def _wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``take`` wraps out-of-range indices instead of raising, and has no ``mode``."""
 
@@ -775,6 +794,7 @@ class SimBackend(Backend):
         self._rng = np.random.default_rng(0)
         self._truth: tuple[int, Any] | None = None
         self._faults: dict[int, str] = {}
+        self._persistent: tuple[int, str] | None = None  # (first call, kind)
         self._raise_linalg = False
         self._xp = _SimModule(np, self)
         self._scipy: dict[str, Any] = {}
@@ -796,19 +816,28 @@ class SimBackend(Backend):
                 self._scipy[name] = _SimModule(module, self)
         return self._scipy[name]
 
-    def inject_fault(self, kind: str = "oom", at_call: int = 1, count: int = 1) -> None:
+    def inject_fault(self, kind: str = "oom", at_call: int = 1, count: int | None = 1) -> None:
         """Make the ``at_call``-th next device call (1 = the next) and ``count - 1``
         following ones fail with an out-of-memory (``"oom"``), device (``"error"``) or
-        not-implemented (``"unimplemented"``: a case CuPy lacks) fault."""
+        not-implemented (``"unimplemented"``: a case CuPy lacks) fault; ``count=None``
+        makes every call from then on fail, until :meth:`clear_faults`.
+
+        A call that makes only a view (CuPy allocates nothing for one) does not take an
+        out-of-memory fault: it passes to the next call.
+        """
         if kind not in ("oom", "error", "unimplemented"):
             raise ValueError(f"kind must be 'oom', 'error' or 'unimplemented'. "
                              f"Got {kind!r} instead.")
+        if count is None:
+            self._persistent = (self.calls + at_call, kind)
+            return
         for k in range(count):
             self._faults[self.calls + at_call + k] = kind
 
     def clear_faults(self) -> None:
-        """Forget every fault not yet triggered."""
+        """Forget every fault not yet triggered (persistent ones too)."""
         self._faults.clear()
+        self._persistent = None
 
     def clock(self) -> float:
         """The virtual clock: seconds of simulated device time so far."""
@@ -850,6 +879,17 @@ class SimBackend(Backend):
             self._charge_call(name, args)
         self.calls += 1
         fault = self._faults.pop(self.calls, None)
+        scheduled = fault is not None
+        persistent = self._persistent
+        if fault is None and persistent is not None and self.calls >= persistent[0]:
+            fault = persistent[1]
+        if fault == "oom" and _makes_view(name, args):
+            if scheduled:  # it passes to the next call that has none scheduled
+                later = self.calls + 1
+                while later in self._faults:
+                    later += 1
+                self._faults[later] = fault
+            return
         if fault == "oom":
             raise SimOutOfMemoryError(
                 f"Out of memory on the simulated GPU (fault injected at call {self.calls})"
@@ -872,6 +912,12 @@ class SimBackend(Backend):
         self.d2h += 1
         self._charge(self.true_model().d2h(native._a.nbytes))
         return native._a.copy(order="K")
+
+    def write_host(self, native: Any, host: np.ndarray) -> None:
+        # into existing memory: not an allocation, so no fault is injected here
+        self.h2d += 1
+        self._charge(self.true_model().h2d(host.nbytes))
+        native._a[...] = host
 
     def is_native(self, obj: object) -> bool:
         return type(obj) is SimArray

@@ -28,6 +28,7 @@ from ..._array import ndarray
 from ..._backends import backend_for, resolve_device
 from ..._backends._sim_sparse import SimSparse, SimSparseModule
 from ..._device import AUTO, CPU, Device
+from ..._memory import retrying
 from ..._trace import STATS
 from .._spec import FLOATING, ScipySpec
 
@@ -162,10 +163,16 @@ class _spbase:
         if target is not CPU and self.format not in GPU_FORMATS:
             raise ValueError(f"A GPU holds the formats {sorted(GPU_FORMATS)}. Got a "
                              f"{self.format!r} matrix; convert it first (A.tocsr()).")
-        native = native_on(self, target)
-        if self._mirror is not None and self._mirror[2] is native:
-            native = native.copy()
-        return _new(type(self), native, target)
+
+        def move() -> "_spbase":
+            native = native_on(self, target)
+            if self._mirror is not None and self._mirror[2] is native:
+                native = native.copy()
+            return _new(type(self), native, target)
+
+        # out of memory on the target: the copy stays on the host (counted, warned)
+        return retrying("to_device", target, move,
+                        lambda: _new(type(self), native_on(self, CPU).copy(), CPU))
 
     def get(self) -> Any:
         """A SciPy copy of the matrix on the host (as ``cupyx``'s ``get``)."""
