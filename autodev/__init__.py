@@ -105,7 +105,7 @@ bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
 # -- submodules ----------------------------------------------------------------------
 from . import fft, linalg, random, testing  # noqa: E402
 
-_SUBMODULES = ["fft", "linalg", "random", "testing", "scipy"]
+_SUBMODULES = ["array_api", "fft", "linalg", "random", "testing", "scipy"]
 
 # -- everything else NumPy has: resolved on first use, then cached --------------------
 _NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
@@ -118,11 +118,17 @@ from ._backends import STATE as _STATE  # noqa: E402
 _STATE.refresh()  # every hot-path flag now reflects the environment
 
 
+#: The standard's version NumPy's own namespace follows (this face is NumPy's).
+__array_api_version__ = _np.__array_api_version__
+
+
 def __getattr__(name: str) -> Any:
-    if name == "scipy":
+    if name in ("scipy", "array_api"):
         import importlib
 
-        value: Any = importlib.import_module("autodev.scipy")
+        value: Any = importlib.import_module(f"autodev.{name}")
+    elif name == "__array_namespace_info__":
+        from ._inspection import __array_namespace_info__ as value
     elif name.startswith("_") or not (hasattr(_np, name) or name in _DIRECT):
         raise AttributeError(f"module 'autodev' has no attribute {name!r}")
     else:

@@ -192,13 +192,23 @@ class ndarray:
         return found(*args, **kwargs)
 
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        import autodev
+        """The array-API face (:mod:`autodev.array_api`): the standard's semantics over
+        these same arrays; ``import autodev as np`` stays NumPy."""
+        from . import array_api
 
-        return autodev
+        if api_version is not None and api_version not in array_api.API_VERSIONS:
+            raise ValueError(
+                f"api_version must be one of {', '.join(array_api.API_VERSIONS)} or None. "
+                f"Got {api_version!r} instead."
+            )
+        return array_api
 
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
         R.storage_of(self).escaped = True  # the consumer may write through it
-        return self._data.__dlpack__(*args, **kwargs)
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                    ("dl_device", dl_device), ("copy", copy)) if v is not None}
+        return self._data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> Any:
         return self._data.__dlpack_device__()
@@ -742,6 +752,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     method.__name__ = name
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
+    method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
     return method
 
 

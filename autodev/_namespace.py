@@ -280,6 +280,7 @@ def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..
     function.__qualname__ = function.__name__
     function.__doc__ = getattr(np_func, "__doc__", None)
     function.__module__ = "autodev"
+    function.__wrapped__ = np_func  # type: ignore[attr-defined]  # inspect.signature, help()
     return function
 
 
@@ -371,6 +372,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
     function.__qualname__ = function.__name__
     function.__doc__ = getattr(np_func, "__doc__", None)
     function.__module__ = "autodev"
+    function.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
     return function
 
 
@@ -428,6 +430,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__qualname__ = name
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
+    result.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
     return result
 
 

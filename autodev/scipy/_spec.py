@@ -110,6 +110,7 @@ def public_function(spec: ScipySpec, scipy_func: Any, module: str) -> Callable[.
     function.__qualname__ = function.__name__
     function.__doc__ = getattr(scipy_func, "__doc__", None)
     function.__module__ = module
+    function.__wrapped__ = scipy_func  # type: ignore[attr-defined]  # SciPy's signature
     return function
 
 
