@@ -20,6 +20,7 @@ from ._config import get_policy
 from ._device import CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, gpu_rules
 from ._dispatch import OpSpec, call, cpu_arg, new
+from ._dlpack import from_dlpack
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
@@ -589,7 +590,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "array": array, "asarray": asarray, "asanyarray": asanyarray, "shape": shape,
     "ndim": ndim, "size": size, "result_type": result_type, "iscomplexobj": iscomplexobj,
     "isrealobj": isrealobj, "isscalar": isscalar, "may_share_memory": may_share_memory,
-    "shares_memory": shares_memory, "copyto": copyto,
+    "shares_memory": shares_memory, "copyto": copyto, "from_dlpack": from_dlpack,
 }
 
 

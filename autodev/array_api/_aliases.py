@@ -21,6 +21,7 @@ from array_api_compat.common import _aliases
 import autodev as _ad
 
 from .._array import ndarray
+from .._dlpack import from_dlpack as _from_dlpack
 from ._wrap import as_arrays, standard
 
 _bind = get_xp(_ad)
@@ -212,34 +213,7 @@ def full_like(x: ndarray, /, fill_value: complex, *, dtype: Any = None,
                     device=device)
 
 
-def from_dlpack(x: Any, /, *, device: Any = None, copy: py_bool | None = None) -> ndarray:
-    """An array from any DLPack producer, on ``device`` if given.
-
-    autodev's own arrays are taken as they are (moved or copied if asked); host
-    producers go through NumPy; CUDA producers through the CUDA backend when
-    one is usable, else the producer is asked for a host copy.
-    """
-    if isinstance(x, ndarray):
-        return asarray(x, device=device, copy=copy)
-    from .._backends import STATE, active_gpu
-
-    kind = x.__dlpack_device__()[0]
-    gpu = active_gpu() if kind != _DLPACK_CPU else None
-    if gpu is not None and gpu is not STATE.sim:
-        array = _ad.asarray(gpu.xp.from_dlpack(x, copy=copy))
-    elif kind == _DLPACK_CPU:
-        array = _ad.asarray(np.from_dlpack(x, copy=copy))
-    else:  # a device array with no usable device here: the producer copies it out
-        array = _ad.asarray(np.from_dlpack(x, device="cpu", copy=copy))
-    if device is None:
-        return array
-    if copy is False and array.device != device:
-        raise ValueError(f"from_dlpack(copy=False) cannot move data from {array.device} to "
-                         f"{device}. Use copy=None to allow the copy.")
-    return array.to_device(device)
-
-
-_DLPACK_CPU = 1  # DLDeviceType.kDLCPU
+from_dlpack = standard(_from_dlpack, "from_dlpack")
 
 
 def astype(x: ndarray, dtype: Any, /, *, copy: py_bool = True,
