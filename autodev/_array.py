@@ -329,6 +329,8 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
+        if not copy and order in ("K", "A") and self._data.dtype == dtype:
+            return self  # as NumPy does (a device backend may hand back a new wrapper)
         result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
         if result is self._data:
             return self
