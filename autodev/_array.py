@@ -641,8 +641,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             result = func(o, self._data) if reflected else func(self._data, o)
             if type(result) is not _np_ndarray:
                 if type(result) is tuple:  # divmod
-                    return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
-                return result
+                    return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r)
+                                 for r in result)
+                return _zero_d(result)
             a = _onew(ndarray)
             a._data = result
             a._device = CPU
@@ -655,9 +656,21 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         if type(other) is str or type(other) is bytes:  # NumPy's own operator on the host
             result = func(other, self._host()) if reflected else func(self._host(), other)
             return new(result, CPU) if type(result) is _np_ndarray else result
-        return call(spec, (other, self) if reflected else (self, other), {})
+        result = call(spec, (other, self) if reflected else (self, other), {})
+        if type(result) is tuple:
+            return tuple(_zero_d(r) for r in result)
+        return _zero_d(result)
 
     return op
+
+
+def _zero_d(result: Any) -> Any:
+    """An operator's NumPy scalar result (all operands 0-d, one an autodev array) as an
+    autodev scalar: it prints, hashes and converts as the NumPy scalar does, and stays
+    in autodev's namespace, as the same operator's result on a GPU does."""
+    if isinstance(result, np.generic):
+        return new(np.asarray(result), CPU, None, True)
+    return result
 
 
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
@@ -683,8 +696,8 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if _FAST:
             tick()
             result = func(self._data)
-            return new(result, CPU) if type(result) is np.ndarray else result
-        return call(spec, (self,), {})
+            return new(result, CPU) if type(result) is np.ndarray else _zero_d(result)
+        return _zero_d(call(spec, (self,), {}))
 
     return op
 

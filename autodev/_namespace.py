@@ -257,7 +257,9 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
         import scipy.special
 
         name = np_ufunc.__name__
-        if getattr(scipy.special, name, None) is np_ufunc:
+        public = getattr(scipy.special, name, None)
+        # SCIPY_ARRAY_API=1 wraps each scipy.special ufunc in a function (__wrapped__)
+        if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
             from .scipy.special import declare_ufunc  # its GPU capability table
 
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental")

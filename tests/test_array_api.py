@@ -163,6 +163,15 @@ def test_linalg_and_fft_extensions(device):
     assert f.dtype == numpy.complex64 and f.device == device  # single stays single
 
 
+def test_operators_on_0d_arrays_stay_in_autodev(device):
+    a = put(numpy.asarray(2.5), device)
+    for result, expected in ((a * 2, numpy.float64(5.0)), (-a, numpy.float64(-2.5)),
+                             (a > 1, numpy.True_)):
+        assert type(result) is autodev.ndarray and result.__array_namespace__() is xp
+        assert repr(result) == repr(expected) and hash(result) == hash(expected)
+        assert result.device == device
+
+
 def test_scalars_made_by_numpy_become_arrays():
     from autodev.array_api._wrap import as_arrays
 

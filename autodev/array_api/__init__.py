@@ -35,6 +35,13 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "special":
+        # SciPy (SCIPY_ARRAY_API=1) looks for ``xp.special`` before falling back to
+        # NumPy: with it, scipy.special on autodev arrays runs dispatched, on their device.
+        from ._special import special
+
+        globals()["special"] = special
+        return special
     raise AttributeError(
         f"module 'autodev.array_api' has no attribute {name!r}: it holds the array API "
         "standard's names only. Use 'import autodev as np' for the rest of NumPy."

@@ -146,6 +146,8 @@ def resolve(scipy_module: ModuleType, public: str, specs: dict[str, ScipySpec],
             name: str) -> Any:
     """What ``<public>.<name>`` is: dispatched function, ufunc, CPU function or SciPy object."""
     value = getattr(scipy_module, name)  # AttributeError propagates: not a SciPy name
+    if isinstance(getattr(value, "__wrapped__", None), np.ufunc):
+        value = value.__wrapped__  # SCIPY_ARRAY_API=1 wraps SciPy's ufuncs in functions
     spec = specs.get(name)
     if spec is not None:
         return public_function(spec, value, public)

@@ -1,10 +1,11 @@
-"""scikit-learn with ``array_api_dispatch=True`` over autodev arrays, against NumPy.
+"""scikit-learn (``array_api_dispatch=True``) and SciPy over autodev arrays, against NumPy.
 
-Run as ``python tests/sklearn_check.py SETTING`` (``cpu``, ``sim-auto`` or
+Run as ``python tests/consumers_check.py SETTING`` (``cpu``, ``sim-auto`` or
 ``sim-gpu``) with ``SCIPY_ARRAY_API=1`` in the environment (scikit-learn requires
-it, and SciPy reads it once, at import). Prints one JSON object: per call, whether
-the result equals NumPy's, its type, namespace and device. Under ``sim-gpu`` the
-inputs are placed on the simulated GPU, so fit and predict see one device.
+it, and SciPy reads it once, at import). Prints one JSON object: per library and
+call, whether the result equals NumPy's, its type, namespace and device. Under
+``sim-gpu`` the inputs are placed on the simulated GPU, so fit and predict see one
+device.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ import warnings
 from typing import Any, Callable, Iterator
 
 import numpy
+import scipy.fft
+import scipy.linalg
+import scipy.signal
+import scipy.special
+import scipy.stats
 import sklearn
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
@@ -47,6 +53,27 @@ CASES: dict[str, Case] = {
     "r2_score": lambda xp, X, y, t: r2_score(t, 0.9 * t),
     "accuracy_score": lambda xp, X, y, t: accuracy_score(
         y, xp.astype(X[:, 0] > 0.3, xp.int64)),
+}
+
+
+#: SciPy functions that take autodev arrays under SCIPY_ARRAY_API=1 (X: 60x5, y, t: 60).
+SCIPY_CASES: dict[str, Case] = {
+    "special.erf": lambda xp, X, y, t: scipy.special.erf(X),
+    "special.gammaln": lambda xp, X, y, t: scipy.special.gammaln(xp.abs(X) + 1),
+    "special.xlogy": lambda xp, X, y, t: scipy.special.xlogy(xp.abs(X), xp.abs(X)),
+    "special.expit": lambda xp, X, y, t: scipy.special.expit(X),
+    "special.logsumexp": lambda xp, X, y, t: scipy.special.logsumexp(X, axis=0),
+    "special.softmax": lambda xp, X, y, t: scipy.special.softmax(X, axis=1),
+    "fft.fft": lambda xp, X, y, t: scipy.fft.fft(X, axis=0),
+    "fft.rfft": lambda xp, X, y, t: scipy.fft.rfft(t),
+    "fft.irfft": lambda xp, X, y, t: scipy.fft.irfft(scipy.fft.rfft(t)),
+    "stats.zscore": lambda xp, X, y, t: scipy.stats.zscore(X),
+    "stats.moment": lambda xp, X, y, t: scipy.stats.moment(X, 3),
+    "stats.pearsonr": lambda xp, X, y, t: scipy.stats.pearsonr(X[:, 0], t).statistic,
+    # SciPy computes these with NumPy whatever the namespace (see docs/array-api.md)
+    "linalg.solve": lambda xp, X, y, t: scipy.linalg.solve(X[:5] + 10 * xp.eye(5), t[:5]),
+    "fft.dct": lambda xp, X, y, t: scipy.fft.dct(t),
+    "signal.convolve": lambda xp, X, y, t: scipy.signal.convolve(t, t[:5]),
 }
 
 
@@ -87,15 +114,17 @@ def describe(result: Any, expected: Any) -> dict[str, Any]:
 
 def main(name: str) -> dict[str, Any]:
     X, y, t = data()
-    report = {}
+    report: dict[str, Any] = {"sklearn": {}, "scipy": {}}
     with setting(name) as device, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # sklearn's "solver auto means svd here" note
+        inputs = [autodev.asarray(a, device=device) for a in (X, y, t)]
+        xp = inputs[0].__array_namespace__()
         for case, run in CASES.items():
             expected = run(numpy, X, y, t)
-            inputs = [autodev.asarray(a, device=device) for a in (X, y, t)]
-            xp = inputs[0].__array_namespace__()
             with sklearn.config_context(array_api_dispatch=True):
-                report[case] = describe(run(xp, *inputs), expected)
+                report["sklearn"][case] = describe(run(xp, *inputs), expected)
+        for case, run in SCIPY_CASES.items():
+            report["scipy"][case] = describe(run(xp, *inputs), run(numpy, X, y, t))
     return report
 
 
