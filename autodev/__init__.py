@@ -105,7 +105,7 @@ bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
 # -- submodules ----------------------------------------------------------------------
 from . import fft, linalg, random, testing  # noqa: E402
 
-_SUBMODULES = ["array_api", "fft", "linalg", "random", "testing", "scipy"]
+_SUBMODULES = ["array_api", "fft", "lib", "linalg", "random", "testing", "scipy"]
 
 # -- everything else NumPy has: resolved on first use, then cached --------------------
 _NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
@@ -123,7 +123,7 @@ __array_api_version__ = _np.__array_api_version__
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("scipy", "array_api"):
+    if name in ("scipy", "array_api", "lib"):
         import importlib
 
         value: Any = importlib.import_module(f"autodev.{name}")

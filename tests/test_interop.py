@@ -46,3 +46,53 @@ def test_set_backend_takes_numpy_input_and_declines_what_it_lacks():
     assert type(result) is autodev.ndarray
     numpy.testing.assert_allclose(to_numpy(result), scipy.fft.fft(x))
     assert type(freqs) is numpy.ndarray
+
+
+# ---------------------------------------------------------------------- autodev.lib
+
+def test_lib_imports_by_path():
+    from autodev.lib import mixins
+    from autodev.lib.stride_tricks import as_strided, sliding_window_view  # noqa: F401
+
+    assert mixins is numpy.lib.mixins
+    assert autodev.lib.NumpyVersion is numpy.lib.NumpyVersion
+    assert autodev.lib.stride_tricks.broadcast_to is autodev.broadcast_to
+    with pytest.raises(AttributeError):
+        autodev.lib.no_such_name  # noqa: B018
+
+
+def test_strided_views_live_with_their_array_and_write_through(device):
+    from autodev.lib.stride_tricks import as_strided, sliding_window_view
+
+    host = numpy.arange(12.0)
+    x = autodev.asarray(host.copy(), device=device)
+    windows = sliding_window_view(x, 4)
+    expected = numpy.lib.stride_tricks.sliding_window_view(host, 4)
+    assert type(windows) is autodev.ndarray and windows.device == device
+    numpy.testing.assert_array_equal(to_numpy(windows), expected)
+    view = as_strided(x, shape=(6,), strides=(2 * x.itemsize,))
+    assert view.device == device
+    view[:] = -1.0
+    host[::2] = -1.0
+    numpy.testing.assert_array_equal(to_numpy(x), host)
+    numpy.testing.assert_array_equal(to_numpy(x * 1), host)  # no stale copy anywhere
+
+
+def test_a_write_through_a_strided_view_drops_the_mirror():
+    from autodev.lib.stride_tricks import as_strided
+    from autodev.testing import simulated_gpu
+
+    with simulated_gpu():
+        x = autodev.arange(8.0)
+        mirrored = autodev.asarray(x, device="sim:0")  # reads x on the device
+        del mirrored
+        view = as_strided(x, shape=(4,), strides=(2 * x.itemsize,))
+        view[:] = 0.0
+        with autodev.policy("gpu"):
+            total = float(autodev.sum(x))
+    assert total == 1.0 + 3.0 + 5.0 + 7.0
+
+
+def test_numpy_testing_names_are_reachable():
+    assert autodev.testing.assert_allclose is numpy.testing.assert_allclose
+    autodev.testing.assert_array_equal(autodev.arange(3), numpy.arange(3))
