@@ -96,3 +96,39 @@ def test_a_write_through_a_strided_view_drops_the_mirror():
 def test_numpy_testing_names_are_reachable():
     assert autodev.testing.assert_allclose is numpy.testing.assert_allclose
     autodev.testing.assert_array_equal(autodev.arange(3), numpy.arange(3))
+
+
+# ---------------------------------------------------------------------- pandas, numexpr
+
+def test_memory_shared_with_pandas_is_seen_when_written():
+    pd = pytest.importorskip("pandas")
+    from autodev.testing import simulated_gpu
+
+    with simulated_gpu():
+        x = autodev.arange(6.0)
+        series = pd.Series(x)  # pandas holds x's host buffer (through __array__)
+        with autodev.policy("gpu"):
+            assert float(autodev.sum(x)) == 15.0  # x now has a device copy
+        series.iloc[0] = 100.0  # a write autodev does not see happen
+        assert float(x[0]) == 100.0
+        with autodev.policy("gpu"):
+            assert float(autodev.sum(x)) == 115.0  # the device copy was not trusted
+
+
+def test_pandas_takes_a_mask_once_it_is_a_numpy_array():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": numpy.arange(6.0)})
+    mask = autodev.arange(6) > 2
+    with pytest.raises(KeyError):  # pandas reads a non-NumPy array as labels (documented)
+        frame.loc[mask]
+    expected = frame.loc[numpy.arange(6) > 2]
+    pd.testing.assert_frame_equal(frame.loc[numpy.asarray(mask)], expected)
+
+
+def test_numexpr_writes_into_an_autodev_arrays_host_buffer():
+    numexpr = pytest.importorskip("numexpr")
+    a, b = autodev.arange(5.0), autodev.ones(5)
+    out = autodev.empty(5)
+    numexpr.evaluate("a * 2 + b", out=numpy.asarray(out))  # the buffer itself, marked shared
+    numpy.testing.assert_array_equal(to_numpy(out), numpy.arange(5.0) * 2 + 1)
+    numpy.testing.assert_array_equal(numexpr.evaluate("a * 2 + b"), numpy.arange(5.0) * 2 + 1)
