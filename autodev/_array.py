@@ -340,10 +340,24 @@ class ndarray:
         return new(self._data.copy(order=order), self._device)
 
     def view(self, *args: Any, **kwargs: Any) -> "ndarray":
+        cls = kwargs.pop("type", None)
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
-            args = args[1:]
-        kwargs.pop("type", None)
-        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
+            cls, args = args[0], args[1:]
+        result = new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
+        if cls is None:
+            cls = type(self)
+        if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
+            from ._subclass import cast
+
+            return cast(result, cls, self)
+        return result
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
+        super().__init_subclass__(**kwargs)
+        from ._subclass import install
+
+        install(cls)
 
     def fill(self, value: Any) -> None:
         self._data.fill(_scalar_arg(value))

@@ -21,6 +21,7 @@ from ._device import CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, gpu_rules
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._dlpack import from_dlpack
+from ._subclass import SUBCLASSES, of_inputs
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
@@ -159,7 +160,8 @@ class ufunc:
                     a._data, a._device, a._storage, a._mirror, a._scalar = \
                         result, CPU, None, None, False
                     return a
-        return call(self._spec, args, kwargs)
+        result = call(self._spec, args, kwargs)
+        return of_inputs(args, result) if SUBCLASSES else result
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return call(self._methods["reduce"], args, kwargs)

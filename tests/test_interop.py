@@ -132,3 +132,27 @@ def test_numexpr_writes_into_an_autodev_arrays_host_buffer():
     numexpr.evaluate("a * 2 + b", out=numpy.asarray(out))  # the buffer itself, marked shared
     numpy.testing.assert_array_equal(to_numpy(out), numpy.arange(5.0) * 2 + 1)
     numpy.testing.assert_array_equal(numexpr.evaluate("a * 2 + b"), numpy.arange(5.0) * 2 + 1)
+
+
+# ---------------------------------------------------------------------- subclasses
+
+def test_subclass_views_share_storage_and_keep_their_class(device):
+    class Tagged(autodev.ndarray):
+        def __array_finalize__(self, obj):
+            self.tag = getattr(obj, "tag", "new")
+
+    x = autodev.asarray(numpy.arange(6.0), device=device)
+    t = x.view(Tagged)
+    assert type(t) is Tagged and t.tag == "new" and t.device == device
+    t.tag = "mine"
+    part = t[2:]
+    assert type(part) is Tagged and part.tag == "mine"
+    part[0] = -1.0  # a write through the subclass view reaches x
+    assert float(x[2]) == -1.0
+    total = autodev.sin(t) + t
+    assert type(total) is Tagged and total.tag == "mine" and total.device == device
+    numpy.testing.assert_allclose(to_numpy(total), numpy.sin(to_numpy(x)) + to_numpy(x))
+    assert type(t.view(autodev.ndarray)) is autodev.ndarray
+    assert repr(t).startswith("Tagged([")
+    with pytest.raises(TypeError, match="cannot be constructed directly"):
+        Tagged((3,))
