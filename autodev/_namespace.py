@@ -618,10 +618,28 @@ def resolve_name(module: Any, prefix: str, name: str) -> Any:
     if spec is not None:
         if prefix == "" and name in _REDUCE_AS:
             return make_reduction(spec, value, *_REDUCE_AS[name])
-        return make_function(spec, value)
-    if _is_plain_function(value):
-        return cpu_function(value, prefix + name)
-    return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+        function = make_function(spec, value)
+    elif _is_plain_function(value):
+        function = cpu_function(value, prefix + name)
+    else:
+        return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+    return placing(function) if prefix + name in PLACED else function
+
+
+#: Functions whose ``device=`` NumPy accepts as "cpu" only: autodev takes any device
+#: (``device=x.device``), runs the call where it would run anyway and puts the result there.
+PLACED = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "fft.fftfreq",
+                    "fft.rfftfreq"})
+
+
+def placing(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` taking ``device=`` as an autodev device (or a string naming one)."""
+
+    def placed(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        return result if device is None else result.to_device(device)
+
+    return functools.update_wrapper(placed, function)
 
 
 def _is_plain_function(value: Any) -> bool:

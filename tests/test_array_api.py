@@ -136,6 +136,17 @@ def test_devices_of_autodev_are_accepted(device):
     assert xp.empty_like(x, device=str(device)).device == device
 
 
+def test_numpy_face_takes_autodevs_devices_too(device):
+    x = put(values(), device)
+    check(autodev.zeros_like(x, device=x.device), numpy.zeros(x.shape), device)
+    check(autodev.full_like(x, 3, device=x.device), numpy.full(x.shape, 3.0), device)
+    empty = autodev.empty_like(x, device="cpu")
+    assert (empty.device, empty.shape, empty.dtype) == ("cpu", x.shape, x.dtype)
+    check(autodev.fft.fftfreq(8, device=x.device), numpy.fft.fftfreq(8), device)
+    check(autodev.from_dlpack(x, device=x.device), values(), device)
+    assert inspect.signature(autodev.zeros_like) == inspect.signature(numpy.zeros_like)
+
+
 def test_from_dlpack_of_a_numpy_array():
     a = values()
     check(xp.from_dlpack(a), a, autodev.Device("cpu"))
