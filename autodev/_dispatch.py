@@ -517,12 +517,13 @@ def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
     outs = out if type(out) is tuple else (out,)
     if spec.where == "primary" and left is not None:
         return _view_fallback(spec, args, kwargs, moves, left)
-    if not any(type(o) is ndarray and o._device is not CPU for o in outs):
+    # (isinstance: an out= may be an instance of a user's subclass, autodev._subclass)
+    if not any(isinstance(o, ndarray) and o._device is not CPU for o in outs):
         return _run(spec, _CPU, args, kwargs, moves)
     # write into host copies (``where=`` keeps the untouched elements), then copy them back
     # into the same device memory (no new device array: the device may be out of memory)
     hosts = tuple(new(R.transfer(o._data, o._device, CPU, moves), CPU)
-                  if type(o) is ndarray and o._device is not CPU else o for o in outs)
+                  if isinstance(o, ndarray) and o._device is not CPU else o for o in outs)
     result = _run(spec, _CPU, args, {**kwargs, "out": hosts if type(out) is tuple else hosts[0]},
                   moves)
     for o, h in zip(outs, hosts):
