@@ -625,7 +625,7 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     inputs: list[Any] = []
     _collect(args, inputs)
     for a in inputs:
-        if type(a) is not ndarray:
+        if not isinstance(a, ndarray):  # subclasses of ndarray (autodev._subclass) too
             continue  # sparse inputs: a dense result never views them
         if a._device is device and backend.owner(a._data) is owner:
             return R.storage_of(a), result

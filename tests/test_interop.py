@@ -156,3 +156,18 @@ def test_subclass_views_share_storage_and_keep_their_class(device):
     assert repr(t).startswith("Tagged([")
     with pytest.raises(TypeError, match="cannot be constructed directly"):
         Tagged((3,))
+
+
+def test_a_function_view_of_a_subclass_writes_through_to_it():
+    from autodev.testing import simulated_gpu
+
+    class Plain(autodev.ndarray):
+        pass
+
+    with simulated_gpu():
+        x = autodev.arange(6.0).view(Plain)
+        with autodev.policy("gpu"):
+            assert float(autodev.sum(x)) == 15.0  # x gets a device copy
+        autodev.transpose(x)[0] = 100.0  # a view made by a function, written
+        with autodev.policy("gpu"):
+            assert float(autodev.sum(x)) == 115.0  # the device copy is not reused
