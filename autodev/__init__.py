@@ -117,6 +117,10 @@ from ._backends import STATE as _STATE  # noqa: E402
 
 _STATE.refresh()  # every hot-path flag now reflects the environment
 
+from ._dask import install as _install_dask  # noqa: E402
+
+_install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported
+
 
 def __getattr__(name: str) -> Any:
     if name == "scipy":
