@@ -117,10 +117,6 @@ from ._backends import STATE as _STATE  # noqa: E402
 
 _STATE.refresh()  # every hot-path flag now reflects the environment
 
-from ._dask import install as _install_dask  # noqa: E402
-
-_install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported
-
 
 def __getattr__(name: str) -> Any:
     if name == "scipy":
@@ -137,3 +133,9 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
+
+
+from ._dask import install as _install_dask  # noqa: E402
+
+# Last: registering may use any public name (dask.array may be loaded already).
+_install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported

@@ -40,7 +40,9 @@ class PCG64(np.random.PCG64):
 
 
 def _meta() -> autodev.ndarray:
-    return autodev.empty((), dtype=np.float64)
+    # 1-d, not 0-d: Dask slices a meta to its ndim, and a 0-d array indexed by ``()``
+    # is a NumPy scalar (as in NumPy), which would make the meta NumPy's
+    return autodev.empty((0,), dtype=np.float64)
 
 
 def _with_meta(name: str, *args: Any, meta: Any = None, **kwargs: Any) -> da.Array:
@@ -62,9 +64,12 @@ class AutodevBackendEntrypoint(ArrayBackendEntrypoint):
 
     @classmethod
     def to_backend(cls, data: da.Array, **kwargs: Any) -> da.Array:
-        """``data`` with autodev chunks (returned as is if it has them already)."""
-        if isinstance(data._meta, autodev.ndarray):
-            return data
+        """``data`` with autodev chunks, chunk by chunk.
+
+        Mapped even when ``data._meta`` is already autodev's: some Dask functions
+        (``linalg.solve``, ``unique``) make NumPy chunks under an autodev meta, and the
+        map is free for chunks that are autodev arrays already.
+        """
         meta = autodev.empty((0,) * data.ndim, dtype=data.dtype)
         return data.map_blocks(to_autodev_dispatch, meta=meta, **kwargs)
 
