@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 import threading
 from types import ModuleType
@@ -93,11 +92,15 @@ def _to_numpy(data: Any, **kwargs: Any) -> np.ndarray:
 
 
 def _to_cupy(data: Any, **kwargs: Any) -> Any:
-    """A chunk as a CuPy array: the device data itself when it lives on a CUDA GPU."""
+    """A chunk as a CuPy array: its data on the CUDA GPU (moved there, counted, if need be)."""
     import cupy
 
-    if data.device.kind == "cuda":
-        return cupy.asarray(data._data, **kwargs)
+    from . import _residency
+    from ._backends import active_gpu
+
+    gpu = active_gpu()
+    if gpu is not None and gpu.device.kind == "cuda":
+        return cupy.asarray(_residency.native_on(data, gpu.device), **kwargs)
     return cupy.asarray(data.get(), **kwargs)
 
 
@@ -108,32 +111,36 @@ def _sizeof(data: Any) -> int:
 class _AfterDaskArray(importlib.abc.MetaPathFinder):
     """Runs :func:`register` right after ``dask.array`` has loaded, then leaves ``sys.meta_path``.
 
-    It finds nothing itself: it asks the other finders for ``dask.array``'s spec and
-    wraps the loader, so the module is loaded exactly as it would have been.
+    It loads nothing itself: it takes the spec the standard path finder gives for
+    ``dask.array`` and wraps its loader, so the module loads exactly as it would have.
+    It stays in place until the module actually executes (a mere ``find_spec`` probe
+    for ``dask.array`` must not use it up).
     """
 
     def find_spec(self, name: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if name != "dask.array":
             return None
-        sys.meta_path.remove(self)  # before searching, or the search would find us again
-        spec = importlib.util.find_spec(name)
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         if spec is not None and spec.loader is not None:
-            spec.loader = _RegisteringLoader(spec.loader)
+            spec.loader = _RegisteringLoader(spec.loader, self)
         return spec
 
 
 class _RegisteringLoader(importlib.abc.Loader):
-    """A loader that runs the wrapped one, then :func:`register`."""
+    """A loader that runs the wrapped one, then removes the finder and calls :func:`register`."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, finder: _AfterDaskArray) -> None:
         self._inner = inner
+        self._finder = finder
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self._inner.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self._inner.exec_module(module)
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
         register()
 
     def __getattr__(self, name: str) -> Any:

@@ -31,6 +31,20 @@ def _to_autodev(data: Any, **kwargs: Any) -> autodev.ndarray:
     return autodev.asarray(data, **kwargs)
 
 
+@to_autodev_dispatch.register_lazy("cupy")
+def _register_cupy() -> None:
+    import cupy
+
+    @to_autodev_dispatch.register(cupy.ndarray)
+    def _cupy_to_autodev(data: Any, **kwargs: Any) -> autodev.ndarray:
+        # probe the GPU first: asarray keeps a CuPy array where it is only once autodev
+        # has a CUDA backend, and this worker may not have made a GPU call yet
+        from ._backends import active_gpu
+
+        active_gpu()
+        return autodev.asarray(data, **kwargs)
+
+
 class PCG64(np.random.PCG64):
     """NumPy's PCG64, under autodev's name: Dask picks the array library of its random
     chunks by the bit generator's module, so this one makes ``autodev.random`` draw them

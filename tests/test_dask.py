@@ -27,6 +27,7 @@ distributed = pytest.importorskip("distributed")
 import autodev  # noqa: E402
 from autodev import _fingerprint, _profile  # noqa: E402
 from autodev.testing import simulated_gpu, to_numpy  # noqa: E402
+from conftest import CUDA_REASON, HAS_CUDA  # noqa: E402
 
 SHAPE, CHUNKS = (200, 200), 100
 
@@ -110,7 +111,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                             "CUDA_VISIBLE_DEVICES": str(i)})
         for i in range(2)
     })
-    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard_address": None}}
+    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard": False}}
     with distributed.SpecCluster(workers=workers, scheduler=scheduler,
                                  silence_logs=logging.ERROR) as spec_cluster, \
             distributed.Client(spec_cluster) as client:
@@ -277,6 +278,22 @@ def test_autodev_functions_of_a_dask_array_are_dask_arrays() -> None:
     assert_autodev_chunks(chunks_of(result, scheduler="sync"))
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_CUDA, reason=f"CUDA: {CUDA_REASON}")
+def test_cupy_backend_both_ways() -> None:
+    import cupy
+
+    x = autodev_backed((8, 8), 4)
+    as_cupy = x.to_backend("cupy")
+    assert all(type(c) is cupy.ndarray for c in chunks_of(as_cupy, scheduler="sync"))
+    back = as_cupy.to_backend("autodev")
+    chunks = chunks_of(back, scheduler="sync")
+    assert_autodev_chunks(chunks)
+    assert {str(c.device) for c in chunks} == {"cuda:0"}  # no trip through the host
+    numpy.testing.assert_array_equal(assemble(chunks, back.numblocks),
+                                     numpy_backed((8, 8), 4).compute())
+
+
 def test_sizeof_counts_the_data() -> None:
     from dask.sizeof import sizeof
 
@@ -324,6 +341,8 @@ def test_registration_in_either_import_order(first: str) -> None:
             import sys
             import autodev
             assert not [m for m in sys.modules if m.split(".")[0] in ("dask", "distributed")]
+            import importlib.util
+            assert importlib.util.find_spec("dask.array")  # a probe, as libraries do: no import
             import dask.array
         """
     else:
