@@ -111,7 +111,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                             "CUDA_VISIBLE_DEVICES": str(i)})
         for i in range(2)
     })
-    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard": False}}
+    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard": False,
+                                                         "dashboard_address": ":0"}}
     with distributed.SpecCluster(workers=workers, scheduler=scheduler,
                                  silence_logs=logging.ERROR) as spec_cluster, \
             distributed.Client(spec_cluster) as client:
@@ -201,14 +202,21 @@ def test_gpu_chunks_move_between_workers_with_their_placement(cluster: Any) -> N
     made = cluster.submit(lambda: autodev.arange(12.0).reshape(3, 4) * 2, workers=[gpu0],
                           pure=False)
 
-    def where(a: Any) -> tuple[str, Any]:
-        return str(a.device), a.get()
+    def where(a: Any) -> tuple[str, str, Any]:
+        return location(a), str(a.device), a.get()
 
+    at_home = cluster.submit(where, made, workers=[gpu0], pure=False).result()
     on_gpu = cluster.submit(where, made, workers=[gpu1], pure=False).result()
     on_cpu = cluster.submit(where, made, workers=[cpu0], pure=False).result()
-    assert on_gpu[0] == "sim:0" and on_cpu[0] == "cpu"  # no GPU there: the host copy
-    for _, values in (on_gpu, on_cpu):
+    assert at_home[:2] == on_gpu[:2] and on_gpu[0] == "sim:0"  # same placement, same device
+    assert on_cpu[0] == "cpu"  # no GPU there: the host copy
+    for *_, values in (at_home, on_gpu, on_cpu):
         numpy.testing.assert_array_equal(values, numpy.arange(12.0).reshape(3, 4) * 2)
+
+
+def location(a: Any) -> str:
+    """Where an array's data is (``x.location`` once placement and location are separate)."""
+    return str(getattr(a, "location", a.device))
 
 
 # ----------------------------------------------------------------------- in this process
@@ -306,7 +314,7 @@ def test_simulated_gpu_chunks_compute_here() -> None:
         for name, op in OPS.items():
             chunks = chunks_of(op(x), scheduler="sync")
             assert_autodev_chunks(chunks)
-            assert all(str(c.device) == "sim:0" for c in chunks if type(c) is autodev.ndarray)
+            assert all(location(c) == "sim:0" for c in chunks if type(c) is autodev.ndarray)
             assert_like_numpy(assemble(chunks, op(x).numblocks),
                               op(xn).compute(scheduler="sync"))
 
