@@ -13,10 +13,11 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import _residency as R
-from ._backends import STATE, backend_for, resolve_device
-from ._device import CPU, Device
+from . import _buffers, _residency as R
+from ._backends import STATE, backend_for, note_pinned, resolve_device
+from ._device import AUTO, CPU, Device
 from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, new, native_arg
+from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
 _PLAIN_OPERANDS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
@@ -47,10 +48,13 @@ class ndarray:
     Attributes
     ----------
     device : Device
-        Where the primary copy lives (``cpu``, ``cuda:0``, ``sim:0``).
+        The array's placement: ``auto`` when autodev decides where it lives (the
+        default), or the device it was pinned to with ``to_device``/``device=``.
+    location : Device
+        Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "__weakref__")
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
     __array_priority__ = 100.0
 
     _data: Any
@@ -58,6 +62,7 @@ class ndarray:
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
     _scalar: bool
+    _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
         raise TypeError(
@@ -105,7 +110,13 @@ class ndarray:
 
     @property
     def device(self) -> Device:
-        """The device holding this array's primary copy."""
+        """The array's placement: ``auto`` (autodev decides), or the device it is pinned to."""
+        pin = self._pin
+        return AUTO if pin is None else pin
+
+    @property
+    def location(self) -> Device:
+        """The device holding this array's primary copy now (read-only)."""
         return self._device
 
     @property
@@ -143,13 +154,35 @@ class ndarray:
 
     # ------------------------------------------------------------------ devices
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
-        """Return a copy of this array on ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``)."""
+        """This array pinned to ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``), or placed
+        by autodev again (``"auto"``).
+
+        On its own device the result shares this array's memory, as NumPy's does; on
+        another it is a copy. Calls whose inputs are pinned run on that device and
+        return arrays pinned there.
+        """
         target = resolve_device(device)
-        if target is self._device:
-            return self
-        native = R.native_on(self, target)
-        return new(native if self._mirror is None else _own(native, target), target,
-                   None, self._scalar)
+        if target is AUTO or target is self._device:
+            pin = None if target is AUTO else target
+            if pin is self._pin:
+                return self
+            if pin is not None:
+                note_pinned()
+            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
+            same._mirror = self._mirror
+            return same
+        note_pinned()
+
+        def move() -> "ndarray":
+            native = R.native_on(self, target)
+            storage = self._storage
+            kept = self._mirror is not None or (storage is not None and bool(storage.shared))
+            return new(_own(native, target) if kept else native, target, None, self._scalar,
+                       target)
+
+        # out of memory on the target: the copy stays on the host (counted, warned), pinned
+        return retrying("to_device", target, move,
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -157,20 +190,15 @@ class ndarray:
 
     # ------------------------------------------------------------------ protocols
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self._device is CPU:
-            data = self._data
-            if copy:
-                return np.array(data, dtype=dtype, copy=True)
-            if data.flags.writeable:
-                R.storage_of(self).escaped = True  # may be written behind our back
-            return data if dtype is None else np.asarray(data, dtype=dtype)
-        if copy is False:
-            raise ValueError(
-                f"Unable to avoid a copy: this array lives on {self._device}. "
-                "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
-            )
-        host = R.host_copy(self._data, self._device)
-        return host if dtype is None else host.astype(dtype, copy=False)
+        return _buffers.host_array(self, dtype, copy)
+
+    # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
+    __array_interface__ = property(_buffers.array_interface)
+    ctypes = property(_buffers.ctypes)
+    data = property(_buffers.data)
+    setflags = _buffers.set_flags
+    __bytes__ = _buffers.to_bytes
+    __buffer__ = _buffers.buffer
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from ._namespace import ufunc_for
@@ -209,7 +237,7 @@ class ndarray:
 
     def __reduce__(self) -> tuple[Any, ...]:
         host = np.array(R.host_copy(self._data, self._device), copy=True)
-        return (_rebuild, (host, str(self._device), self._scalar))
+        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
@@ -300,6 +328,7 @@ class ndarray:
                 a._storage = storage
             a._mirror = None
             a._scalar = False
+            a._pin = None
             return a
         return _getitem(self, key)
 
@@ -323,41 +352,74 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
-        result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
-        if result is self._data:
-            return self
-        return new(result, self._device)
+        if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
+                            f"{np.dtype(dtype)!r} according to the rule {casting!r}")
+
+        def cast(data: Any) -> Any:
+            if type(data) is np.ndarray:
+                return data.astype(dtype, order=order, casting=casting, copy=copy)
+            # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+            return data.astype(dtype, order=order, copy=copy)
+
+        result = _allocating(self, "astype", cast)
+        return self if result._data is self._data else result
 
     def copy(self, order: str = "C") -> "ndarray":
-        return new(self._data.copy(order=order), self._device)
+        return _allocating(self, "copy", lambda data: data.copy(order=order))
 
     def view(self, *args: Any, **kwargs: Any) -> "ndarray":
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
             args = args[1:]
         kwargs.pop("type", None)
-        return new(self._data.view(*args, **kwargs), self._device, R.storage_of(self))
+        device = self._device
+        return retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
+                                                   R.storage_of(self), False, self._pin),
+                        lambda: refuse_view("view", device))
 
     def fill(self, value: Any) -> None:
-        self._data.fill(_scalar_arg(value))
-        R.mark_written(self)
+        value = _scalar_arg(value)
+        _in_place(self, "fill", lambda data, device: data.fill(value))
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
+        extra = {"order": order} if order is not None else {}
         if self._device is not CPU:
-            kind = "stable"  # CuPy's sort is always stable and takes no other kind
-        self._data.sort(axis=axis, kind=kind, **({"order": order} if order is not None else {}))
-        R.mark_written(self)
+            from ._gpu_checks import check_sort_kind
+
+            check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
+
+        def sort(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.sort(axis=axis, kind=kind, **extra)
+            elif data.flags.c_contiguous:
+                data.sort(axis=axis, kind="stable")
+            else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
+                data[...] = backend_for(device).xp.sort(data, axis=axis)
+
+        _in_place(self, "sort", sort)
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
-        self._data.partition(native_arg(kth, self._device, None), axis=axis)
-        R.mark_written(self)
+        def partition(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.partition(cpu_arg(kth), axis=axis)
+                return
+            from ._gpu_checks import plain_kth
+
+            # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+            k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
+            if data.flags.c_contiguous:
+                data.partition(k, axis=axis)
+            else:
+                data[...] = backend_for(device).xp.partition(data, k, axis=axis)
+
+        _in_place(self, "partition", partition)
 
     def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
         if self._device is not CPU and mode == "raise":
             _check_flat_bounds(native_arg(indices, CPU, None), self.size)
-        self._data.put(native_arg(indices, self._device, None),
-                       native_arg(values, self._device, None), mode=mode)
-        R.mark_written(self)
+        _in_place(self, "put", lambda data, device: data.put(
+            native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
 
     def resize(self, *shape: Any, refcheck: bool = True) -> None:
         if self._device is CPU:
@@ -370,14 +432,13 @@ class ndarray:
         R.mark_written(self)
 
     def flatten(self, order: str = "C") -> "ndarray":
-        return new(self._data.flatten(order), self._device)
+        return _allocating(self, "flatten", lambda data: data.flatten(order))
 
     def byteswap(self, inplace: bool = False) -> "ndarray":
         if inplace:
-            self._data.byteswap(True)
-            R.mark_written(self)
+            _in_place(self, "byteswap", lambda data, device: data.byteswap(True))
             return self
-        return new(self._data.byteswap(False), self._device)
+        return _allocating(self, "byteswap", lambda data: data.byteswap(False))
 
     def dump(self, file: Any) -> None:
         self._host().dump(file)
@@ -418,14 +479,21 @@ class _FlatIter:
         return self._array.size
 
 
-def _rebuild(host: np.ndarray, device: str, scalar: bool) -> ndarray:
+def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
+    """Unpickle: the data goes back where it lived when that device is usable here, and
+    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
+    raises, as ``to_device`` would."""
     arr = new(host, CPU, None, scalar)
+    if placement != "auto":
+        return arr.to_device(placement)
     if device != "cpu":
         from ._backends import active_gpu
 
         gpu = active_gpu()
         if gpu is not None and str(gpu.device) == device:
-            return arr.to_device(gpu.device)
+            moved = arr.to_device(gpu.device)
+            moved._pin = None
+            return moved
     return arr
 
 
@@ -441,7 +509,23 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None)
+    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+
+
+def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
+    """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
+    device, pin = a._device, a._pin
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
+                    lambda: new(make(a._host()), CPU, None, False, pin))
+
+
+def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
+    """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
+    copy written back into the same device memory (views of ``a`` see the write)."""
+    device = a._device
+    retrying(op, device, lambda: apply(a._data, device),
+             lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
+    R.mark_written(a)
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -497,6 +581,8 @@ def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device)
                 )
         return R.native_on(k, device)
     host = np.asarray(k)
+    if host.size == 0 and host.dtype.kind == "f":
+        host = host.astype(np.intp)  # ``a[[]]``: NumPy reads an empty list as integers
     if host.dtype.kind in "iu" and dim < len(shape) and host.size:
         n = shape[dim]
         if host.min() < -n or host.max() >= n:
@@ -517,19 +603,34 @@ def _check_flat_bounds(indices: Any, size: int) -> None:
 
 def _getitem(a: ndarray, key: Any) -> Any:
     device = a._device
-    nkey = _index_native(key, device, a.shape)
-    result = a._data[nkey]
+    result = retrying("__getitem__", device, lambda: a._data[_index_native(key, device, a.shape)],
+                      lambda: _getitem_on_host(a, key))
+    if type(result) is ndarray:  # the host fallback's
+        return result
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if device is CPU:
         if type(result) is np.ndarray:
-            return new(result, CPU, R.storage_of(a) if result.base is not None else None)
+            return new(result, CPU, R.storage_of(a) if result.base is not None else None,
+                       False, a._pin)
         return result
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    scalar = result.ndim == 0 and not _has_ellipsis(key)
+    if result.ndim == 0 and not _has_ellipsis(key):
+        return R.transfer(result, device, CPU)[()]
+    scalar = False
     shares = getattr(result, "base", None) is not None
-    return new(result, device, R.storage_of(a) if shares else None, scalar)
+    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+
+
+def _getitem_on_host(a: ndarray, key: Any) -> Any:
+    """Indexing a device array on the host: a copying index (list, mask) only, since
+    a basic index is a view that must keep writing to the device memory."""
+    host = a._host()
+    result = host[_index_native(key, CPU, a.shape)]
+    check_not_view("__getitem__", a._device, (host,), result)
+    STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
+    return new(result, CPU) if type(result) is np.ndarray else result
 
 
 def _has_ellipsis(key: Any) -> bool:
@@ -537,10 +638,10 @@ def _has_ellipsis(key: Any) -> bool:
 
 
 def _setitem(a: ndarray, key: Any, value: Any) -> None:
-    device = a._device
-    nkey = _index_native(key, device, a.shape)
-    a._data[nkey] = native_arg(value, device, None)
-    R.mark_written(a)
+    def assign(data: Any, device: Device) -> None:
+        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
+
+    _in_place(a, "__setitem__", assign)
 
 
 # ---------------------------------------------------------------------- operator tables
@@ -641,11 +742,15 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             a._storage = None
             a._mirror = None
             a._scalar = False
+            a._pin = None
             return a
         if _defers(other):
             return NotImplemented
-        if type(other) is str or type(other) is bytes:  # NumPy's own operator on the host
-            result = func(other, self._host()) if reflected else func(self._host(), other)
+        if type(other) is str or type(other) is bytes or _structured(self, other):
+            # NumPy's own operator on the host: ``==`` on structured arrays compares field
+            # by field there, which no ufunc (and no GPU) does
+            o = cpu_arg(other)
+            result = func(o, self._host()) if reflected else func(self._host(), o)
             return new(result, CPU) if type(result) is _np_ndarray else result
         return call(spec, (other, self) if reflected else (self, other), {})
 
@@ -679,6 +784,12 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         return call(spec, (self,), {})
 
     return op
+
+
+def _structured(a: ndarray, other: Any) -> bool:
+    """True if either operand has a structured dtype (fields)."""
+    return a._data.dtype.names is not None or \
+        getattr(getattr(other, "dtype", None), "names", None) is not None
 
 
 def _defers(other: Any) -> bool:
@@ -789,10 +900,11 @@ def _install_methods() -> None:
         np_method = getattr(np.ndarray, name, None)
         if np_method is None:
             continue
-        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS)
-        spec.gpu_wrap = METHOD_GPU_WRAPPERS.get(name)
-        if name != "clip":  # ndarray.clip takes min/max on both
-            spec.gpu_ok = rules.get(name)
+        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
+                      gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
+                      # ndarray.clip takes min/max on both
+                      gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
+                                                                   rules.get(name)))
         setattr(ndarray, name, _method(name, spec, np_method))
 
 

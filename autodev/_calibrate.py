@@ -195,12 +195,22 @@ class _Run:
     settings: Settings
     targets: list[_Target]
     progress: Progress
-    started: float = field(default_factory=time.perf_counter)
+    #: The clock the time budget is spent on: the devices' virtual clocks when every
+    #: device has one (simulated devices: the same run on a busy machine and an idle one
+    #: takes the same decisions), else the wall clock.
+    clock: Callable[[], float] = time.perf_counter
+    started: float = 0.0
     steps_done: int = 0
     steps_total: int = 1
 
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def now(self) -> float:
+        return self.clock()
+
     def elapsed(self) -> float:
-        return time.perf_counter() - self.started
+        return self.clock() - self.started
 
     def step(self, label: str) -> None:
         self.steps_done += 1
@@ -278,9 +288,9 @@ def _measure_ladder(run: _Run, workload: Workload, dclass: str, deadline: float
     for index, n in enumerate(sizes):
         grows = workload.work(n) / workload.work(sizes[index - 1]) if index else 1.0
         if workload.nbytes(n, dtype.itemsize) > settings.max_bytes or \
-                (index >= 3 and time.perf_counter() + last_cost * grows > deadline):
+                (index >= 3 and run.now() + last_cost * grows > deadline):
             break
-        began = time.perf_counter()
+        began = run.now()
         host = workload.make(n, dtype, rng)
         times: dict[str, float] = {}
         for target in targets:
@@ -296,7 +306,7 @@ def _measure_ladder(run: _Run, workload: Workload, dclass: str, deadline: float
             entry["seconds"].append(seconds)
         gpu_ahead = gpu_ahead + 1 if times.get("cpu", 0) > WIDE_MARGIN * times.get("gpu", math.inf) \
             else 0
-        last_cost = time.perf_counter() - began
+        last_cost = run.now() - began
         if max(times.values(), default=0) > settings.max_point or gpu_ahead >= 2:
             break
     return series
@@ -321,7 +331,7 @@ def _measure_transfers(run: _Run, gpu: _Target, deadline: float
             entry = links.setdefault(link, {"bytes": [], "seconds": []})
             entry["bytes"].append(float(nbytes))
             entry["seconds"].append(timing.median)
-        if time.perf_counter() > deadline and nbytes >= 2**20:
+        if run.now() > deadline and nbytes >= 2**20:
             break
         nbytes *= 8 if run.settings.quick else 4
     return links
@@ -372,7 +382,7 @@ def _self_check(run: _Run, model: CostModel, ladders: list[tuple[Workload, str, 
     for index, (workload, dclass, n) in enumerate(queue):
         # the first round (each ladder's size nearest its crossover) always runs, so a
         # loaded machine that spent the budget still gets a self-check
-        if index >= first_round and time.perf_counter() > deadline:
+        if index >= first_round and run.now() > deadline:
             break
         checks.extend(_check_one(run, model, workload, dclass, n, rng))
     return checks
@@ -465,7 +475,9 @@ def calibrate(output: str | Path | None = None, *, quick: bool = False,
         backends = {"cpu": cpu_backend(), **({"gpu": gpu_backend} if gpu_backend else {})}
     targets = [_Target(cls, b, getattr(b, "clock", None) or time.perf_counter)
                for cls, b in backends.items()]
-    run = _Run(settings, targets, progress or (lambda fraction, label: None))
+    virtual = all(getattr(b, "clock", None) is not None for b in backends.values())
+    budget_clock = (lambda: sum(t.clock() for t in targets)) if virtual else time.perf_counter
+    run = _Run(settings, targets, progress or (lambda fraction, label: None), budget_clock)
     profile = _measure_all(run, backends.get("gpu"))
     if write:
         target = _profile.write(profile, output)
@@ -495,7 +507,7 @@ def _measure_all(run: _Run, gpu_backend: Any) -> dict[str, Any]:
     ladder_end = settings.max_seconds * (_SHARES["transfer"] + _SHARES["ladders"])
     for index, (workload, dclass) in enumerate(ladders):
         share = (ladder_end - run.elapsed()) / (len(ladders) - index)
-        series = _measure_ladder(run, workload, dclass, time.perf_counter() + max(share, 0))
+        series = _measure_ladder(run, workload, dclass, run.now() + max(share, 0))
         series = {cls: points for cls, points in series.items() if len(points["n"]) >= 2}
         if series:
             found.append((workload, dclass, series))

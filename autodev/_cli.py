@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -62,6 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"autodev {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``autodev demo --json | head``): a user's choice, not a
+        # bug; stdout is pointed at devnull so that flushing it at exit cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"autodev {args.command}: output closed early (broken pipe)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

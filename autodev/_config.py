@@ -25,6 +25,8 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_FALLBACK": "once (default: warn once per process), warn (every time) or raise.",
     "AUTODEV_CACHE_DIR": "Directory for calibrated profiles (default: platformdirs user cache).",
     "AUTODEV_PROFILE": "Path of a profile JSON to use instead of the cached one.",
+    "AUTODEV_MIRROR_BUDGET": "Fraction of GPU memory that reuse-credit mirrors may hold "
+                             "(default 0.5; 0 turns reuse moves off).",
 }
 
 
@@ -38,26 +40,66 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _fraction(name: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(
+            f"{name} must be a fraction between 0 and 1. Got {value!r} instead. "
+            f"Unset it or set e.g. {name}=0.5."
+        )
+    return number
+
+
+_FLAG_VALUES = {"1": True, "true": True, "yes": True, "on": True,
+                "0": False, "false": False, "no": False, "off": False}
+
+
+def _env(name: str) -> str | None:
+    """The variable's value; unset and empty (``AUTODEV_X=``) are the same: the default."""
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def _env_choice(name: str, choices: tuple[str, ...]) -> str:
+    value = _env(name)
+    return choices[0] if value is None else _check_choice(name, value, choices)
+
+
 def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+    value = _env(name)
+    if value is None:
+        return False
+    if value.lower() not in _FLAG_VALUES:
+        raise ValueError(
+            f"{name} must be 1 or 0 (or true/false, yes/no, on/off). Got {value!r} instead. "
+            f"Unset it or set e.g. {name}=1."
+        )
+    return _FLAG_VALUES[value.lower()]
 
 
 class _Env:
-    """The environment as it was when autodev was imported."""
+    """The environment as it was when autodev was imported.
 
-    __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile")
+    One rule for every variable: unset or empty means the default; any other value
+    that is not one the variable takes raises ``ValueError`` naming the variable, the
+    values it takes and the value it got (so a typo never silently changes behaviour).
+    """
+
+    __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
+                 "mirror_budget")
 
     def __init__(self) -> None:
-        self.device: str = _check_choice(
-            "AUTODEV_DEVICE", os.environ.get("AUTODEV_DEVICE", "auto"), POLICIES
-        )
+        self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
         self.simulate_gpu: bool = _env_flag("AUTODEV_SIMULATE_GPU")
         self.trace: bool = _env_flag("AUTODEV_TRACE")
-        self.fallback: str = _check_choice(
-            "AUTODEV_FALLBACK", os.environ.get("AUTODEV_FALLBACK", "once"), FALLBACK_MODES
-        )
-        self.cache_dir: str | None = os.environ.get("AUTODEV_CACHE_DIR") or None
-        self.profile: str | None = os.environ.get("AUTODEV_PROFILE") or None
+        self.fallback: str = _env_choice("AUTODEV_FALLBACK", FALLBACK_MODES)
+        self.cache_dir: str | None = _env("AUTODEV_CACHE_DIR")
+        self.profile: str | None = _env("AUTODEV_PROFILE")
+        self.mirror_budget: float = _fraction("AUTODEV_MIRROR_BUDGET",
+                                              _env("AUTODEV_MIRROR_BUDGET") or "0.5")
 
 
 ENV = _Env()

@@ -19,7 +19,6 @@ from typing import Any, Callable
 import numpy
 
 import autodev
-from autodev import _dispatch
 from autodev._backends import active_gpu, devices_reason
 from autodev._device import Device
 from autodev._timing import measure
@@ -47,6 +46,8 @@ class Row:
     autodev_ms: float
     calls: int = 0
     notes: list[str] = field(default_factory=list)
+    #: interquartile range / median of the noisier of the two timings
+    spread: float = 0.0
 
     @property
     def ratio(self) -> float:
@@ -154,13 +155,37 @@ def run_case(case: Case, budget: float) -> Row | None:
     with autodev.trace() as records:
         case.run(autodev, *data)
     device, why, calls = _decision(records)
-    np_ms, ad_ms = float("inf"), float("inf")
+    np_times: list[float] = []
+    ad_times: list[float] = []
     for _ in range(2):  # alternate the two so background load hits both alike
-        np_ms = min(np_ms, measure(lambda: case.run(numpy, *host), budget=budget / 2,
-                                   max_repeats=20).median * 1e3)
-        ad_ms = min(ad_ms, measure(lambda: case.run(autodev, *data), _sync, budget=budget / 2,
-                                   max_repeats=20).median * 1e3)
-    return Row(case.family, case.size, device, why, np_ms, ad_ms, calls)
+        np_times += measure(lambda: case.run(numpy, *host), budget=budget / 2,
+                            max_repeats=20).times
+        ad_times += measure(lambda: case.run(autodev, *data), _sync, budget=budget / 2,
+                            max_repeats=20).times
+    np_ms, ad_ms = _median_ms(np_times), _median_ms(ad_times)
+    row = Row(case.family, case.size, device, why, np_ms, ad_ms, calls)
+    row.spread = max(_spread(np_times), _spread(ad_times))
+    if row.spread > NOISY:
+        row.notes.append("noisy")
+    elif device == "cpu" and row.ratio < 1 / (1 + NOISY):  # the same NumPy call, faster?
+        row.notes.append("noisy")
+    return row
+
+
+#: Relative spread (interquartile range / median) of the repeats beyond which a row's
+#: times are too noisy to compare: a busy machine, not the code, made the difference.
+NOISY = 0.25
+
+
+def _median_ms(times: list[float]) -> float:
+    return float(numpy.median(times)) * 1e3 if times else float("inf")
+
+
+def _spread(times: list[float]) -> float:
+    if len(times) < 4:
+        return 0.0
+    q25, q50, q75 = numpy.percentile(times, [25, 50, 75])
+    return float((q75 - q25) / q50) if q50 > 0 else 0.0
 
 
 #: family -> (label, work of size n, bytes moved to the device for size n)
@@ -175,7 +200,13 @@ _OUTLOOK: dict[str, tuple[str, Callable[[float], float], Callable[[float], float
 
 def gpu_outlook() -> list[str]:
     """Where a GPU of the profile's class would start to win (for CPU-only machines)."""
-    model = _dispatch.cost_model()
+    from ._cost import CostModel
+    from ._info import _with_gpu_curves
+    from ._profile import load
+
+    # the profile's CPU curves against its GPU curves, or the default's where it has
+    # none (a CPU-only calibration): what `autodev info` shows
+    model = CostModel(_with_gpu_curves(load()[0]))
     lines = []
     for family, (label, work, nbytes) in _OUTLOOK.items():
         resident = _first_win(model, family, work, lambda n: 0.0)
@@ -222,7 +253,30 @@ def run(args: argparse.Namespace) -> int:
     _print_table(rows, gpu)
     print(f"\n({time.perf_counter() - started:.1f} s; medians of repeated runs, "
           "warm-up excluded, GPU synchronised)")
+    if gpu is not None:
+        print()
+        print("\n".join(reuse_story(1024 if args.quick else 4096)))
     return 0
+
+
+def reuse_story(n: int, steps: int = 50) -> list[str]:
+    """The README's power iteration traced: where its matrix went, and why."""
+    a = autodev.random.default_rng(0).standard_normal((n, n), dtype=autodev.float32)
+    x = autodev.ones(n, dtype=autodev.float32)
+    with autodev.trace() as records:
+        for _ in range(steps):
+            x = a @ x
+            x = x / autodev.linalg.norm(x)
+    products = [r for r in records if r.op == "matmul"]
+    on_gpu = sum(r.device != "cpu" for r in products)
+    lines = [f"Power iteration, {steps} x (x = a @ x; x /= norm(x)), a {n}x{n} float32 "
+             f"({a.nbytes / 2**20:.0f} MiB) made on the host:"]
+    moves = [r for r in records if r.op == "move" and r.shapes == ((n, n),)]
+    lines += [f"  {r.line()}" for r in moves] or ["  a never moved: each product "
+                                                   "stays cheaper on the CPU here"]
+    lines.append(f"  {on_gpu} of {len(products)} products ran on the GPU; "
+                 f"x.device is {x.device}, its data is on {x.location}")
+    return lines
 
 
 def _print_table(rows: list[Row], gpu: Any) -> None:
@@ -236,8 +290,14 @@ def _print_table(rows: list[Row], gpu: Any) -> None:
     print(header)
     print("-" * len(header))
     for r in rows:
+        mark = "*" if "noisy" in r.notes else " "
         print(f"{r.family:14s} {r.size:16s} {r.device:8s} {r.numpy_ms:10.3f} "
-              f"{r.autodev_ms:11.3f} {r.ratio:6.2f}  {r.why}")
+              f"{r.autodev_ms:11.3f} {r.ratio:6.2f}{mark} {r.why}")
+    noisy = sum("noisy" in r.notes for r in rows)
+    if noisy:
+        print(f"\n* {noisy} row(s) varied by more than {NOISY:.0%} between repeats, or show "
+              "autodev faster than the very NumPy call it makes: this machine is busy, so "
+              "their ratios are noise. Rerun on an idle machine or with a larger --budget.")
     if gpu is None:
         print("\nWith a GPU like the default profile's (H100-class, through CuPy):")
         print("\n".join(gpu_outlook()))

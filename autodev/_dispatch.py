@@ -1,9 +1,11 @@
 """Dispatch: choose the device for a call, run it there, wrap the results.
 
-Per call: which devices can run it (the capability table: the function exists
-on the backend and the backend holds the dtypes) -> predicted cost on each
-(compute curve + moving every input not already there) -> cheapest wins, ties
-to the CPU -> run -> wrap results on the device that computed them.
+Per call: inputs pinned to a device run there (two pins raise); otherwise which
+devices can run it (the capability table: the function exists on the backend and
+the backend holds the dtypes) -> predicted cost on each (compute curve + moving
+every input not already there; reuse credit may mirror an input first, see
+:mod:`autodev._reuse`) -> cheapest wins, ties to the CPU -> run -> wrap results on
+the device that computed them, placed ``auto`` or pinned as their inputs were.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from . import _residency as R
-from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
+from . import _reuse
+from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
 from ._config import ENV, get_policy
 from ._cost import CostModel, dtype_class
-from ._device import CPU, Device
+from ._device import AUTO, CPU, Device
+from ._memory import check_not_view, retrying, write_back
 from ._trace import STATS, Record, emit, note_fallback, tick
 
 WorkFn = Callable[[list[Any]], float]
@@ -101,7 +105,13 @@ class OpSpec:
     cpu_impl : callable, optional
         The CPU implementation, when it is not the NumPy function at ``path``.
     gpu_ok : callable, optional
-        Extra capability rule ``(arrays, args, kwargs) -> bool`` for the GPU.
+        Extra capability rule ``(arrays, kwargs) -> bool`` for the GPU.
+    gpu_wrap : callable, optional
+        ``(backend, func) -> func``: the correction around the GPU function (NumPy's
+        checks and result types CuPy lacks; see ``autodev._gpu_checks.TABLE``).
+
+    A spec is immutable once built: each attribute is set once, by the constructor
+    (only its cache of resolved implementations fills in as backends are met).
     """
 
     __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
@@ -110,7 +120,9 @@ class OpSpec:
     def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
                  scalar: bool = False, work: WorkFn | None = None,
                  cpu_impl: Callable[..., Any] | None = None,
-                 gpu_ok: Callable[..., bool] | None = None) -> None:
+                 gpu_ok: Callable[..., bool] | None = None,
+                 gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]]
+                 | None = None) -> None:
         self.name = name
         self.path = path
         self.family = family
@@ -119,9 +131,17 @@ class OpSpec:
         self.work = work or WORK[family]
         self.cpu_impl = cpu_impl
         self.gpu_ok = gpu_ok
-        #: ``(backend, func) -> func``: adds NumPy's checks CuPy lacks (bounds, ...)
-        self.gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]] | None = None
+        self.gpu_wrap = gpu_wrap
         self._impls: dict[Backend, Callable[..., Any] | None] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            getattr(self, name)
+        except AttributeError:  # not set yet: the constructor is setting it
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(f"{type(self).__name__} {self.name!r} is immutable once built; "
+                             f"give {name}= to its constructor instead.")
 
     def impl(self, backend: Backend) -> Callable[..., Any] | None:
         """The callable running this op on ``backend``, or None if it has none."""
@@ -200,18 +220,74 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
 
 # --------------------------------------------------------------------------- general path
 
+#: Functions taking NumPy's ``device=`` keyword: the result is placed there afterwards.
+DEVICE_KEYWORD = frozenset({"zeros_like", "ones_like", "empty_like", "full_like",
+                            "fft.fftfreq", "fft.rfftfreq"})
+
+
 def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
     if DEFER_TO and defers_to_other(args, kwargs):
         return hand_over(spec, args, kwargs)
+    if kwargs and "device" in kwargs and spec.name in DEVICE_KEYWORD:
+        kwargs = dict(kwargs)
+        device = kwargs.pop("device")
+        return placed(call(spec, args, kwargs), device)
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
     _collect(args, arrays)
     if kwargs:
         _collect(kwargs.values(), arrays)
-    device, record = choose(spec, arrays, kwargs)
-    return execute(spec, device, args, kwargs, record)
+    pin = pin_of(arrays) if STATE.pinned else None
+    device, record = choose(spec, arrays, kwargs, pin)
+    result = execute(spec, device, args, kwargs, record)
+    if pin is not None:
+        result = _label(result, pin, arrays)
+    return result
+
+
+def placed(result: Any, device: Any) -> Any:
+    """``result`` placed as a ``device=`` keyword asks: None leaves it, ``"auto"`` unpins,
+    any other device pins (moving the data there)."""
+    if device is None:
+        return result
+    target = resolve_device(device)
+    if type(result) is ndarray:
+        return result.to_device(target)
+    if type(result) is tuple:
+        return tuple(placed(r, target) for r in result)
+    return result
+
+
+def pin_of(arrays: list[Any]) -> Device | None:
+    """The device the call's inputs are pinned to (None: all placed by autodev)."""
+    pin = None
+    for a in arrays:
+        p = getattr(a, "_pin", None)
+        if p is not None and p is not pin:
+            if pin is not None:
+                raise ValueError(
+                    f"Arrays pinned to different devices meet in one call: {pin} and {p}. "
+                    f"Move one with x.to_device({str(pin)!r}), or unpin with "
+                    "x.to_device('auto') to let autodev place them."
+                )
+            pin = p
+    return pin
+
+
+def _label(result: Any, pin: Device, inputs: list[Any]) -> Any:
+    """Pin the fresh arrays of a pinned call's result (an input returned as is keeps its
+    own placement). The data stays where it was computed: the next call moves it if it
+    must, so a CPU-only function on GPU-pinned data costs no extra copy back."""
+    t = type(result)
+    if t is ndarray:
+        if result._pin is None and not any(result is a for a in inputs):
+            result._pin = pin
+    elif t is tuple or t is list or hasattr(result, "_fields"):
+        for r in result:
+            _label(r, pin, inputs)
+    return result
 
 
 def defers_to_other(args: Iterable[Any], kwargs: dict[str, Any] | None = None) -> bool:
@@ -241,8 +317,8 @@ def _collect(items: Iterable[Any], found: list[Any]) -> None:
             _collect(obj, found)
 
 
-def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
-           ) -> tuple[Device, Record | None]:
+def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
+           pin: Device | None = None) -> tuple[Device, Record | None]:
     """Pick the device for a call; return it and a trace record if watched."""
     gpu = STATE.sim if STATE.sim is not None else active_gpu()
     costs: tuple[float, float] | None = None
@@ -251,6 +327,8 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         out = out[0]
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
+    elif pin is not None:
+        device, reason = _decide_pinned(spec, arrays, kwargs, out, gpu, pin)
     elif gpu is None:
         device, reason = CPU, "no GPU usable"
     else:
@@ -264,8 +342,28 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device=str(device),
         reason=reason,
         costs={"cpu": costs[0], str(gpu.device): costs[1]} if costs and gpu else {},
+        placement=str(AUTO if pin is None else pin),
     )
     return device, record
+
+
+def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,
+                   gpu: Backend | None, pin: Device) -> tuple[Device, str]:
+    """Device and reason for a call whose inputs are pinned to ``pin``: it runs there
+    (compute follows data), on the CPU only where the GPU cannot run it."""
+    if pin is not CPU and (gpu is None or gpu.device is not pin):
+        raise RuntimeError(
+            f"This call's inputs are pinned to {pin}, which is not usable now: "
+            f"{'no GPU is usable' if gpu is None else f'the GPU in use is {gpu.device}'}. "
+            "Move them with x.to_device('cpu') or unpin them with x.to_device('auto')."
+        )
+    if pin is not CPU and not _gpu_capable(spec, gpu, arrays, kwargs):  # type: ignore[arg-type]
+        return CPU, f"pinned to {pin}; the GPU cannot run it (capability table), ran on cpu"
+    if type(out) is ndarray:
+        return out._device, "out= lives there"
+    if type(out) is np.ndarray:
+        return CPU, "out= is a NumPy array"
+    return pin, f"pinned to {pin}"
 
 
 def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, gpu: Backend
@@ -290,7 +388,15 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
     if policy == "cpu":
         return CPU, "policy cpu", None
     costs = _predict(spec, arrays, gpu.device, work)
-    return (gpu.device if costs[1] < costs[0] else CPU), "cost model", costs
+    winner = gpu.device if costs[1] < costs[0] else CPU
+    if arrays and ENV.mirror_budget:
+        moved = _reuse.credit(arrays, costs[0], costs[1], winner, gpu, cost_model(),
+                              STATE.watchers > 0)
+        if moved is not None:  # an input now has a mirror: price the call again
+            costs = _predict(spec, arrays, gpu.device, work)
+            winner = gpu.device if costs[1] < costs[0] else CPU
+            return winner, f"cost model, after a move ({moved})", costs
+    return winner, "cost model", costs
 
 
 def _all_on_host(arrays: list[Any]) -> bool:
@@ -332,13 +438,20 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None =
         work = spec.work(arrays)
     t_cpu = cpu_lat + work * cpu_inv
     t_gpu = gpu_lat + work * gpu_inv
+    if spec.family == "matmul" and arrays:
+        # A product reads every element of its operands at least once: a matrix-vector
+        # product is bound by memory, not by the multiply-adds its curve was fitted on.
+        r_cpu_lat, r_cpu_inv, r_gpu_lat, r_gpu_inv = model.curves("reduction", dclass)
+        elements = work_elements(arrays)
+        t_cpu = max(t_cpu, r_cpu_lat + elements * r_cpu_inv)
+        t_gpu = max(t_gpu, r_gpu_lat + elements * r_gpu_inv)
     for a in arrays:
         device = a._device
         if device is CPU:
-            if a._mirror is None or R.mirror_on(a, gdev) is None:
+            if not R.has_mirror(a, gdev):
                 t_gpu += model.h2d(a.nbytes)
         else:
-            if a._mirror is None or R.mirror_on(a, CPU) is None:
+            if not R.has_mirror(a, CPU):
                 t_cpu += model.d2h(a.nbytes)
             if device is not gdev:
                 t_gpu += model.h2d(a.nbytes)
@@ -358,30 +471,49 @@ def _widest(arrays: list[Any]) -> Any:
 
 def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[str, Any],
             record: Record | None) -> Any:
-    """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back."""
+    """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back
+    (:func:`autodev._memory.retrying`)."""
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
-    backend = backend_for(device)
-    run = _fallback_cpu if device is CPU and kwargs and "out" in kwargs else None
-    try:
-        result = run(spec, args, kwargs, moves) if run else _run(spec, backend, args, kwargs, moves)
-    except backend.oom_errors:
-        R.drop_mirrors()
-        backend.free_memory()
-        try:
-            result = _run(spec, backend, args, kwargs, moves)
-        except backend.oom_errors as second:
-            if ENV.fallback == "raise":
-                raise
-            note_fallback(spec.name, str(device), second)
+    if device is CPU:
+        run = _fallback_cpu if kwargs and "out" in kwargs else _run_cpu
+        result = run(spec, args, kwargs, moves)
+    else:
+        backend = backend_for(device)
+        fell_back: list[bool] = []
+
+        def on_host() -> Any:
+            fell_back.append(True)
             if record is not None:
                 record.reason += f"; out of memory on {device}, ran on cpu"
                 record.device = "cpu"
+            return _fallback_cpu(spec, args, kwargs, moves, device)
+
+        try:
+            result = retrying(spec.name, device,
+                              lambda: _run(spec, backend, args, kwargs, moves), on_host)
+        except NotImplementedError as declined:
+            # Declared safety net: CuPy raises NotImplementedError for a case it lacks that
+            # no table row foresaw. The call runs on the CPU, counted and traced; anything
+            # else (TypeError, ValueError, device errors) propagates.
+            if ENV.fallback == "raise":
+                raise
+            note_fallback(spec.name, str(device), declined, reason="not implemented")
+            if record is not None:
+                record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+                record.device = "cpu"
             result = _fallback_cpu(spec, args, kwargs, moves)
+            fell_back.append(True)
+        if fell_back:
             device = CPU
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if record is not None:
         emit(record)
     return result
+
+
+def _run_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+             moves: list[tuple[str, int]] | None) -> Any:
+    return _run(spec, _CPU, args, kwargs, moves)
 
 
 def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -401,25 +533,41 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
 
 
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
-                  moves: list[tuple[str, int]] | None) -> Any:
-    """Run on the CPU; ``out=`` arrays living on a device get written through host copies."""
+                  moves: list[tuple[str, int]] | None, left: Device | None = None) -> Any:
+    """Run on the CPU; ``out=`` arrays living on a device get written through host copies
+    (``left``: the device the call ran out of memory on, if it did)."""
     out = kwargs.get("out") if kwargs else None
     outs = out if type(out) is tuple else (out,)
+    if spec.where == "primary" and left is not None:
+        return _view_fallback(spec, args, kwargs, moves, left)
     if not any(type(o) is ndarray and o._device is not CPU for o in outs):
         return _run(spec, _CPU, args, kwargs, moves)
     # write into host copies (``where=`` keeps the untouched elements), then copy them back
+    # into the same device memory (no new device array: the device may be out of memory)
     hosts = tuple(new(R.transfer(o._data, o._device, CPU, moves), CPU)
                   if type(o) is ndarray and o._device is not CPU else o for o in outs)
     result = _run(spec, _CPU, args, {**kwargs, "out": hosts if type(out) is tuple else hosts[0]},
                   moves)
     for o, h in zip(outs, hosts):
         if h is not o:
-            o._data[...] = R.transfer(h._data, CPU, o._device, moves)
+            write_back(o._data, o._device, h._data, moves)
             R.mark_written(o)
     back = {id(h): o for o, h in zip(outs, hosts)}
     if type(result) is tuple:
         return tuple(back.get(id(r), r) for r in result)
     return back.get(id(result), result)
+
+
+def _view_fallback(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   moves: list[tuple[str, int]] | None, left: Device) -> Any:
+    """A ``primary`` call (reshape, transpose, ...) on the host after an out-of-memory:
+    allowed only where its result is a copy anyway; a view of a host copy is refused."""
+    func = spec.impl(_CPU)
+    nargs = tuple(native_arg(a, CPU, moves) for a in args)
+    nkwargs = {k: native_arg(v, CPU, moves) for k, v in kwargs.items()} if kwargs else {}
+    result = func(*nargs, **nkwargs)  # type: ignore[misc]
+    check_not_view(spec.name, left, (*nargs, *nkwargs.values()), result)
+    return wrap(result, CPU, args, kwargs, None, spec.scalar)
 
 
 def native_arg(obj: Any, device: Device, moves: list[tuple[str, int]] | None) -> Any:
@@ -454,8 +602,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                 if type(out) is ndarray:
                     R.mark_written(out)
                 return out
-        if result.ndim == 0 and scalar and device is CPU:
-            return result[()]
+        if result.ndim == 0 and scalar:
+            return result[()] if device is CPU else R.transfer(result, device, CPU)[()]
         for a in args:  # an input returned as is (ascontiguousarray, atleast_1d, ...)
             if a is result:  # a NumPy array: written behind autodev's back
                 return new(result, device, R.Storage(escaped=True))
@@ -464,7 +612,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                                          and result.base is None
                                          and backend.owner(a._data) is backend.owner(result)):
                     return a  # the very array, as NumPy returns it
-                if a._mirror is not None and a._mirror[2] is result:  # never hand out a mirror
+                if a._device is not device and R.has_mirror(a, device) \
+                        and R.mirror_on(a, device) is result:  # never hand out a mirror
                     return new(backend.xp.array(result, copy=True), device)
         storage, result = _storage_for(result, device, backend, args)
         return new(result, device, storage, scalar and result.ndim == 0)
@@ -511,14 +660,17 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     return None, result
 
 
-def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False) -> Any:
-    """Make an autodev array around native ``data`` (the private constructor)."""
+def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False,
+        pin: Device | None = None) -> Any:
+    """Make an autodev array around native ``data`` living on ``device`` (the private
+    constructor); ``pin``: the device it is pinned to, None for autodev's placement."""
     a = _object_new(ndarray)
     a._data = data
     a._device = device
     a._storage = storage
     a._mirror = None
     a._scalar = scalar
+    a._pin = pin
     return a
 
 
@@ -562,3 +714,5 @@ STATE.listeners.append(reset_cost_model)
 
 
 from ._array import ndarray  # noqa: E402  (the array class needs this module first)
+
+_reuse._NATIVE_ON[ndarray] = R.native_on

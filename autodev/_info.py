@@ -44,8 +44,16 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from . import _profile
 
+        folder = Path(args.plot).resolve().parent
+        if not folder.is_dir():
+            raise CLIError(f"--plot must name a file in an existing folder. Got {args.plot!r} "
+                           f"({folder} does not exist); create it first.")
         found = _profile.resolve(args.profile)
-        written = plot(found.profile, args.plot)
+        try:
+            written = plot(found.profile, args.plot)
+        except OSError as err:
+            raise CLIError(f"cannot write the plot to {args.plot!r}: "
+                           f"{err.strerror or err}") from err
         data["plot"] = str(written)
     print(json.dumps(data, indent=1, sort_keys=True) if args.json else format_info(data))
     return 0

@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
-import warnings
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 from ._config import ENV
-from ._cost import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES
+from ._cost import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, _find_curve
 
 FORMAT = "autodev-profile"
 VERSION = 2
@@ -37,6 +37,10 @@ _SECONDS_RANGE = 1e5  # largest measured time
 #: Bounds outside which a number is taken as garbage rather than a measurement.
 _LATENCY_RANGE = (0.0, 10.0)          # seconds
 _RATE_RANGE = (1.0, 1e18)             # work units or bytes per second
+#: Largest profile file read: a full calibration with its measurements is ~100 KiB, so
+#: this bounds the time and memory reading any file can take (it is read only if it is
+#: a regular file: a FIFO, a device such as /dev/zero or a directory is refused unopened).
+MAX_BYTES = 4 * 2**20
 
 
 class ProfileError(ValueError):
@@ -159,6 +163,17 @@ def _check_compute(compute: Any, where: str) -> None:
             _check_numbers(curve, ("latency", "throughput"), f"{where}.compute.{family}.{dclass}")
 
 
+def _check_complete(compute: dict[str, Any], where: str) -> None:
+    """Every family must have a curve for every dtype class (directly or by the cost
+    model's fallbacks): a missing curve reads as infinitely slow, which would send every
+    call of that family to the other device. ``autodev calibrate`` fills what it did not
+    measure from the embedded default, so only a hand-made file can lack one."""
+    missing = sorted({family for family in FAMILIES for dclass in DTYPE_CLASSES
+                      if _find_curve(compute, family, dclass) is None})
+    if missing:
+        raise ProfileError(f"{where}.compute has no curve for the families {missing}")
+
+
 def _check_numbers(entry: Any, keys: tuple[str, str], where: str) -> None:
     if not isinstance(entry, dict):
         raise ProfileError(f"{where} must be an object")
@@ -177,10 +192,47 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate the profile at ``path`` (raises ProfileError or OSError)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_read_regular(path).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ProfileError(f"{path}: not valid JSON ({err})") from err
-    return validate(data, str(path))
+    except RecursionError as err:  # the C decoder's depth guard: no stack is at risk
+        raise ProfileError(f"{path}: JSON nested too deeply to be a profile") from err
+    profile = validate(data, str(path))
+    for device_class, entry in profile["devices"].items():  # a profile used as the model
+        _check_complete(entry.get("compute", {}), f"{path}: devices.{device_class}")
+    return profile
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``MAX_BYTES``.
+
+    Anything else is refused before it is opened, so that nothing can block (a FIFO) or
+    stream without end (``/dev/zero`` behind a symbolic link); the opened file is checked
+    again, in case it was swapped in between.
+    """
+    info = os.stat(path)  # follows symbolic links: the target is what would be read
+    if not stat.S_ISREG(info.st_mode):
+        raise ProfileError(f"{path}: not a regular file ({_file_kind(info.st_mode)})")
+    if info.st_size > MAX_BYTES:
+        raise ProfileError(f"{path}: {info.st_size} bytes, more than a profile's "
+                           f"{MAX_BYTES} at most")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ProfileError(f"{path}: not a regular file (it changed while opened)")
+        raw = handle.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise ProfileError(f"{path}: more than a profile's {MAX_BYTES} bytes at most")
+    return raw
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 def write(profile: Mapping[str, Any], path: str | os.PathLike[str] | None = None) -> Path:
@@ -233,9 +285,11 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Reso
 
     explicit = path is not None or ENV.profile is not None
     target = Path(path) if path is not None else default_path()
-    if not target.exists():
+    if not target.exists() and not target.is_symlink():
+        # a file named explicitly (AUTODEV_PROFILE, --profile) was meant to exist
+        problem = f"ignoring profile {target}: no such file" if explicit else ""
         return Resolution(embedded_default(), "embedded default", target, None,
-                          fingerprint="no calibrated profile")
+                          problem=problem, fingerprint="no calibrated profile")
     try:
         profile = read(target)
     except (ProfileError, OSError) as err:
@@ -293,6 +347,8 @@ def load(path: str | os.PathLike[str] | None = None, gpu: Any = None
     """
     found = resolve(path, gpu)
     if found.problem:
-        warnings.warn(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
-                      RuntimeWarning, stacklevel=2)
+        from ._trace import warn_user
+
+        warn_user(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
+                  RuntimeWarning)
     return found.profile, str(found.used) if found.used else found.source

@@ -15,17 +15,15 @@ from . import _residency as _R
 from ._array import ndarray as _ndarray
 from ._device import CPU as _CPU
 from ._dispatch import cpu_arg as _cpu_arg, new as _new
-from ._namespace import creation_device as _creation_device
+from ._memory import write_back as _write_back
+from ._namespace import creation_device as _creation_device, place as _place_array
 
 __all__ = sorted(n for n in dir(_np.random) if not n.startswith("_"))
 
 
 def _place(result: Any) -> Any:
     if type(result) is _np.ndarray:
-        target = _creation_device(None)
-        if target is _CPU:
-            return _new(result, _CPU)
-        return _new(_R.transfer(result, _CPU, target), target)
+        return _place_array("random", result, _creation_device(None))
     if type(result) is tuple:
         return tuple(_place(r) for r in result)
     return result
@@ -39,7 +37,7 @@ def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
             func(*(_cpu_arg(a) for a in args),
                  **{k: host if k == "out" else _cpu_arg(v) for k, v in kwargs.items()})
             if out._device is not _CPU:
-                out._data[...] = _R.transfer(host, _CPU, out._device)
+                _write_back(out._data, out._device, host)
             _R.mark_written(out)
             return out
         return _place(func(*(_cpu_arg(a) for a in args),
@@ -60,7 +58,7 @@ def _shuffle_with(shuffle: Callable[..., Any], x: Any, **kwargs: Any) -> None:
     else:
         host = _R.host_copy(x._data, x._device)
         shuffle(host, **kwargs)
-        x._data[...] = _R.transfer(host, _CPU, x._device)
+        _write_back(x._data, x._device, host)
     _R.mark_written(x)
 
 

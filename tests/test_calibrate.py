@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -146,13 +148,29 @@ def _worst_ratio(truth: dict[str, Any], found: dict[str, Any]) -> float:
 
 def test_calibrating_the_simulated_gpu_finds_its_crossovers() -> None:
     ops = ["elementwise", "reduction", "fft", "matmul", "solve"]
-    truth, found, profile = _truth_and_found(ops, noise=0.05, seconds=2.0)
+    # both devices are simulated: the budget is spent in virtual seconds, so a loaded
+    # machine finds exactly what an idle one finds
+    truth, found, profile = _truth_and_found(ops, noise=0.05, seconds=0.25)
     assert set(found) == set(ops)
     assert _worst_ratio(truth, found) < 2.0
     check = profile["report"]["selfcheck"]
     assert check["decisions"] >= 10
     assert check["share"] >= 0.95
     _profile.validate(json.loads(json.dumps(profile)), "calibrated sim")
+
+
+def test_a_simulated_calibration_does_not_read_the_wall_clock(monkeypatch) -> None:
+    ops = ["elementwise", "matmul"]
+    _, idle, idle_profile = _truth_and_found(ops, noise=0.05, seconds=0.1)
+    start = time.perf_counter()
+    wall = itertools.count()  # a machine so busy that each reading is 1000 s later
+    monkeypatch.setattr(C.time, "perf_counter", lambda: start + 1000.0 * next(wall))
+    _, busy, busy_profile = _truth_and_found(ops, noise=0.05, seconds=0.1)
+    assert busy == idle
+    points = {f: len(s["f64"]["n"]) for f, s in busy_profile["measurements"]["gpu"].items()}
+    assert points == {f: len(s["f64"]["n"])
+                      for f, s in idle_profile["measurements"]["gpu"].items()}
+    assert max(points.values()) > 4  # not cut short at the minimum of a spent budget
 
 
 def test_calibrating_cpu_against_the_sim_recovers_the_sim_curves() -> None:

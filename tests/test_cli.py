@@ -136,9 +136,69 @@ def test_doctor(capsys: pytest.CaptureFixture[str]) -> None:
 def test_doctor_names_the_right_extra() -> None:
     from autodev._doctor import install_command
 
-    assert install_command((12, 4)) == "pip install 'autodev[cuda12]'"
-    assert install_command((13, 0)) == "pip install 'autodev[cuda13]'"
+    assert install_command((12, 4)) == "pip install 'autodev[cuda12-ctk]'"
+    assert install_command((13, 0)) == "pip install 'autodev[cuda13-ctk]'"
     assert "update the NVIDIA driver" in install_command((11, 8))
+
+
+def test_doctor_names_the_missing_cuda_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy 14 without a CUDA Toolkit or its [ctk] wheels: doctor names the fix (it
+    used to crash on the RuntimeError of the first kernel)."""
+    from autodev import _doctor
+    from autodev._backends import _cupy
+
+    monkeypatch.setattr(_cupy, "TOOLKIT_MODULES", ("autodev_no_such_cuda_library",))
+    fake = type("cupy", (), {"__version__": "14.2.0"})
+    check = _doctor._toolkit_check(fake, (12, 4))
+    assert check["status"] == "fail" and "[ctk]" in check["fix"]
+    assert "autodev_no_such_cuda_library" in check["detail"]
+    assert _doctor._toolkit_check(fake, None)["status"] == "info"
+    monkeypatch.setattr(_cupy, "TOOLKIT_MODULES", ("json",))
+    assert _doctor._toolkit_check(fake, (12, 4))["status"] == "ok"
+
+
+def test_probe_refuses_a_device_without_cuda_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A visible device with no loadable CUDA libraries is not usable, and says why."""
+    import types
+
+    from autodev._backends import _cupy
+
+    runtime = types.SimpleNamespace(CUDARuntimeError=RuntimeError, getDeviceCount=lambda: 1)
+    fake = types.SimpleNamespace(__version__="14.2.0",
+                                 cuda=types.SimpleNamespace(runtime=runtime))
+    real_import = _cupy.importlib.import_module
+    monkeypatch.setattr(_cupy.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(_cupy.importlib, "import_module",
+                        lambda name: fake if name == "cupy" else real_import(name))
+    monkeypatch.setattr(_cupy, "TOOLKIT_MODULES", ("autodev_no_such_cuda_library",))
+    cupy, reason = _cupy.probe_cuda()
+    assert cupy is None and "[ctk]" in reason and "autodev_no_such_cuda_library" in reason
+
+
+def test_cuda_extras_require_cupy_14() -> None:
+    """CuPy 13's sort takes no kind=, which autodev passes: the extras require 14."""
+    text = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    for extra in ("cuda12", "cuda13", "cuda12-ctk", "cuda13-ctk"):
+        line = next(l for l in text.splitlines() if l.startswith(f"{extra} ="))
+        assert ">=14" in line, line
+
+
+def test_cupy_to_host_keeps_fortran_order() -> None:
+    """cupy.asnumpy defaults to C order: the CUDA backend asks for order='A'."""
+    import types
+
+    from autodev._backends._cupy import CupyBackend
+
+    seen: dict[str, Any] = {}
+
+    def asnumpy(a: Any, stream: Any = None, order: str = "C") -> Any:
+        seen["order"] = order
+        return a
+
+    backend = object.__new__(CupyBackend)
+    backend._cp = types.SimpleNamespace(asnumpy=asnumpy)
+    backend.to_host("data")
+    assert seen["order"] == "A"
 
 
 def test_real_subprocess(tmp_path: Path) -> None:
@@ -153,3 +213,75 @@ def test_real_subprocess(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["profile"]["used"] == str(written)
+
+
+# ---------------------------------------------------------------------- ordinary misuse
+
+def test_a_closed_pipe_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    # `autodev demo --json | head`: the reader closes the pipe before the end
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTODEV_")}
+    env["AUTODEV_CACHE_DIR"] = str(tmp_path / "cache")
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write breaks the pipe
+    done = subprocess.run([sys.executable, "-m", "autodev", "info", "--json"], env=env,
+                          stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(write)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "autodev info: output closed early (broken pipe)"
+
+
+def test_a_plot_into_a_missing_folder_is_one_line(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    code, _, err = _run(capsys, "info", "--plot", str(tmp_path / "no" / "such" / "x.png"))
+    assert code == 1 and "does not exist" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_demo_outlook_after_a_cpu_only_calibration_agrees_with_info() -> None:
+    from autodev import _demo
+    from autodev._backends import cpu_backend
+
+    profile = _calibrate.calibrate(quick=True, ops=["matmul"], dtypes=["f64"],
+                                   max_seconds=0.2, backends={"cpu": cpu_backend()})
+    assert "gpu" not in profile["devices"]
+    outlook = "\n".join(_demo.gpu_outlook())
+    assert "with data on the GPU" in outlook
+    matmul = next(line for line in _demo.gpu_outlook() if line.strip().startswith("matmul"))
+    assert "n = never with data on the GPU" not in matmul
+    assert autodev.info()["crossovers"]["matmul"]  # info has a crossover for it too
+
+
+def test_demo_marks_noisy_rows(capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev import _demo, _timing
+
+    calls = iter(range(10**6))
+
+    def jittery(func: Any, sync: Any = None, **kwargs: Any) -> _timing.Timing:
+        # the first measurement of every pair is 6x slower: a burst of load
+        k = next(calls)
+        times = [1e-3 * (6 if k % 2 == 0 else 1)] * 3 + [1e-3] * 3
+        return _timing.Timing(median=1e-3, best=1e-3, times=times)
+
+    monkeypatch.setattr(_demo, "measure", jittery)
+    code, out, _ = _run(capsys, "demo", "--quick", "--budget", "0.01")
+    assert code == 0
+    assert "*" in out and "this machine is busy" in out
+    code, out, _ = _run(capsys, "demo", "--quick", "--budget", "0.01", "--json")
+    rows = json.loads(out)
+    assert all(row["spread"] > _demo.NOISY and "noisy" in row["notes"] for row in rows)
+
+
+def test_bench_report_flags_cpu_rows_faster_than_numpy() -> None:
+    from autodev._bench_cli import _report_module
+
+    report = _report_module()
+    row = {"family": "matmul", "size": 64, "numpy": 6e-3, "autodev": 1e-3, "cpu": 1e-3,
+           "gpu": None, "ratio": 1.0, "device": "cpu"}
+    fair = dict(row, family="fft", numpy=1e-3, autodev=1.05e-3)
+    result = {"meta": {"date": "today", "machine": {"cpu": "x", "cores": 1}, "gpu": "none",
+                       "dtype": "f32", "gpu_missing_reason": "no GPU"},
+              "accuracy": {"judged": 0}, "rows": [row, fair]}
+    text = report.format_report(result)
+    assert "0.17x!" in text and "1.05x!" not in text
+    assert "busy" in text and "matmul n=64" in text and "fft n=64" not in text

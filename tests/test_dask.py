@@ -182,18 +182,19 @@ def test_each_worker_sees_its_own_gpu_and_finds_its_profile(cluster: Any) -> Non
     def seen() -> dict[str, Any]:
         info = autodev.info()
         return {"visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                "usable": [str(d["device"]) for d in autodev.devices() if d["usable"]],
+                "gpus": [str(d["device"]) for d in autodev.devices()
+                         if d["usable"] and str(d["device"]) not in ("cpu", "auto")],
                 "profile": info["profile"]}
 
     gpu = cluster.run(seen, workers=addresses(cluster, "gpu"))
     assert sorted(s["visible"] for s in gpu.values()) == ["0", "1"]
     for s in gpu.values():
-        assert s["usable"] == ["cpu", "sim:0"]  # one GPU, index 0 of what it sees
+        assert s["gpus"] == ["sim:0"]  # one GPU, index 0 of what it sees
         assert s["profile"]["source"] == "calibrated"
         assert (s["profile"]["fingerprint"], s["profile"]["gpu_fingerprint"]) == ("match",
                                                                                   "match")
     for s in cluster.run(seen, workers=addresses(cluster, "cpu")).values():
-        assert s["usable"] == ["cpu"]
+        assert s["gpus"] == []
 
 
 def test_gpu_chunks_move_between_workers_with_their_placement(cluster: Any) -> None:
@@ -212,6 +213,10 @@ def test_gpu_chunks_move_between_workers_with_their_placement(cluster: Any) -> N
     assert on_cpu[0] == "cpu"  # no GPU there: the host copy
     for *_, values in (at_home, on_gpu, on_cpu):
         numpy.testing.assert_array_equal(values, numpy.arange(12.0).reshape(3, 4) * 2)
+    pinned = cluster.submit(lambda: autodev.arange(4.0).to_device("sim:0"), workers=[gpu0],
+                            pure=False)
+    assert cluster.submit(where, pinned, workers=[gpu1], pure=False).result()[:2] == (
+        "sim:0", "sim:0")  # a pin travels with the array
 
 
 def location(a: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any, Iterator
 
@@ -25,13 +26,13 @@ def sim() -> Iterator[Any]:
 
 
 def on_sim(a: numpy.ndarray, sim: Any) -> autodev.ndarray:
-    return autodev.asarray(a.copy()).to_device(sim.device)
+    return autodev.asarray(a.copy()).to_device(sim.device).to_device("auto")  # moved, unpinned
 
 
 def test_one_oom_retries_after_dropping_mirrors(sim):
     a, b = sample((4, 5)), sample((4, 5), seed=1)
     x = on_sim(a, sim)
-    h = autodev.array(b, device="cpu")
+    h = autodev.array(b, device="cpu").to_device("auto")  # on the host, placed by autodev
     autodev.stats(reset=True)
     _ = x + h  # leaves a mirror of h on the device
     assert autodev._residency.mirror_on(h, sim.device) is not None
@@ -54,7 +55,7 @@ def test_two_ooms_fall_back_to_cpu_and_warn_once(sim):
     sim.inject_fault("oom", count=2)
     with pytest.warns(ResourceWarning, match="out of memory"):
         z = autodev.linalg.inv(x)
-    assert z.device == "cpu"
+    assert z.location == "cpu"
     assert_same(z, numpy.linalg.inv(a), "cpu")
     assert autodev.stats()["fallbacks"] == 1
     assert sim.freed == 1
@@ -81,7 +82,7 @@ def test_fallback_into_device_out_array(sim):
     sim.inject_fault("oom", count=2)
     with pytest.warns(ResourceWarning):
         x += y
-    assert x.device == sim.device
+    assert x.location == sim.device
     assert_same(x, a + b, sim.device)
     out = on_sim(numpy.zeros((4, 4)), sim)
     sim.inject_fault("oom", count=2)
@@ -138,3 +139,245 @@ def test_device_error_during_transfer(sim):
     assert numpy.array_equal(to_numpy(h), a)
     assert autodev._residency.mirror_on(h, sim.device) is None
     assert_same(h.to_device(sim.device), a, sim.device)
+
+
+# ---------------------------------------------------------------------- every allocation
+
+def _sort(xp, x):
+    x.sort()
+
+
+def _fill(xp, x):
+    x.fill(3.5)
+
+
+def _setitem_list(xp, x):
+    x[[0, 2]] = 9.0
+
+
+def _setitem_mask(xp, x):
+    x[x > 0.5] = 0.0
+
+
+def _setitem_array(xp, x):
+    x[1] = xp.arange(5.0)
+
+
+def _setitem_slice_view(xp, x):
+    x[:, 1:3] = x[:, 2:4] * 2
+
+
+def _ufunc_at(xp, x):
+    xp.add.at(x, [0, 0, 3], 1.0)
+
+
+def _copyto(xp, x):
+    xp.copyto(x, xp.ones((4, 5)))
+
+
+def _put(xp, x):
+    x.put([0, 7], [5.0, 6.0])
+
+
+def _shuffle(xp, x):
+    xp.random.default_rng(3).shuffle(x)
+
+
+#: Calls that allocate on the device (or write into device memory), each as NumPy writes it.
+ALLOCATING = {
+    "copy": lambda xp, x: x.copy(),
+    "astype": lambda xp, x: x.astype(xp.float32),
+    "flatten": lambda xp, x: x.flatten(),
+    "byteswap": lambda xp, x: x.byteswap(),
+    "list index": lambda xp, x: x[[0, 2]],
+    "mask index": lambda xp, x: x[x > 0.5],
+    "array(x)": lambda xp, x: xp.array(x),
+    "add": lambda xp, x: x + 1,
+    "sum axis": lambda xp, x: x.sum(axis=0),
+    "zeros": lambda xp, x: xp.zeros((3, 2)),
+    "array": lambda xp, x: xp.array([1.0, 2.0]),
+    "eye": lambda xp, x: xp.eye(3),
+    "linspace": lambda xp, x: xp.linspace(0, 1, 5),
+    "random": lambda xp, x: xp.random.default_rng(0).random(4),
+    "fill": _fill, "sort": _sort, "setitem list": _setitem_list,
+    "setitem mask": _setitem_mask, "setitem array": _setitem_array,
+    "setitem view": _setitem_slice_view, "ufunc.at": _ufunc_at, "copyto": _copyto,
+    "put": _put, "shuffle": _shuffle,
+}
+
+
+#: Calls that compute on the host and write the result into existing device memory.
+FROM_HOST = frozenset({"shuffle"})
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["transient", "persistent"])
+@pytest.mark.parametrize("name", sorted(ALLOCATING))
+def test_out_of_memory_at_every_allocating_call(sim, name, persistent):
+    a = sample((4, 5))
+    expected_x = a.copy()
+    expected = ALLOCATING[name](numpy, expected_x)
+    x = on_sim(a, sim)
+    view = x[1:3]  # must see any write into x, whatever the fallback
+    autodev.stats(reset=True)
+    sim.inject_fault("oom", count=None if persistent else 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        got = ALLOCATING[name](autodev, x)
+    sim.clear_faults()
+    if expected is None:
+        assert got is None
+    else:
+        assert numpy.array_equal(to_numpy(got), expected)
+        assert to_numpy(got).dtype == expected.dtype
+    assert x.location == sim.device  # an input never leaves its device
+    assert numpy.array_equal(to_numpy(x), expected_x)  # no lost write
+    assert numpy.array_equal(to_numpy(view), expected_x[1:3])
+    if name in FROM_HOST:
+        return  # nothing was allocated on the device: nothing to fall back from
+    fallbacks = autodev.stats()["fallbacks"]
+    assert sim.freed >= 1
+    assert (fallbacks >= 1) if persistent else (fallbacks == 0)
+
+
+def test_to_device_and_asarray_device_fall_back_to_the_host(sim):
+    a = sample((3, 3))
+    h = autodev.asarray(a.copy())
+    sim.inject_fault("oom", count=None)
+    with pytest.warns(ResourceWarning, match="to_device ran out of memory"):
+        moved = h.to_device(sim.device)
+    placed = autodev.asarray(a, device=sim.device)
+    sim.clear_faults()
+    assert moved.location == "cpu" and placed.location == "cpu"
+    assert numpy.array_equal(to_numpy(moved), a) and numpy.array_equal(to_numpy(placed), a)
+    moved[0, 0] = -1.0  # a copy, as to_device gives: the source is untouched
+    assert to_numpy(h)[0, 0] == a[0, 0]
+    assert autodev.stats()["fallbacks"] == 2
+
+
+def test_fallback_raise_mode_covers_methods(sim, monkeypatch):
+    monkeypatch.setattr(_config.ENV, "fallback", "raise")
+    x = on_sim(sample((3,)), sim)
+    sim.inject_fault("oom", count=None)
+    for op in (x.copy, x.sort, lambda: autodev.zeros(3), lambda: x[[0, 1]]):
+        with pytest.raises(SimOutOfMemoryError):
+            op()
+    assert autodev.stats()["fallbacks"] == 0
+
+
+# ---------------------------------------------------------------------- views under fallback
+
+#: Every way to make a view of a 2-D array, each as NumPy writes it.
+VIEWS = {
+    "T": lambda xp, x: x.T, "mT": lambda xp, x: x.mT, "transpose": lambda xp, x: x.transpose(),
+    "reshape": lambda xp, x: x.reshape(5, 4), "ravel": lambda xp, x: x.ravel(),
+    "swapaxes": lambda xp, x: x.swapaxes(0, 1), "squeeze": lambda xp, x: x[:1].squeeze(),
+    "diagonal": lambda xp, x: x.diagonal(), "view": lambda xp, x: x.view(),
+    "real": lambda xp, x: x.real, "slice": lambda xp, x: x[1:, ::2],
+    "row": lambda xp, x: x[2], "ellipsis": lambda xp, x: x[..., 1],
+    "newaxis": lambda xp, x: x[None], "xp.reshape": lambda xp, x: xp.reshape(x, (20,)),
+    "xp.transpose": lambda xp, x: xp.transpose(x), "moveaxis": lambda xp, x: xp.moveaxis(x, 0, 1),
+    "expand_dims": lambda xp, x: xp.expand_dims(x, 0), "atleast_3d": lambda xp, x: xp.atleast_3d(x),
+    "split": lambda xp, x: xp.split(x, 2)[1], "squeeze fn": lambda xp, x: xp.squeeze(x[None]),
+    "permute_dims": lambda xp, x: xp.permute_dims(x, (1, 0)),
+    "matrix_transpose": lambda xp, x: xp.matrix_transpose(x),
+    "swapaxes fn": lambda xp, x: xp.swapaxes(x, 0, 1),
+}
+_VIEW_MAKERS = [n for n in VIEWS if n not in ("diagonal",)]  # NumPy's diagonal is read-only
+
+
+def _write_through(xp, v):
+    v[...] = -7.0
+
+
+@pytest.mark.parametrize("name", sorted(_VIEW_MAKERS))
+def test_a_view_made_under_out_of_memory_stays_a_view(sim, name):
+    a = sample((4, 5))
+    expected = a.copy()
+    _write_through(numpy, VIEWS[name](numpy, expected))
+    x = on_sim(a, sim)
+    sim.inject_fault("oom", count=None)  # CuPy allocates nothing for a view
+    v = VIEWS[name](autodev, x)
+    _write_through(autodev, v)
+    sim.clear_faults()
+    assert v.location == sim.device
+    assert numpy.array_equal(to_numpy(x), expected)
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_a_view_the_device_cannot_make_is_refused_not_copied(sim, name, monkeypatch):
+    # Where a view call does fail for memory, its host fallback would view a host copy:
+    # it must refuse loudly, never hand out a copy that drops writes.
+    from autodev._backends import _sim
+
+    monkeypatch.setattr(_sim, "_makes_view", lambda name, args: False)
+    a = sample((4, 5))
+    x = on_sim(a, sim)
+    sim.inject_fault("oom", count=None)
+    try:
+        v = VIEWS[name](autodev, x)
+    except MemoryError as err:
+        assert "view" in str(err)
+        v = None
+    sim.clear_faults()
+    if v is not None:  # made on the device without allocating (basic indexing)
+        assert v.location == sim.device
+        assert autodev.shares_memory(v, x)
+    assert numpy.array_equal(to_numpy(x), a)
+
+
+def test_a_copying_reshape_falls_back_to_the_host(sim):
+    a = sample((4, 5))
+    x = on_sim(a, sim).T  # not contiguous: reshape must copy, on either device
+    sim.inject_fault("oom", count=None)
+    with pytest.warns(ResourceWarning):
+        r = x.reshape(20)
+    sim.clear_faults()
+    assert r.location == "cpu"
+    assert numpy.array_equal(to_numpy(r), a.T.reshape(20))
+
+
+def test_transpose_write_then_solve_under_persistent_oom(sim):
+    a = sample((6, 6)) + 6 * numpy.eye(6)
+    b = sample((6,), seed=2)
+    expected = a.copy()
+    expected.T[0] = 1.0
+    x = on_sim(a, sim)
+    sim.inject_fault("oom", count=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        x.T[0] = 1.0
+        got = autodev.linalg.solve(x, b)
+    sim.clear_faults()
+    assert numpy.allclose(to_numpy(got), numpy.linalg.solve(expected, b), rtol=1e-12)
+
+
+def test_fallback_warnings_point_at_the_users_line(sim, monkeypatch):
+    monkeypatch.setattr(_config.ENV, "fallback", "warn")
+    x = on_sim(sample((3, 3)), sim)
+    sim.inject_fault("oom", count=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # once per location, as Python shows by default
+        x.copy()  # first line
+        x.copy()  # another line: its own warning, as NumPy's stacklevel rules give
+        autodev.sin(x)
+        x[[0, 1]]  # noqa: B018
+    sim.clear_faults()
+    first = sys._getframe().f_code.co_firstlineno
+    assert [w.filename for w in caught] == [__file__] * 4
+    assert [w.lineno - first for w in caught] == [6, 7, 8, 9]
+
+
+def test_sparse_to_device_falls_back_to_the_host(sim):
+    import scipy.sparse
+
+    from autodev.scipy import sparse
+
+    dense = numpy.eye(5) * 2.0
+    a = sparse.csr_matrix(scipy.sparse.csr_matrix(dense))
+    sim.inject_fault("oom", count=None)
+    with pytest.warns(ResourceWarning, match="to_device"):
+        moved = a.to_device(sim.device)
+    sim.clear_faults()
+    assert moved.location == "cpu"
+    assert numpy.array_equal(to_numpy(moved.toarray()), dense)
+    assert autodev.stats()["fallbacks"] == 1

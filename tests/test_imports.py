@@ -51,21 +51,25 @@ def run_python(code: str, *, prelude: str = "", env: dict[str, str] | None = Non
     return proc.stdout
 
 
+#: What would make ``import autodev`` slow: GPU stacks, plotting, SciPy's heavy submodules
+#: (each is imported on first use instead). Checked by name, not by a timer, so that a
+#: busy machine cannot fail the test.
+HEAVY = ("cupy", "cupyx", "matplotlib", "dask", "scipy.linalg", "scipy.sparse", "scipy.fft",
+         "scipy.special", "scipy.signal", "platformdirs")
+
+
 def test_import_does_not_import_cupy_and_is_fast():
     out = run_python("""
-        import json, sys, time
+        import json, sys
         import numpy, scipy  # what any NumPy program already pays
-        t0 = time.perf_counter()
         import autodev
-        elapsed = time.perf_counter() - t0
-        cupy = [m for m in sys.modules if m.split(".")[0] in ("cupy", "cupyx")]
+        heavy = sorted(m for m in sys.modules if m in %r or m.split(".")[0] in ("cupy", "cupyx"))
         s = float((autodev.ones(3) + 1).sum())
-        print(json.dumps({"cupy": cupy, "elapsed": elapsed, "s": s}))
-    """)
+        print(json.dumps({"heavy": heavy, "s": s}))
+    """ % (HEAVY,))
     result = json.loads(out)
-    assert result["cupy"] == []
+    assert result["heavy"] == []
     assert result["s"] == 6.0
-    assert result["elapsed"] < 1.0, f"import autodev took {result['elapsed']:.2f}s"
 
 
 def test_default_policy_import_alone_does_not_import_cupy():
@@ -107,7 +111,7 @@ def test_without_cupy_autodev_is_numpy(prelude):
         b = numpy.random.default_rng(0).standard_normal((50, 50))
         same = bool(numpy.array_equal(np.linalg.inv(a) @ a, numpy.linalg.inv(b) @ b))
         print(json.dumps({"usable": cuda["usable"], "reason": cuda["reason"],
-                          "same": same, "device": str((a @ a).device)}))
+                          "same": same, "device": str((a @ a).location)}))
     """, prelude=prelude)
     result = json.loads(out)
     assert result["usable"] is False
@@ -124,7 +128,7 @@ def test_cupy_installed_without_usable_gpu_gives_a_reason():
         cuda = [d for d in np.devices() if d["device"].kind == "cuda"][0]
         x = np.arange(4.0) * 2
         print(json.dumps({"usable": cuda["usable"], "reason": cuda["reason"],
-                          "device": str(x.device), "sum": float(x.sum())}))
+                          "device": str(x.location), "sum": float(x.sum())}))
     """)
     result = json.loads(out)
     if result["usable"]:
@@ -137,9 +141,9 @@ def test_simulated_gpu_from_environment():
     out = run_python("""
         import autodev as np
         x = np.ones(4) * 3
-        print(x.device, [str(d["device"]) for d in np.devices() if d["usable"]])
+        print(x.location, [str(d["device"]) for d in np.devices() if d["usable"]])
     """, env={"AUTODEV_SIMULATE_GPU": "1", "AUTODEV_DEVICE": "gpu"})
-    assert out.strip() == "sim:0 ['cpu', 'sim:0']"
+    assert out.strip() == "sim:0 ['auto', 'cpu', 'sim:0']"
 
 
 def test_bad_policy_environment_is_a_clear_error():
@@ -150,3 +154,41 @@ def test_bad_policy_environment_is_a_clear_error():
                           env=env, timeout=120)
     assert proc.returncode != 0
     assert "AUTODEV_DEVICE must be one of" in proc.stderr
+
+
+BAD_SETTINGS = {
+    "AUTODEV_DEVICE": "gpus", "AUTODEV_FALLBACK": "sometimes",
+    "AUTODEV_TRACE": "banana", "AUTODEV_SIMULATE_GPU": "please",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_SETTINGS))
+def test_one_rule_for_bad_settings(name, monkeypatch):
+    from autodev import _config
+
+    for other in _config.ENV_VARS:
+        monkeypatch.delenv(other, raising=False)
+    monkeypatch.setenv(name, BAD_SETTINGS[name])
+    with pytest.raises(ValueError, match=f"{name} must be") as caught:
+        _config._Env()
+    assert repr(BAD_SETTINGS[name]) in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_SETTINGS) + ["AUTODEV_CACHE_DIR", "AUTODEV_PROFILE"])
+def test_an_empty_setting_is_the_default(name, monkeypatch):
+    from autodev import _config
+
+    for other in _config.ENV_VARS:
+        monkeypatch.delenv(other, raising=False)
+    default = {slot: getattr(_config._Env(), slot) for slot in _config._Env.__slots__}
+    monkeypatch.setenv(name, "  ")
+    assert {slot: getattr(_config._Env(), slot) for slot in _config._Env.__slots__} == default
+
+
+def test_flag_settings_take_off_values(monkeypatch):
+    from autodev import _config
+
+    monkeypatch.setenv("AUTODEV_TRACE", "off")
+    monkeypatch.setenv("AUTODEV_SIMULATE_GPU", "TRUE")
+    env = _config._Env()
+    assert env.trace is False and env.simulate_gpu is True

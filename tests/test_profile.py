@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import stat
 import warnings
 from pathlib import Path
 from typing import Any
@@ -93,6 +95,12 @@ def _hostile() -> dict[str, Any]:
             "n": [1, 2], "work": [1.0], "seconds": [1e-6, 2e-6]}}}})),
         "negative measurement": edited(lambda p: p.update(measurements={"transfer": {"h2d": {
             "bytes": [1024.0], "seconds": [-1.0]}}})),
+        "deeply nested": "[" * 100_000 + "]" * 100_000,
+        "deeply nested object": '{"format": ' * 50_000 + "1" + "}" * 50_000,
+        "missing cpu families": edited(lambda p: [p["devices"]["cpu"]["compute"].pop(f)
+                                                  for f in ("elementwise", "copy", "creation",
+                                                            "transcendental")]),
+        "missing gpu family": edited(lambda p: p["devices"]["gpu"]["compute"].pop("matmul")),
     }
 
 
@@ -194,3 +202,117 @@ def test_dispatcher_uses_the_matching_cached_profile() -> None:
     with simulated_gpu():
         model = _dispatch.cost_model()
         assert model.compute("cpu", "sort", "f64", 1e3) == pytest.approx(1e-3 + 1.0)
+
+
+# ---------------------------------------------------------------------- hostile files
+
+def _warned_default(path: Path, **kwargs: Any) -> str:
+    """Load ``path``; check it gave one warning and the default; return the warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        profile, source = _profile.load(path, **kwargs)
+    assert source == "embedded default"
+    assert profile == _profile.embedded_default()
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    message = str(caught[0].message)
+    assert str(path) in message and "autodev calibrate" in message
+    return message
+
+
+@pytest.fixture
+def never_opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Fail the test if the loader opens anything: it must refuse by its kind first."""
+    opened: list[str] = []
+    real_open = os.open
+
+    def refuse(path: Any, *args: Any, **kwargs: Any) -> int:
+        if str(path) == os.devnull or not os.path.exists(path) or \
+                stat.S_ISREG(os.stat(path).st_mode):
+            return real_open(path, *args, **kwargs)  # not a hostile file (plumbing, temp)
+        opened.append(str(path))
+        raise AssertionError(f"the profile loader opened {path}")
+
+    def guarded(real: Any) -> Any:
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode) \
+                    and str(path) != os.devnull:
+                opened.append(str(path))
+                raise AssertionError(f"the profile loader opened {path}")
+            return real(path, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(_profile.os, "open", refuse)
+    # every other way to open a file, so that a loader which forgot the check fails here
+    # instead of blocking on a FIFO forever
+    monkeypatch.setattr("builtins.open", guarded(open))
+    for name in ("open", "read_text", "read_bytes"):
+        monkeypatch.setattr(Path, name, guarded(getattr(Path, name)))
+    return opened
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_a_fifo_profile_is_refused_unopened(tmp_path: Path, never_opened: list[str]) -> None:
+    fifo = tmp_path / "profile.json"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer came
+    assert "named pipe" in _warned_default(fifo)
+    assert never_opened == []
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_link_to_dev_zero_is_refused_unopened(tmp_path: Path, never_opened: list[str]) -> None:
+    link = tmp_path / "profile.json"
+    link.symlink_to("/dev/zero")
+    assert "character device" in _warned_default(link)
+
+
+def test_a_directory_is_refused(tmp_path: Path, never_opened: list[str]) -> None:
+    assert "directory" in _warned_default(tmp_path)
+
+
+def test_an_oversized_file_is_refused_unread(tmp_path: Path, never_opened: list[str]) -> None:
+    big = tmp_path / "profile.json"
+    with big.open("wb") as handle:
+        handle.truncate(_profile.MAX_BYTES + 1)  # sparse: no disk used
+    assert "bytes" in _warned_default(big)
+
+
+def test_hostile_cache_profile_in_info_and_doctor_without_a_gpu(
+        _cache: Path, never_opened: list[str]) -> None:
+    from autodev._doctor import doctor
+    from autodev._info import info
+
+    _cache.mkdir(parents=True)
+    (_cache / "profile.json").symlink_to("/dev/zero")
+    report = info()
+    assert "not a regular file" in json.dumps(report, default=str)
+    assert any("not a regular file" in json.dumps(row) for row in doctor())
+
+
+def test_a_mistyped_profile_path_warns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._config import ENV
+
+    missing = tmp_path / "profle.json"
+    monkeypatch.setattr(ENV, "profile", str(missing))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, source = _profile.load()
+    assert source == "embedded default"
+    assert len(caught) == 1 and "no such file" in str(caught[0].message)
+    assert str(missing) in str(caught[0].message)
+
+
+def test_a_profile_missing_cpu_families_does_not_send_tiny_calls_to_the_gpu(
+        _cache: Path) -> None:
+    import autodev
+    from autodev.testing import simulated_gpu
+
+    _cache.mkdir(parents=True)
+    path = _cache / "profile.json"
+    path.write_text(_hostile()["missing cpu families"])
+    with simulated_gpu() as sim, pytest.warns(RuntimeWarning, match="no curve"):
+        x = autodev.asarray([1.0, 2.0, 3.0])
+        with autodev.trace() as records:
+            y = x + x
+    assert y.location == "cpu" and records[-1].device == "cpu"
+    assert sim.h2d == 0

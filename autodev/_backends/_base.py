@@ -23,8 +23,9 @@ class Backend(ABC):
     - ``scipy(name)`` returns the SciPy-like module for ``"fft"``, ``"linalg"``,
       ``"special"``, ``"sparse"``, ``"sparse.linalg"``, ``"signal"`` or None.
     - ``from_host`` copies a NumPy array onto the device; ``to_host`` copies a
-      native array back into a fresh NumPy array. Both are the *only* transfers;
-      the dispatcher counts them.
+      native array back into a fresh NumPy array; ``write_host`` copies a NumPy
+      array into an existing native one. These are the *only* transfers; the
+      dispatcher counts them.
     - ``owner(native)`` returns the object owning a native array's memory, so
       views can be tied to the storage they write through.
     - ``oom_errors`` names the exception types meaning "out of device memory";
@@ -62,10 +63,20 @@ class Backend(ABC):
     def is_native(self, obj: object) -> bool:
         """True if ``obj`` is an array of this device."""
 
+    def write_host(self, native: Any, host: np.ndarray) -> None:
+        """Copy ``host`` into the existing native array ``native`` (same shape and dtype),
+        allocating no new device array where the device can avoid it."""
+        native[...] = self.from_host(host)
+
     def owner(self, native: Any) -> Any:
         """The object owning ``native``'s memory (itself when it owns it)."""
         base = getattr(native, "base", None)
         return native if base is None else base
+
+    def address(self, native: Any) -> int:
+        """The address of ``native``'s first element (with shape, strides and dtype it
+        names a view of a buffer: the key of the mirrors views share)."""
+        return int(native.__array_interface__["data"][0])
 
     def synchronize(self) -> None:
         """Wait until queued work on this device has finished."""

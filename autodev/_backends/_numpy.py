@@ -34,6 +34,9 @@ class NumpyBackend(Backend):
     def from_host(self, array: np.ndarray) -> np.ndarray:
         return array
 
+    def write_host(self, native: Any, host: np.ndarray) -> None:
+        native[...] = host
+
     def to_host(self, native: Any) -> np.ndarray:
         return np.asarray(native)
 

@@ -1,0 +1,105 @@
+"""Host-memory protocols of autodev arrays: ``__array__``, the buffer protocol,
+``__array_interface__``, ``ctypes``, ``data``, ``setflags`` and ``bytes()``.
+
+The rule, in every mode: an array living on the host *shares* its memory, as NumPy's
+does (and its storage is marked escaped, since it may now be written behind autodev's
+back, so no mirror of it is trusted any more). An array living on a device never hands
+out a *writable* host copy, since writes to it would be lost without a word: it gives a
+read-only copy where a copy is what the consumer holds (``numpy.asarray``, ``bytes``,
+``.data``, ``memoryview``), and refuses where the consumer would hold a raw pointer into
+memory autodev cannot keep alive (``__array_interface__``, ``.ctypes``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _residency as R
+from ._device import CPU
+
+
+def shared_host(a: Any) -> np.ndarray:
+    """The host memory of a host-resident array, marked escaped if writable."""
+    data = a._data
+    if data.flags.writeable:
+        R.storage_of(a).escaped = True  # may be written behind our back
+    return data
+
+
+def read_only_copy(a: Any) -> np.ndarray:
+    """A read-only host copy of a device-resident array (a write raises ValueError)."""
+    host = R.host_copy(a._data, a._device)
+    host.flags.writeable = False
+    return host
+
+
+def host_array(a: Any, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+    """``numpy.asarray(a)`` / ``numpy.array(a)``: shared on the host, else a copy that is
+    read-only unless the caller asked for a copy (``copy=True``)."""
+    if a._device is CPU:
+        if copy:
+            return np.array(a._data, dtype=dtype, copy=True)
+        data = shared_host(a)
+        return data if dtype is None else np.asarray(data, dtype=dtype)
+    if copy is False:
+        raise ValueError(
+            f"Unable to avoid a copy: this array lives on {a._device}. "
+            "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
+        )
+    host = R.host_copy(a._data, a._device)
+    if dtype is not None:
+        host = host.astype(dtype, copy=False)
+    if not copy:
+        host.flags.writeable = False  # numpy.asarray's result must not lose writes
+    return host
+
+
+def array_interface(a: Any) -> dict[str, Any]:
+    """``__array_interface__`` of a host-resident array (AttributeError on a device,
+    so NumPy takes ``__array__``'s read-only copy instead)."""
+    if a._device is not CPU:
+        raise AttributeError(
+            f"__array_interface__: this array lives on {a._device}; "
+            "use numpy.asarray(x) for a read-only copy or x.to_device('cpu') to move it"
+        )
+    return shared_host(a).__array_interface__
+
+
+def ctypes(a: Any) -> Any:
+    """``a.ctypes`` of a host-resident array; a device array has no host pointer."""
+    if a._device is not CPU:
+        raise ValueError(
+            f"x.ctypes needs host memory, and this array lives on {a._device}. "
+            "Move it first with x = x.to_device('cpu')."
+        )
+    return shared_host(a).ctypes
+
+
+def data(a: Any) -> memoryview:
+    """``a.data``: the host memory as a memoryview (read-only for a device array)."""
+    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))
+
+
+def set_flags(a: Any, write: bool | None = None, align: bool | None = None,
+              uic: bool | None = None) -> None:
+    """``a.setflags``: NumPy's on the host; a device array is always writable."""
+    if a._device is CPU:
+        a._data.setflags(write=write, align=align, uic=uic)
+        return
+    if write is False or uic:
+        raise ValueError(
+            f"cannot change the flags of an array living on {a._device} (device memory is "
+            "always writable). Move it first with x = x.to_device('cpu')."
+        )
+
+
+def to_bytes(a: Any) -> bytes:
+    """``bytes(a)``: the raw data in C order, as for a NumPy array."""
+    return a.tobytes()
+
+
+def buffer(a: Any, flags: int) -> memoryview:
+    """PEP 688 ``__buffer__`` (Python 3.12+): shared on the host, read-only on a device."""
+    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))

@@ -1,0 +1,112 @@
+"""Out of device memory: one mechanism for every place that allocates on a device.
+
+Every device allocation (a dispatched call, a move, creation, indexing, a write, a
+method) runs through :func:`retrying`. On the backend's *named* out-of-memory error
+it drops every mirror, frees the cached blocks and tries once more; a second one runs
+the call's host fallback, counted in ``stats()["fallbacks"]`` and warned as
+``AUTODEV_FALLBACK`` says (``raise`` re-raises instead). No other exception is caught.
+
+Views: a call whose result is a view of its input must stay a view of the same
+storage. A host fallback cannot give that (its result would view a host *copy*, and
+writes through it would be lost), so such a fallback refuses with ``MemoryError``
+instead (:func:`check_not_view`). CuPy allocates nothing for a view, so this only
+happens where the device had to copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NoReturn, TypeVar
+
+import numpy as np
+
+from . import _residency as R
+from . import _reuse
+from ._backends import backend_for
+from ._config import ENV
+from ._device import CPU, Device
+from ._trace import STATS, note_fallback
+
+T = TypeVar("T")
+
+
+def retrying(op: str, device: Device, attempt: Callable[[], T],
+             fallback: Callable[[], T] | None = None) -> T:
+    """Run ``attempt()``; on out-of-memory on ``device`` free, retry, then ``fallback()``.
+
+    Parameters
+    ----------
+    op : str
+        The operation's name (in the fallback warning).
+    device : Device
+        Where ``attempt`` allocates.
+    attempt : callable
+        Does the work on ``device``.
+    fallback : callable, optional
+        Does the same work on the host; None means there is none, so the second
+        out-of-memory error propagates.
+    """
+    if device is CPU:
+        return attempt()
+    oom = backend_for(device).oom_errors
+    try:
+        return attempt()
+    except oom:
+        free(device)
+    try:
+        return attempt()
+    except oom as second:
+        if fallback is None or ENV.fallback == "raise":
+            raise
+        result = fallback()  # counted once it has worked (a refused view raises instead)
+        note_fallback(op, str(device), second)
+        return result
+
+
+def free(device: Device) -> None:
+    """Release what autodev can on ``device``: every mirror, then the pool's cached blocks."""
+    R.drop_mirrors()
+    _reuse.forget_all()  # the mirrors reuse credit shares through storages, too
+    backend_for(device).free_memory()
+
+
+def write_back(native: Any, device: Device, host: np.ndarray,
+               moves: list[tuple[str, int]] | None = None) -> None:
+    """Copy ``host`` into the existing array ``native`` on ``device``, counted as a
+    transfer (a host fallback of an in-place call ends here: it must not need a new
+    device array, since the device has just run out of memory)."""
+    if device is CPU:
+        native[...] = host
+        return
+    backend_for(device).write_host(native, host)
+    STATS.h2d_count += 1
+    STATS.h2d_bytes += host.nbytes
+    if moves is not None:
+        moves.append(("h2d", host.nbytes))
+
+
+def in_place_on_host(op: str, array: Any, apply: Callable[[np.ndarray], T]) -> T:
+    """The host fallback of an in-place call on a device ``array``: ``apply`` to a
+    host copy, written back into the same device memory (so views keep seeing it)."""
+    host = R.host_copy(array._data, array._device)
+    result = apply(host)
+    write_back(array._data, array._device, host)
+    return result
+
+
+def check_not_view(op: str, device: Device, host_inputs: tuple[Any, ...], result: Any) -> None:
+    """Refuse a host fallback whose result views a host copy of a device input."""
+    for r in result if isinstance(result, (tuple, list)) else (result,):
+        if type(r) is not np.ndarray or r.base is None:
+            continue
+        if any(type(h) is np.ndarray and np.may_share_memory(r, h) for h in host_inputs):
+            refuse_view(op, device)
+
+
+def refuse_view(op: str, device: Device) -> NoReturn:
+    """Raise the ``MemoryError`` of a view call that cannot stay a view."""
+    raise MemoryError(
+        f"{op} ran out of memory on {device}, and on the CPU it would return a copy "
+        "where NumPy returns a view (writes through it would be lost). Free device "
+        "memory (drop references to large arrays) or move the array first with "
+        "x.to_device('cpu')."
+    )

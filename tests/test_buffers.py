@@ -1,0 +1,130 @@
+"""Host-memory protocols in every mode: share on the host, never a silently lost write.
+
+``numpy.asarray``, ``bytes``, ``.data``, ``__array_interface__``, ``.ctypes``,
+``setflags`` and (Python 3.12+) the buffer protocol, compared with NumPy on the CPU,
+the simulated GPU under policy gpu (``device`` fixture) and under auto.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy
+import pytest
+
+import autodev
+from autodev.testing import simulated_gpu, to_numpy
+from diffcheck import put, sample
+
+DTYPES = ("float64", "int32", "complex64", "bool")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bytes_and_data_are_the_raw_buffer(device, dtype):
+    a = sample((3, 4), dtype)
+    x = put(a, device)
+    assert bytes(x) == bytes(a)
+    assert bytes(x.T) == a.T.tobytes()
+    assert bytes(x.data) == bytes(a.data)
+    assert x.data.nbytes == a.nbytes and x.data.format == a.data.format
+
+
+def test_numpy_asarray_shares_host_arrays_and_never_loses_writes(device):
+    a = sample((4,))
+    x = put(a, device)
+    h = numpy.asarray(x)
+    assert numpy.array_equal(h, a)
+    if x.location == "cpu":  # shared, as NumPy shares
+        h[0] = 99.0
+        assert to_numpy(x)[0] == 99.0
+    else:  # a copy: a write to it must fail loudly, not vanish
+        with pytest.raises(ValueError, match="read-only"):
+            h[0] = 99.0
+        assert to_numpy(x)[0] == a[0]
+    c = numpy.array(x)  # an explicit copy is writable everywhere
+    c[1] = -1.0
+    assert to_numpy(x)[1] == a[1]
+
+
+def test_a_shared_host_buffer_invalidates_mirrors():
+    a = sample((5,))
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        x = autodev.asarray(a.copy(), device="cpu").to_device("auto")
+        d = autodev.asarray(a.copy(), device=sim.device).to_device("auto")
+        _ = x + d  # leaves a mirror of x on the device
+        h = numpy.asarray(x)
+        h[:] = 7.0  # a write behind autodev's back
+        assert numpy.array_equal(to_numpy(x + d), 7.0 + a)
+
+
+def test_array_interface_and_ctypes(device):
+    a = sample((2, 3))
+    x = put(a, device)
+    if x.location == "cpu":
+        iface = x.__array_interface__
+        assert iface["shape"] == (2, 3) and iface["typestr"] == a.__array_interface__["typestr"]
+        assert x.ctypes.data == iface["data"][0]
+        assert numpy.shares_memory(numpy.asarray(x), numpy.asarray(x))
+    else:
+        assert not hasattr(x, "__array_interface__")  # NumPy then takes __array__
+        with pytest.raises(ValueError, match="to_device"):
+            x.ctypes  # noqa: B018
+
+
+def test_setflags(device):
+    x = put(sample((3,)), device)
+    if x.location == "cpu":
+        x.setflags(write=False)
+        assert not x.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            x[0] = 1.0
+        x.setflags(write=True)
+        x[0] = 1.0
+        assert to_numpy(x)[0] == 1.0
+    else:
+        x.setflags(write=True)  # already so
+        with pytest.raises(ValueError, match="to_device"):
+            x.setflags(write=False)
+
+
+def test_read_only_data_of_a_device_array(device):
+    x = put(sample((3,)), device)
+    view = x.data
+    if x.location != "cpu":
+        assert view.readonly
+        with pytest.raises(TypeError):
+            view[0:8] = bytes(8)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="the buffer protocol for Python "
+                    "classes (PEP 688 __buffer__) needs Python 3.12")
+def test_buffer_protocol(device):
+    a = sample((2, 3))
+    x = put(a, device)
+    assert bytes(memoryview(x)) == bytes(a)
+    assert numpy.array_equal(numpy.frombuffer(x, dtype=a.dtype), a.ravel())
+
+
+def test_numpy_shuffle_warns_and_autodev_shuffle_is_right(device):
+    # numpy.random.Generator.shuffle has a fast path for numpy.ndarray only; on any other
+    # array with views it swaps rows through views and may duplicate them, and says so.
+    x = put(numpy.arange(12.0).reshape(6, 2), device)
+    with pytest.warns(UserWarning, match="Sequence"):
+        numpy.random.default_rng(0).shuffle(x)
+    y = put(numpy.arange(12.0).reshape(6, 2), device)
+    autodev.random.default_rng(0).shuffle(y)
+    expected = numpy.arange(12.0).reshape(6, 2)
+    numpy.random.default_rng(0).shuffle(expected)
+    assert numpy.array_equal(to_numpy(y), expected)
+
+
+def test_under_auto_with_a_gpu():
+    a = sample((3, 3))
+    with simulated_gpu() as sim:
+        big = autodev.asarray(a.copy(), device=sim.device)
+        assert bytes(big) == bytes(a)
+        h = numpy.asarray(big)
+        assert not h.flags.writeable
+        small = autodev.asarray(a.copy())
+        assert numpy.asarray(small).flags.writeable
