@@ -158,3 +158,9 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
+
+
+from ._dask import install as _install_dask  # noqa: E402
+
+# Last: registering may use any public name (dask.array may be loaded already).
+_install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported

@@ -16,7 +16,7 @@ import numpy as np
 from . import _buffers, _residency as R
 from ._backends import STATE, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
+from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, new, native_arg
 from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
@@ -203,6 +203,8 @@ class ndarray:
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from ._namespace import ufunc_for
 
+        if DEFER_TO and defers_to_other(inputs, kwargs):
+            return NotImplemented  # a Dask array among the operands runs the ufunc (NEP 13)
         wrapper = ufunc_for(ufunc)
         if wrapper is None:
             return NotImplemented
@@ -214,6 +216,8 @@ class ndarray:
                            kwargs: Any) -> Any:
         from ._namespace import function_for
 
+        if DEFER_TO and not DEFER_TO.isdisjoint(types):
+            return NotImplemented  # a Dask array among the arguments runs it (NEP 18)
         found = function_for(func)
         if found is None:
             return NotImplemented
@@ -828,8 +832,10 @@ def _structured(a: ndarray, other: Any) -> bool:
 
 
 def _defers(other: Any) -> bool:
-    """True if ``other`` asks NumPy-like arrays to leave a binary operator to it."""
-    return getattr(type(other), "__array_ufunc__", False) is None
+    """True if ``other`` asks NumPy-like arrays to leave a binary operator to it, or
+    wraps autodev arrays (a Dask array: ``a + dask_array`` is Dask's, NEP 13)."""
+    t = type(other)
+    return t in DEFER_TO or getattr(t, "__array_ufunc__", False) is None
 
 
 _BINARY = {

@@ -96,7 +96,7 @@ def setting(name: str) -> Iterator[Any]:
             stack.enter_context(autodev.policy("gpu"))
         elif name == "cpu":
             stack.enter_context(autodev.policy("cpu"))
-        yield "sim:0" if name == "sim-gpu" else None
+        yield None  # placed by autodev (auto): the policy decides where calls run
 
 
 def describe(result: Any, expected: Any) -> dict[str, Any]:
@@ -108,6 +108,7 @@ def describe(result: Any, expected: Any) -> dict[str, Any]:
         "type": type(result).__name__,
         "namespace": result.__array_namespace__().__name__ if is_array else None,
         "device": str(result.device) if is_array else None,
+        "location": str(result.location) if is_array else None,
         "shape": list(numpy.shape(values)),
     }
 
