@@ -16,6 +16,7 @@ reduction, which synchronises) and bring results to NumPy's types.
 
 from __future__ import annotations
 
+import inspect
 import operator
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -302,6 +303,67 @@ def dropping_keywords(*names: str) -> Factory:
         return call
 
     return factory
+
+
+#: NumPy parameter names of array operands. CuPy's functions read array attributes of
+#: them, so a list, a tuple or a NumPy scalar there (which NumPy converts) fails.
+ARRAY_OPERANDS = frozenset("""
+    a b x x1 x2 y v a1 a2 ar1 ar2 ary arr m element test_elements condition xp fp weights
+    values indices bins a_min a_max
+""".split())
+
+OperandParams = tuple[tuple[int, str], ...]
+
+
+def operand_params(np_func: Any) -> OperandParams:
+    """The (position, name) of ``np_func``'s array-operand parameters."""
+    try:
+        params = list(inspect.signature(np_func).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    return tuple((i, p.name) for i, p in enumerate(params)
+                 if p.name in ARRAY_OPERANDS and p.kind is not p.VAR_POSITIONAL)
+
+
+def device_operands(params: OperandParams, inner: Factory | None) -> Factory:
+    """Correction: operands at ``params`` that are lists, tuples (holding no device array)
+    or NumPy scalars become device arrays (as NumPy converts them), then ``inner``'s
+    correction, if any, runs. Python scalars pass: CuPy takes them where NumPy does."""
+    def factory(backend: Backend, func: Func) -> Func:
+        xp, native = backend.xp, backend.is_native
+        target = inner(backend, func) if inner is not None else func
+
+        def host(value: Any) -> bool:
+            if isinstance(value, np.generic):
+                return True
+            return type(value) in (list, tuple) and not _holds(native, value)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for i, name in params:
+                if i < len(args):
+                    if host(args[i]):
+                        args = (*args[:i], xp.asarray(args[i]), *args[i + 1:])
+                elif name in kwargs and host(kwargs[name]):
+                    kwargs[name] = xp.asarray(kwargs[name])
+            return target(*args, **kwargs)
+
+        return call
+
+    return factory
+
+
+def _holds(native: Callable[[Any], bool], items: Any) -> bool:
+    return any(native(v) or (type(v) in (list, tuple) and _holds(native, v)) for v in items)
+
+
+def imitate_operands(operands: Mapping[str, OperandParams]) -> None:
+    """Give the sim CuPy's refusal of host operands for each dispatched name in ``operands``
+    (inside the name's own imitation, if its row has one, which speaks first)."""
+    for name, params in operands.items():
+        own = S.IMITATIONS.get(name)
+        refuse = S.host_operands(params)
+        S.IMITATIONS[name] = refuse if own is None else (
+            lambda func, own=own, refuse=refuse: own(refuse(func)))
 
 
 def searchsorted_values(backend: Backend, func: Func) -> Func:

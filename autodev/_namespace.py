@@ -18,8 +18,8 @@ from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
-    ufunc_method_rule
+from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, device_operands, gpu_rules, \
+    imitate_operands, operand_params, ufunc_at_ok, ufunc_method_rule
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
@@ -99,20 +99,31 @@ _ELSEWHERE: dict[str, tuple[str, Any]] = {
 }
 
 
+#: Dispatched names -> their array-operand parameters (converted for CuPy; see
+#: ``autodev._gpu_checks.device_operands``).
+OPERANDS: dict[str, Any] = {}
+
+
 def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
     rules = gpu_rules()
     for family, names in table.items():
         for name in names.split():
-            if getattr(module, name, None) is None:
+            np_func = getattr(module, name, None)
+            if np_func is None:
                 continue  # not in this NumPy version
             where = "primary" if family == "primary" else "dispatch"
             full = prefix + name
             path, cpu_impl = _ELSEWHERE.get(full, (full, None))
+            wrap = GPU_WRAPPERS.get(full)
+            operands = operand_params(np_func) if where == "dispatch" else ()
+            if operands:
+                OPERANDS[full] = operands
+                wrap = device_operands(operands, wrap)
             SPECS[full] = OpSpec(
                 full, path, "copy" if where == "primary" else family,
                 where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
                                or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
-                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=GPU_WRAPPERS.get(full),
+                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=wrap,
             )
 
 
@@ -679,4 +690,5 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
 _build_specs("", np, FAMILY_FUNCTIONS)
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
 _build_specs("fft.", np.fft, FFT_FUNCTIONS)
+imitate_operands(OPERANDS)  # the simulated GPU refuses host operands, as CuPy does
 _build_ufuncs()

@@ -550,3 +550,35 @@ def test_take_method_modes(device: Any, mode: str) -> None:
         error_parity(lambda xp, x: x.take([0, 9]), V, device=device)
     else:
         differential(lambda xp, x: x.take([0, 9, -7], mode=mode), V, device=device)
+
+
+# ------------------------------------------------------------------ host operands in general
+
+@pytest.mark.parametrize("call", [
+    lambda xp, x: xp.dot(x, [1.0, 2.0, 3.0, 4.0]),
+    lambda xp, x: xp.isin(x, [1.0, 3.0]),
+    lambda xp, x: xp.where(x > 1, x, [9.0, 8.0, 7.0, 6.0]),
+    lambda xp, x: xp.allclose(x, [0.5, 2.0, 1.0, 3.0]),
+    lambda xp, x: xp.clip(x, [0.0, 2.5, 0.0, 0.0], 2.0),
+    lambda xp, x: xp.append(x, [1.0, 2.0]),
+    lambda xp, x: xp.digitize(x, [1.0, 2.5]),
+    lambda xp, x: xp.convolve(x, [1.0, 1.0]),
+    lambda xp, x: xp.average(x, weights=[1.0, 2.0, 3.0, 4.0]),
+    lambda xp, x: xp.isclose(x, numpy.float64(2.0)),
+    lambda xp, x: xp.dot(x, numpy.float32(2.0)),
+    lambda xp, x: xp.linalg.solve(xp.asarray(M), [1.0, 2.0, 3.0]),
+    lambda xp, x: xp.cross(x[:3], (1.0, 0.0, 0.0)),
+], ids=["dot", "isin", "where", "allclose", "clip", "append", "digitize", "convolve",
+        "average-weights", "isclose-numpy-scalar", "dot-numpy-scalar", "solve", "cross"])
+def test_host_operands_become_device_arrays(device: Any, call: Any) -> None:
+    differential(call, V, device=device)
+
+
+def test_sim_refuses_host_operands(sim: Any) -> None:
+    """The sim raises AttributeError; CuPy raises that or its own TypeError/ValueError."""
+    refused = (AttributeError, TypeError, ValueError, NotImplementedError)
+    for call in (lambda: sim.xp.isin(_up(sim, V), [1.0]),
+                 lambda: sim.xp.dot(_up(sim, V), [1.0, 2.0, 3.0, 4.0]),
+                 lambda: sim.xp.append(_up(sim, V), [1.0])):
+        with pytest.raises(refused):
+            call()

@@ -650,6 +650,37 @@ def _operands(*positions: int, error: type[Exception] = AttributeError,
     return quirk
 
 
+def _is_host_operand(value: Any) -> bool:
+    """A NumPy scalar, or a list/tuple holding no device array: what CuPy cannot read as
+    an array operand (it reads ``.ndim``, ``.ravel()``, ... of it)."""
+    if isinstance(value, np.generic):
+        return True
+    return type(value) in (list, tuple) and not _holds_arrays(value)
+
+
+def _holds_arrays(items: Any) -> bool:
+    return any(isinstance(v, np.ndarray) or (type(v) in (list, tuple) and _holds_arrays(v))
+               for v in items)
+
+
+def host_operands(params: tuple[tuple[int, str], ...]) -> Quirk:
+    """CuPy functions read array attributes of their array operands (``params``: position
+    and name): a list, tuple or NumPy scalar there raises AttributeError."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for i, name in params:
+                value = args[i] if i < len(args) else kwargs.get(name)
+                if _is_host_operand(value):
+                    raise AttributeError(f"'{type(value).__name__}' object has no attribute "
+                                         f"'ndim' (argument {name!r})")
+            return func(*args, **kwargs)
+
+        return call
+
+    return quirk
+
+
 def _zero_d_count(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``count_nonzero``: a 0-d device array where NumPy returns a Python int."""
 
