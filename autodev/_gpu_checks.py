@@ -274,14 +274,23 @@ def linalg_diagonal(backend: Backend, func: Func) -> Func:
     return diagonal
 
 
+def upload(backend: Backend, value: Any) -> Any:
+    """``value`` (a list, tuple or scalar NumPy would convert) as an array of ``backend``'s
+    device, moved as a counted transfer (``autodev.stats()``)."""
+    from ._device import CPU
+    from ._residency import transfer
+
+    return transfer(np.asarray(value), CPU, backend.device)
+
+
 def as_device_arrays(*positions: int) -> Factory:
     """Operands at ``positions`` (lists, tuples, Python or NumPy scalars) become device
     arrays first: CuPy reads array attributes of them (``outer``, ``interp``)."""
     def factory(backend: Backend, func: Func) -> Func:
-        xp, native = backend.xp, backend.is_native
+        native = backend.is_native
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            args = tuple(xp.asarray(a) if i in positions and not native(a) else a
+            args = tuple(upload(backend, a) if i in positions and not native(a) else a
                          for i, a in enumerate(args))
             return func(*args, **kwargs)
 
@@ -330,7 +339,7 @@ def device_operands(params: OperandParams, inner: Factory | None) -> Factory:
     or NumPy scalars become device arrays (as NumPy converts them), then ``inner``'s
     correction, if any, runs. Python scalars pass: CuPy takes them where NumPy does."""
     def factory(backend: Backend, func: Func) -> Func:
-        xp, native = backend.xp, backend.is_native
+        native = backend.is_native
         target = inner(backend, func) if inner is not None else func
 
         def host(value: Any) -> bool:
@@ -342,9 +351,9 @@ def device_operands(params: OperandParams, inner: Factory | None) -> Factory:
             for i, name in params:
                 if i < len(args):
                     if host(args[i]):
-                        args = (*args[:i], xp.asarray(args[i]), *args[i + 1:])
+                        args = (*args[:i], upload(backend, args[i]), *args[i + 1:])
                 elif name in kwargs and host(kwargs[name]):
-                    kwargs[name] = xp.asarray(kwargs[name])
+                    kwargs[name] = upload(backend, kwargs[name])
             return target(*args, **kwargs)
 
         return call
@@ -369,11 +378,11 @@ def imitate_operands(operands: Mapping[str, OperandParams]) -> None:
 def searchsorted_values(backend: Backend, func: Func) -> Func:
     """``searchsorted``: CuPy takes ``v`` as a device array or a Python scalar only
     (NotImplementedError for a NumPy scalar or a list)."""
-    xp, native = backend.xp, backend.is_native
+    native = backend.is_native
 
     def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
         if not native(v) and type(v) not in (int, float, complex):
-            v = xp.asarray(v)
+            v = upload(backend, v)
         return func(a, v, side=side, sorter=sorter)
 
     return searchsorted
@@ -386,7 +395,7 @@ def stacked_choices(backend: Backend, func: Func) -> Func:
 
     def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
         if not native(choices):
-            items = [c if native(c) else xp.asarray(c) for c in choices]
+            items = [c if native(c) else upload(backend, c) for c in choices]
             choices = xp.stack(xp.broadcast_arrays(*items))
         return func(a, choices, out=out, mode=mode)
 
@@ -424,11 +433,11 @@ def pinv_rcond(backend: Backend, func: Func) -> Func:
 
 def scalar_dot(backend: Backend, func: Func) -> Func:
     """``ndarray.dot``: NumPy takes a scalar (a product); CuPy's method a device array only."""
-    xp, native = backend.xp, backend.is_native
+    native = backend.is_native
 
     def dot(a: Any, b: Any, out: Any = None) -> Any:
         if not native(b):
-            b = xp.asarray(b)
+            b = upload(backend, b)
         return func(a, b) if out is None else func(a, b, out)
 
     return dot
@@ -438,13 +447,12 @@ def ufunc_operands(backend: Backend, func: Func) -> Func:
     """A NumPy ufunc on the GPU: list or tuple operands become device arrays (CuPy raises
     'Unsupported type'), and with ``out=`` the casts are first checked on empty host
     arrays, so a refused cast raises NumPy's ``UFuncTypeError`` (CuPy: a plain TypeError)."""
-    xp = backend.xp
     np_ufunc = getattr(np, func.__name__.removeprefix("cupy_"))  # CuPy's are "cupy_add"
     nin = np_ufunc.nin
 
     def call(*args: Any, **kwargs: Any) -> Any:
         if any(type(a) is list or type(a) is tuple for a in args[:nin]):
-            args = tuple(xp.asarray(a) if i < nin and type(a) in (list, tuple) else a
+            args = tuple(upload(backend, a) if i < nin and type(a) in (list, tuple) else a
                          for i, a in enumerate(args))
         if len(args) > nin or kwargs.get("out") is not None:
             _rehearse(np_ufunc, args, kwargs)
