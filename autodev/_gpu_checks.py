@@ -91,7 +91,11 @@ Rule = Callable[[list[Any], dict[str, Any]], bool]
 Factory = Callable[[Backend, Func], Func]
 
 #: ``method=`` values CuPy's percentile/quantile implement (others raise ValueError).
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf",
+                     "hazen", "weibull", "median_unbiased", "normal_unbiased")
+#: Those that interpolate (the others pick elements, in the input's dtype, as NumPy).
+INTERPOLATING = frozenset({"linear", "midpoint", "hazen", "weibull", "median_unbiased",
+                           "normal_unbiased"})
 
 
 def without_kwargs(names: tuple[str, ...]) -> Rule:
@@ -159,23 +163,46 @@ def any_kind_argpartition_method(backend: Backend, func: Func) -> Func:
     return argpartition
 
 
-def float_quantile(backend: Backend, func: Func) -> Func:
-    """``percentile``/``quantile``: CuPy computes in ``result_type(a, q)``, so integer
-    input interpolates in integers (``percentile(int_array, 50)`` truncated); NumPy
-    interpolates integer input in float64."""
-    xp = backend.xp
+def float_quantile(percent: bool) -> Factory:
+    """``percentile``/``quantile``: CuPy computes in ``result_type(a, q)`` (``q / 100`` for
+    percentile), so integer input with an integer ``q`` interpolates in integers. NumPy
+    interpolates integer input in float64, and returns a dtype of its own making (int64
+    for ``quantile(ints, 1)``, float64 for ``quantile(ints, 1, method='hazen')``): the
+    GPU computes in float64 and casts to the dtype NumPy gives on a two-element rehearsal."""
+    numpy_func = np.percentile if percent else np.quantile
 
-    def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
-                 overwrite_input: bool = False, method: str = "linear",
-                 keepdims: bool = False) -> Any:
-        if a.dtype.kind in "iu" and method in ("linear", "midpoint"):
-            a = a.astype(xp.float64)
-            if hasattr(q, "dtype"):
-                q = q.astype(xp.float64)
-        return func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                    method=method, keepdims=keepdims)
+    def factory(backend: Backend, func: Func) -> Func:
+        xp = backend.xp
 
-    return quantile
+        def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                     overwrite_input: bool = False, method: str = "linear",
+                     keepdims: bool = False) -> Any:
+            if a.dtype.kind not in "iu" or method not in INTERPOLATING:
+                return func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                            method=method, keepdims=keepdims)
+            dtype = numpy_func(np.zeros(2, a.dtype), _probe_q(q), method=method).dtype
+            result = func(a.astype(xp.float64), q.astype(xp.float64) if hasattr(q, "dtype")
+                          else q, axis=axis, overwrite_input=overwrite_input, method=method,
+                          keepdims=keepdims)
+            result = result.astype(dtype, copy=False)
+            if out is not None:
+                out[...] = result
+                return out
+            return result
+
+        return quantile
+
+    return factory
+
+
+def _probe_q(q: Any) -> Any:
+    """A ``q`` of the same type, dtype and shape as ``q``, with valid values (zeros)."""
+    if hasattr(q, "dtype"):
+        return np.zeros(q.shape, q.dtype)
+    if isinstance(q, (list, tuple)):
+        host = np.asarray(q)
+        return np.zeros(host.shape, host.dtype)
+    return type(q)(0)
 
 
 def _result_types() -> dict[str, Any]:
@@ -624,10 +651,12 @@ def _rows() -> list[Row]:
         *(Row(n, f"cupy.{n}", "no kind=/order=; kth Python ints only",
               passes=("axis",), numpy_only=("order",), correction=any_kind_partition,
               imitation=S._partition_function) for n in ("partition", "argpartition")),
-        *(Row(n, f"cupy.{n}", "computes in result_type(a, q); five methods; no weights=",
+        *(Row(n, f"cupy.{n}", "computes in result_type(a, q) (q / 100 for percentile); ten "
+              "of NumPy's 13 methods; no weights=",
               passes=("axis", "out", "overwrite_input", "method", "keepdims"),
-              numpy_only=("weights",), rule=_quantile_rule, correction=float_quantile,
-              imitation=S._result_type_quantile) for n in _Q),
+              numpy_only=("weights",), rule=_quantile_rule,
+              correction=float_quantile(n == "percentile"),
+              imitation=S.result_type_quantile(n == "percentile")) for n in _Q),
         *(Row(n, f"cupy.{n}", "a 0-d array, not a Python bool", correction=python_bool,
               imitation=S._array_predicate) for n in ("allclose", "array_equal",
                                                        "array_equiv")),

@@ -89,8 +89,8 @@ PROBES: dict[str, Callable[[Any], None]] = {
     "partition": _raises(TypeError, lambda s: s.xp.partition(_up(s, V), numpy.int64(1))),
     "argpartition": _raises(TypeError,
                             lambda s: s.xp.argpartition(_up(s, V), numpy.int64(1))),
-    "percentile": _returns(lambda s, r: r.dtype.kind == "i",
-                           lambda s: s.xp.percentile(_up(s, INTS), 50)),
+    "percentile": _raises(ValueError, lambda s: s.xp.percentile(
+        _up(s, INTS), 50, method="closest_observation")),
     "quantile": _returns(lambda s, r: r.dtype.kind == "i",
                          lambda s: s.xp.quantile(_up(s, INTS), 1)),
     **{name: _device_array(lambda s, r: s.is_native(r),
@@ -375,6 +375,18 @@ def test_negative_index_arrays_on_their_axis(device: Any, key: tuple[Any, ...]) 
 
 def test_empty_list_index(device: Any) -> None:
     differential(lambda xp, a: a[[]], V, device=device)
+
+
+@pytest.mark.parametrize("method", ["linear", "midpoint", "hazen", "weibull", "median_unbiased",
+                                    "normal_unbiased", "inverted_cdf", "lower", "nearest",
+                                    "closest_observation"])
+def test_quantile_of_integers_with_an_integer_q(device: Any, method: str) -> None:
+    differential(lambda xp, x: xp.quantile(x, 1, method=method), INTS, device=device,
+                 resident=False)
+    differential(lambda xp, x: xp.quantile(x, numpy.array([0, 1]), method=method), INTS,
+                 device=device, resident=False)
+    differential(lambda xp, x: xp.percentile(x, 37.5, method=method), INTS, device=device,
+                 resident=False)
 
 
 def test_percentile_of_a_list_of_q(device: Any) -> None:

@@ -434,25 +434,29 @@ def _lacking(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return quirk
 
 
-def _result_type_quantile(func: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy's percentile/quantile: computed in ``result_type(a, q)`` (integer input
-    gives integers), and only five methods."""
+def result_type_quantile(percent: bool) -> Quirk:
+    """CuPy's percentile/quantile: computed in ``result_type(a, q)``, with ``q / 100`` for
+    percentile (integer input and an integer quantile give integers), and ten methods."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                     overwrite_input: bool = False, method: str = "linear",
+                     keepdims: bool = False) -> Any:
+            if method in ("averaged_inverted_cdf", "closest_observation",
+                          "interpolated_inverted_cdf"):
+                raise ValueError(f"'{method}' method is not yet supported.")
+            if isinstance(q, (list, tuple)):
+                q = np.asarray(q)  # CuPy converts a sequence first
+            result = func(a, q, axis=axis, overwrite_input=overwrite_input, method=method,
+                          keepdims=keepdims)
+            if method in ("linear", "midpoint", "hazen", "weibull", "median_unbiased",
+                          "normal_unbiased"):
+                result = np.asarray(result).astype(np.result_type(a, q / 100 if percent else q))
+            return result
 
-    @functools.wraps(func)
-    def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
-                 overwrite_input: bool = False, method: str = "linear",
-                 keepdims: bool = False) -> Any:
-        if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
-            raise ValueError(f"'{method}' method is not yet supported.")
-        if isinstance(q, (list, tuple)):
-            q = np.asarray(q)  # CuPy converts a sequence first
-        result = func(a, q, axis=axis, overwrite_input=overwrite_input, method=method,
-                      keepdims=keepdims)
-        if method in ("linear", "midpoint"):
-            result = np.asarray(result).astype(np.result_type(a, q))
-        return result
+        return quantile
 
-    return quantile
+    return quirk
 
 
 def _complex_eig(values_only: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
