@@ -635,13 +635,13 @@ def _partition_function(func: Callable[..., Any]) -> Callable[..., Any]:
 def _operands(*positions: int, error: type[Exception] = AttributeError,
               scalars: tuple[type, ...] = ()) -> Quirk:
     """A CuPy function reading array attributes of the operands at ``positions``:
-    a list, tuple or scalar there raises ``error`` (``scalars`` are accepted)."""
+    a list, tuple or scalar there raises ``error`` (instances of ``scalars`` are accepted,
+    as CuPy's ``isinstance`` checks do: ``numpy.float64`` is a Python float)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
         def call(*args: Any, **kwargs: Any) -> Any:
             for i in positions:
-                if i < len(args) and not isinstance(args[i], np.ndarray) \
-                        and type(args[i]) not in scalars:
+                if i < len(args) and not isinstance(args[i], (np.ndarray, *scalars)):
                     if error is AttributeError:
                         raise AttributeError(f"'{type(args[i]).__name__}' object has no "
                                              "attribute 'ndim'")
