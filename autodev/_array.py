@@ -348,7 +348,7 @@ class ndarray:
             self._data.sort(axis=axis, kind=kind,
                             **({"order": order} if order is not None else {}))
         else:
-            from ._gpu_checks import check_sort_kind
+            from ._gpu_corrections import check_sort_kind
 
             check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
             if self._data.flags.c_contiguous:
@@ -362,7 +362,7 @@ class ndarray:
         if self._device is CPU:
             self._data.partition(cpu_arg(kth), axis=axis)
         else:  # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
-            from ._gpu_checks import plain_kth
+            from ._gpu_corrections import plain_kth
 
             kth = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray
                             else kth)

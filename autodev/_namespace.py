@@ -18,8 +18,9 @@ from ._array import _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, resolve_device
 from ._config import get_policy
 from ._device import CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, device_operands, gpu_rules, \
-    imitate_operands, operand_params, ufunc_at_ok, ufunc_method_rule
+from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
+    ufunc_at_ok, ufunc_method_rule
+from ._gpu_corrections import device_operands, operand_params
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
