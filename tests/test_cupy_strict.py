@@ -372,7 +372,7 @@ def test_pinv_rcond_none(device: Any) -> None:
     ([[]],),
 ], ids=["ellipsis-columns", "none-rows", "rows-ellipsis-columns", "slice-columns", "empty"])
 def test_negative_index_arrays_on_their_axis(device: Any, key: tuple[Any, ...]) -> None:
-    host = numpy.arange(12.0).reshape(3, 4)
+    host = numpy.arange(24.0).reshape(2, 3, 4)  # unequal axes: a wrong axis shows
     differential(lambda xp, a: a[key if len(key) > 1 else key[0]], host, device=device)
 
 
