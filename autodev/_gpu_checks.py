@@ -156,6 +156,7 @@ def _ufunc_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
 
 _FFT = "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft".split()
 _Q = ("percentile", "quantile")
+_SCIPY_FFT = (_FFT + "hfft2 ihfft2 hfftn ihfftn".split())
 
 
 def _rows() -> list[Row]:
@@ -274,6 +275,14 @@ def _rows() -> list[Row]:
               "placement's to handle, issue 9)", correction=dropping_keywords("device"),
               numpy_only=("device",)) for n in ("empty_like", "zeros_like", "ones_like",
                                                 "full_like")),
+        # --- cupyx.scipy (autodev.scipy's factories drop these; the rules keep them default)
+        Row("scipy.linalg.lu", "cupyx.scipy.linalg.lu", "no p_indices=",
+            numpy_only=("p_indices",)),
+        *(Row(f"scipy.fft.{n}", f"cupyx.scipy.fft.{n}", "no workers=", numpy_only=("workers",))
+          for n in _SCIPY_FFT),
+        *(Row(f"scipy.fft.{n}", f"cupyx.scipy.fft.{n}", "no workers=, orthogonalize=; types "
+              "2 and 3 only", numpy_only=("workers", "orthogonalize"))
+          for n in "dct idct dst idst dctn idctn dstn idstn".split()),
         Row("scipy.linalg.lu_factor", "cupyx.scipy.linalg.lu_factor", "warns RuntimeWarning "
             "for a singular matrix, not SciPy's LinAlgWarning (autodev.scipy.linalg re-issues "
             "it as LinAlgWarning)", imitation=S.runtime_warning),
