@@ -450,6 +450,21 @@ def ufunc_operands(backend: Backend, func: Func) -> Func:
     return call
 
 
+def ufunc_list_operands(nin: int) -> Factory:
+    """A SciPy ufunc on the GPU (``cupyx.scipy.special``'s are CuPy ufuncs): list or tuple
+    operands become device arrays, as for NumPy's ufuncs."""
+    def factory(backend: Backend, func: Func) -> Func:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if any(type(a) is list or type(a) is tuple for a in args[:nin]):
+                args = tuple(upload(backend, a) if i < nin and type(a) in (list, tuple) else a
+                             for i, a in enumerate(args))
+            return func(*args, **kwargs)
+
+        return call
+
+    return factory
+
+
 def _rehearse(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Run ``np_ufunc`` on one-element host arrays of the call's dtypes and ranks (core
     dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data."""

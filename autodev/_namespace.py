@@ -20,7 +20,7 @@ from ._config import get_policy
 from ._device import CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
     ufunc_at_ok, ufunc_method_rule
-from ._gpu_corrections import device_operands, operand_params
+from ._gpu_corrections import device_operands, operand_params, ufunc_list_operands
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
@@ -156,7 +156,8 @@ class ufunc:
         self._spec = OpSpec(name, path, family, where, scalar=True,
                             cpu_impl=np_ufunc if cpu else None,
                             gpu_ok=_UFUNC_RULE if numpy else gpu_ok,
-                            gpu_wrap=TABLE["ufunc"].correction if numpy else None)
+                            gpu_wrap=TABLE["ufunc"].correction if numpy else
+                            None if cpu else ufunc_list_operands(np_ufunc.nin))
         self._methods = {
             method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction", where,
                            scalar=method == "reduce",

@@ -650,3 +650,15 @@ def test_sim_sparse_astype_refuses_casting(sim: Any) -> None:
     matrix = sim.scipy("sparse").csr_matrix(_sparse_host("csr", False))
     with pytest.raises(TypeError):
         matrix.astype(numpy.float32, casting="unsafe")
+
+
+def test_scipy_special_ufunc_list_operand(device: Any) -> None:
+    import scipy.special
+
+    import autodev.scipy.special
+
+    x = numpy.array([0.5, 2.0, 1.5, 3.0])
+    want = scipy.special.beta(x, [1.0, 2.0, 3.0, 4.0])
+    got = autodev.scipy.special.beta(put(x, device), [1.0, 2.0, 3.0, 4.0])
+    assert got.device == device
+    numpy.testing.assert_allclose(got.get(), want, rtol=1e-12)
