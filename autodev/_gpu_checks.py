@@ -303,6 +303,8 @@ def _rows() -> list[Row]:
             imitation=S.argpartition_method),
         Row("ndarray.dot", "cupy.ndarray.dot", "b a device array only (no scalar)",
             correction=scalar_dot, imitation=S.dot_method),
+        Row("dot", "cupy.dot", "a.dot(b): both device arrays (no scalar)",
+            correction=scalar_dot, imitation=S.dot_function),
         Row("ndarray.take", "cupy.ndarray.take", "wraps out-of-range indices; no mode=",
             correction=checked_take, imitation=S.take_method),
         Row("ndarray.choose", "cupy.ndarray.choose", "reads choices.shape",

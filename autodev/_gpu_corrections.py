@@ -421,12 +421,15 @@ def pinv_rcond(backend: Backend, func: Func) -> Func:
 
 
 def scalar_dot(backend: Backend, func: Func) -> Func:
-    """``ndarray.dot``: NumPy takes a scalar (a product); CuPy's method a device array only."""
+    """``dot``/``ndarray.dot``: NumPy takes scalars and lists, converted to arrays (so a
+    Python float is float64 there, not a weak scalar); CuPy's ``dot`` is ``a.dot(b)``,
+    which takes device arrays only: the operands are made device arrays first (CuPy
+    multiplies by a 0-d one, as NumPy does)."""
     native = backend.is_native
 
     def dot(a: Any, b: Any, out: Any = None) -> Any:
-        if not native(b):
-            b = upload(backend, b)
+        a = a if native(a) else upload(backend, a)
+        b = b if native(b) else upload(backend, b)
         return func(a, b) if out is None else func(a, b, out)
 
     return dot

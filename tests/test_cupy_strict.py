@@ -134,6 +134,7 @@ PROBES: dict[str, Callable[[Any], None]] = {
         [_up(s, [1, 2]), _up(s, [3, 4])])),
     "ndarray.searchsorted": _raises(NotImplementedError, lambda s: _up(s, V).searchsorted(
         numpy.float32(0.5))),
+    "dot": _raises(TypeError, lambda s: s.xp.dot(_up(s, V), 2.0)),
     "ndarray.astype": _raises(TypeError, lambda s: _up(s, V).astype("f4", casting="unsafe")),
     "ndarray.sort": _raises(NotImplementedError, lambda s: _up(s, M).T.sort()),
     "ndarray.partition": _raises(TypeError, lambda s: _up(s, V).partition(numpy.int64(1))),
@@ -348,8 +349,13 @@ def test_clip_one_bound(device: Any) -> None:
 
 
 def test_dot_with_a_scalar(device: Any) -> None:
-    differential(lambda xp, x: x.dot(2.0), V, device=device)
-    differential(lambda xp, x: x.dot(x), V, device=device)
+    for x in (V, V.astype(numpy.float32)):
+        differential(lambda xp, x: x.dot(2.0), x, device=device)
+        differential(lambda xp, x: x.dot(x), x, device=device)
+        differential(lambda xp, x: xp.dot(x, 2.0), x, device=device)
+        differential(lambda xp, x: xp.dot(3, x), x, device=device)
+        differential(lambda xp, x: xp.dot(x, numpy.float64(2.0)), x, device=device)
+        differential(lambda xp, x: xp.dot(x, [1.0, 2.0, 3.0, 4.0]), x, device=device)
 
 
 def test_lu_factor_warns_linalg_warning(device: Any) -> None:

@@ -354,6 +354,22 @@ def dot_method(method: Callable[..., Any]) -> Callable[..., Any]:
     return dot
 
 
+def dot_function(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``dot(a, b, out=None)`` is ``a.dot(b, out)``: ``a`` must be a device array
+    (AttributeError) and so must ``b`` (TypeError)."""
+
+    @functools.wraps(func)
+    def dot(a: Any, b: Any, out: Any = None) -> Any:
+        if not isinstance(a, np.ndarray):
+            raise AttributeError(f"'{type(a).__name__}' object has no attribute 'dot'")
+        if not isinstance(b, np.ndarray):
+            raise TypeError(f"Argument 'b' has incorrect type (expected cupy.ndarray, "
+                            f"got {type(b).__name__})")
+        return func(a, b) if out is None else func(a, b, out=out)
+
+    return dot
+
+
 def take_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.take(indices, axis=None, out=None)``: no ``mode``; indices wrap."""
     array = method.__self__
