@@ -23,11 +23,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ._gpu_corrections import (
-    Factory, OperandParams, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition,
+    Factory, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition,
     any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis,
     dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig,
     named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot,
-    searchsorted_values, shape_keyword, ufunc_operands,
+    operand_params, searchsorted_values, shape_keyword, ufunc_operands,
 )
 from ._backends import _sim_cupy as S
 
@@ -54,14 +54,19 @@ def _lstsq_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
     return rcond is None or (isinstance(rcond, (int, float)) and 0 < rcond < 1)
 
 
-def imitate_operands(operands: Mapping[str, OperandParams]) -> None:
-    """Give the sim CuPy's refusal of host operands for each dispatched name in ``operands``
-    (inside the name's own imitation, if its row has one, which speaks first)."""
-    for name, params in operands.items():
+def imitate_operands(functions: Mapping[str, Any]) -> None:
+    """Give the sim CuPy's refusal of host operands for each dispatched name (its NumPy
+    function in ``functions``), inside the name's own imitation, if its row has one, which
+    speaks first. The operands are read when the sim first resolves the name."""
+    for name, np_func in functions.items():
         own = S.IMITATIONS.get(name)
-        refuse = S.host_operands(params)
-        S.IMITATIONS[name] = refuse if own is None else (
-            lambda func, own=own, refuse=refuse: own(refuse(func)))
+
+        def quirk(func: Any, own: Any = own, np_func: Any = np_func) -> Any:
+            params = operand_params(np_func)
+            refusing = S.host_operands(params)(func) if params else func
+            return own(refusing) if own is not None else refusing
+
+        S.IMITATIONS[name] = quirk
 
 
 # --------------------------------------------------------------------------- the table

@@ -333,13 +333,18 @@ def operand_params(np_func: Any) -> OperandParams:
                  if p.name in ARRAY_OPERANDS and p.kind is not p.VAR_POSITIONAL)
 
 
-def device_operands(params: OperandParams, inner: Factory | None) -> Factory:
-    """Correction: operands at ``params`` that are lists, tuples (holding no device array)
-    or NumPy scalars become device arrays (as NumPy converts them), then ``inner``'s
-    correction, if any, runs. Python scalars pass: CuPy takes them where NumPy does."""
+def device_operands(np_func: Any, inner: Factory | None) -> Factory:
+    """Correction: ``np_func``'s array operands that are lists, tuples (holding no device
+    array) or NumPy scalars become device arrays (as NumPy converts them), then
+    ``inner``'s correction, if any, runs. Python scalars pass: CuPy takes them where NumPy
+    does. The operands are read from the signature when the GPU first needs them (not at
+    import: ``import autodev`` stays fast)."""
     def factory(backend: Backend, func: Func) -> Func:
         native = backend.is_native
         target = inner(backend, func) if inner is not None else func
+        params = operand_params(np_func)
+        if not params:
+            return target
 
         def host(value: Any) -> bool:
             if isinstance(value, np.generic):

@@ -20,7 +20,7 @@ from ._config import get_policy
 from ._device import CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
     ufunc_at_ok, ufunc_method_rule
-from ._gpu_corrections import device_operands, operand_params, ufunc_list_operands
+from ._gpu_corrections import device_operands, ufunc_list_operands
 from ._dispatch import OpSpec, call, cpu_arg, new
 from ._trace import tick
 
@@ -100,8 +100,8 @@ _ELSEWHERE: dict[str, tuple[str, Any]] = {
 }
 
 
-#: Dispatched names -> their array-operand parameters (converted for CuPy; see
-#: ``autodev._gpu_checks.device_operands``).
+#: Dispatched names -> their NumPy functions, whose array operands are converted for
+#: CuPy (``autodev._gpu_corrections.device_operands``) and refused by the sim.
 OPERANDS: dict[str, Any] = {}
 
 
@@ -116,10 +116,9 @@ def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
             full = prefix + name
             path, cpu_impl = _ELSEWHERE.get(full, (full, None))
             wrap = GPU_WRAPPERS.get(full)
-            operands = operand_params(np_func) if where == "dispatch" else ()
-            if operands:
-                OPERANDS[full] = operands
-                wrap = device_operands(operands, wrap)
+            if where == "dispatch":
+                OPERANDS[full] = np_func
+                wrap = device_operands(np_func, wrap)
             SPECS[full] = OpSpec(
                 full, path, "copy" if where == "primary" else family,
                 where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
