@@ -410,7 +410,7 @@ class ndarray:
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
         extra = {"order": order} if order is not None else {}
         if self._device is not CPU:
-            from ._gpu_checks import check_sort_kind
+            from ._gpu_corrections import check_sort_kind
 
             check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
 
@@ -430,7 +430,7 @@ class ndarray:
             if device is CPU:
                 data.partition(cpu_arg(kth), axis=axis)
                 return
-            from ._gpu_checks import plain_kth
+            from ._gpu_corrections import plain_kth
 
             # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
             k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)

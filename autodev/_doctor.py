@@ -135,6 +135,11 @@ def _cupy_checks(driver: tuple[int, int] | None) -> tuple[list[dict[str, str]], 
         return checks + [_check("CuPy import", FAIL, f"import cupy failed: {err}",
                                 f"pip install --force-reinstall {found[0]}")], None
     checks.append(_check("CuPy import", OK, f"cupy {cupy.__version__} ({found[0]})"))
+    from ._backends._cupy import MIN_CUPY, _major
+
+    if _major(cupy.__version__) < MIN_CUPY:
+        checks.append(_check("CuPy version", FAIL, f"CuPy {cupy.__version__} is older than "
+                             f"{MIN_CUPY}, which autodev needs", install_command(driver)))
     checks.append(_toolkit_check(cupy, driver))
     return checks, cupy
 

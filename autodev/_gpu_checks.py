@@ -10,87 +10,31 @@ table (``autodev._namespace``), the simulator, the tests (each imitation is show
 to fire; each name and keyword is checked against the installed CuPy) and
 docs/coverage.md. Read from the CuPy 14.2 sources.
 
-The corrections here check what CuPy does not (index bounds: one device
-reduction, which synchronises) and bring results to NumPy's types.
+The corrections live in :mod:`autodev._gpu_corrections`, the imitations in
+:mod:`autodev._backends._sim_cupy`; this module says which name gets which.
 """
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._backends import Backend
-from ._backends import _sim as S
-
-Func = Callable[..., Any]
-
-
-def _out_of_range(xp: Any, indices: Any, n: int) -> bool:
-    idx = indices if hasattr(indices, "dtype") else xp.asarray(indices)
-    if idx.size == 0 or idx.dtype.kind not in "iu":
-        return False
-    return bool(xp.any((idx < -n) | (idx >= n)))
+from ._gpu_corrections import (
+    Factory, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition,
+    any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis,
+    dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig,
+    named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot,
+    operand_params, searchsorted_values, shape_keyword, ufunc_operands,
+)
+from ._backends import _sim_cupy as S
 
 
-def checked_take(backend: Backend, func: Func) -> Func:
-    """``take`` that raises IndexError for out-of-range indices under ``mode='raise'``,
-    and applies ``mode='wrap'``/``'clip'`` itself (CuPy's ``take`` takes no ``mode``)."""
-    xp = backend.xp
-
-    def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
-             mode: str = "raise") -> Any:
-        n = a.size if axis is None else a.shape[axis]
-        if mode == "raise":
-            if _out_of_range(xp, indices, n):
-                raise IndexError(f"index out of range for axis {axis} with size {n}")
-        elif n:  # CuPy's take has no ``mode=`` (it always wraps): apply NumPy's here
-            idx = indices if hasattr(indices, "dtype") else xp.asarray(indices)
-            indices = idx % n if mode == "wrap" else xp.clip(idx, 0, n - 1)
-        return func(a, indices, axis=axis, out=out)
-
-    return take
-
-
-def checked_take_along_axis(backend: Backend, func: Func) -> Func:
-    """``take_along_axis`` that raises IndexError for out-of-range indices."""
-    xp = backend.xp
-
-    def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Any:
-        n = arr.size if axis is None else arr.shape[axis]
-        if _out_of_range(xp, indices, n):
-            raise IndexError(f"index out of range for axis {axis} with size {n}")
-        return func(arr, indices, axis)
-
-    return take_along_axis
-
-
-def checked_choose(backend: Backend, func: Func) -> Func:
-    """``choose`` that raises ValueError for entries outside the choices under ``mode='raise'``."""
-    xp = backend.xp
-
-    def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
-        if mode == "raise":
-            idx = a if hasattr(a, "dtype") else xp.asarray(a)
-            if idx.size and bool(xp.any((idx < 0) | (idx >= len(choices)))):
-                raise ValueError("invalid entry in choice array")
-        return func(a, choices, out=out, mode=mode)
-
-    return choose
-
-
-
-
-# --------------------------------------------------------------------------- corrections
+# --------------------------------------------------------------------------- rules
 
 Rule = Callable[[list[Any], dict[str, Any]], bool]
-Factory = Callable[[Backend, Func], Func]
-
-#: ``method=`` values CuPy's percentile/quantile implement (others raise ValueError).
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def without_kwargs(names: tuple[str, ...]) -> Rule:
@@ -99,7 +43,7 @@ def without_kwargs(names: tuple[str, ...]) -> Rule:
 
 
 def _quantile_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
-    return (kwargs.get("method", "linear") in _QUANTILE_METHODS
+    return (kwargs.get("method", "linear") in QUANTILE_METHODS
             and kwargs.get("interpolation") is None
             and bool(arrays) and arrays[0].dtype.kind in "iuf")
 
@@ -110,304 +54,19 @@ def _lstsq_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
     return rcond is None or (isinstance(rcond, (int, float)) and 0 < rcond < 1)
 
 
-def check_sort_kind(kind: Any) -> None:
-    """Raise NumPy's ValueError for a ``kind`` NumPy does not know (it reads the first letter)."""
-    if kind is not None and not (isinstance(kind, str) and kind[:1].lower() in ("q", "h", "m",
-                                                                                 "s")):
-        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
-
-
-def any_kind_sort(backend: Backend, func: Func) -> Func:
-    """``sort``/``argsort``: CuPy takes only ``kind=None``/``'stable'`` (its sort is
-    always stable, a valid result for every NumPy kind) and no ``stable=``."""
-
-    def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
-             stable: Any = None) -> Any:
-        check_sort_kind(kind)
-        return func(a, axis=axis, kind="stable")
-
-    return sort
-
-
-def plain_kth(kth: Any) -> Any:
-    """``kth`` as CuPy reads it: a Python int, or a tuple of them (CuPy iterates any
-    other value, so a NumPy integer or a 0-d array raises TypeError there)."""
-    if hasattr(kth, "ndim") and kth.ndim == 0 or isinstance(kth, (int, np.integer)):
-        return operator.index(kth)
-    return tuple(operator.index(k) for k in kth)
-
-
-def any_kind_partition(backend: Backend, func: Func) -> Func:
-    """``partition``/``argpartition``: CuPy takes no ``kind=`` (NumPy's only is
-    'introselect') and ``kth`` only as Python ints."""
-
-    def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = "introselect",
-                  order: Any = None) -> Any:
-        return func(a, plain_kth(kth), axis=axis)
-
-    return partition
-
-
-def any_kind_argpartition_method(backend: Backend, func: Func) -> Func:
-    """``ndarray.argpartition``: as :func:`any_kind_partition` for the method."""
-
-    def argpartition(a: Any, kth: Any, axis: Any = -1, kind: Any = "introselect",
-                     order: Any = None) -> Any:
-        return func(a, plain_kth(kth), axis)
-
-    return argpartition
-
-
-def float_quantile(backend: Backend, func: Func) -> Func:
-    """``percentile``/``quantile``: CuPy computes in ``result_type(a, q)``, so integer
-    input interpolates in integers (``percentile(int_array, 50)`` truncated); NumPy
-    interpolates integer input in float64."""
-    xp = backend.xp
-
-    def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
-                 overwrite_input: bool = False, method: str = "linear",
-                 keepdims: bool = False) -> Any:
-        if a.dtype.kind in "iu" and method in ("linear", "midpoint"):
-            a = a.astype(xp.float64)
-            if hasattr(q, "dtype"):
-                q = q.astype(xp.float64)
-        return func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                    method=method, keepdims=keepdims)
-
-    return quantile
-
-
-def _result_types() -> dict[str, Any]:
-    import numpy.linalg as la
-
-    mod = getattr(la, "_linalg", la)
-    return {name: getattr(mod, cls) for name, cls in (
-        ("linalg.eigh", "EighResult"), ("linalg.eig", "EigResult"),
-        ("linalg.svd", "SVDResult"), ("linalg.slogdet", "SlogdetResult"),
-        ("linalg.qr", "QRResult")) if hasattr(mod, cls)}
-
-
-def named_result(name: str) -> Callable[[Backend, Func], Func]:
-    """``linalg.eigh``/``svd``/``slogdet``/``qr``/``eig``: CuPy returns a plain tuple where
-    NumPy returns a named tuple (``EighResult(eigenvalues, eigenvectors)``, ...)."""
-
-    def factory(backend: Backend, func: Func) -> Func:
-        result_type = _result_types().get(name)
-
-        def named(*args: Any, **kwargs: Any) -> Any:
-            result = func(*args, **kwargs)
-            if (result_type is not None and type(result) is tuple
-                    and len(result) == len(result_type._fields)
-                    and not (name == "linalg.qr" and kwargs.get("mode", args[1] if len(args) > 1
-                                                                else "reduced") == "raw")):
-                return result_type(*result)
-            return result
-
-        return named
-
-    return factory
-
-
-def real_eig(values_only: bool) -> Callable[[Backend, Func], Func]:
-    """``linalg.eig``/``eigvals``: CuPy's results are complex for real input always; NumPy
-    returns them real when every eigenvalue is real (one device reduction, synchronising)."""
-
-    def factory(backend: Backend, func: Func) -> Func:
-        xp = backend.xp
-
-        def eig(a: Any) -> Any:
-            result = func(a)
-            w = result if values_only else result[0]
-            if a.dtype.kind != "c" and w.dtype.kind == "c" and not bool(xp.any(w.imag != 0)):
-                if values_only:
-                    return w.real.copy()
-                return type(result)(*(r.real.copy() for r in result)) \
-                    if hasattr(result, "_fields") else tuple(r.real.copy() for r in result)
-            return result
-
-        return eig
-
-    return factory
-
-
-def lstsq_host_rank(backend: Backend, func: Func) -> Func:
-    """``linalg.lstsq``: CuPy's ``rank`` is a 0-d device array; NumPy's a ``numpy.int32``."""
-    import numpy as np
-
-    def lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
-        x, residuals, rank, s = func(a, b, rcond)
-        return x, residuals, np.int32(int(rank)), s
-
-    return lstsq
-
-
-def python_bool(backend: Backend, func: Func) -> Func:
-    """``allclose``/``array_equal``/``array_equiv``: NumPy returns a Python ``bool``,
-    CuPy a 0-d device array."""
-
-    def predicate(*args: Any, **kwargs: Any) -> bool:
-        return bool(func(*args, **kwargs))
-
-    return predicate
-
-
-def shape_keyword(backend: Backend, func: Func) -> Func:
-    """``reshape``: NumPy 2.1+ takes ``shape=`` (``newshape=`` deprecated); CuPy only
-    ``newshape``. ``reshape`` runs where its input lives, so it is renamed, not moved."""
-
-    def reshape(a: Any, *args: Any, **kwargs: Any) -> Any:
-        if "shape" in kwargs:
-            return func(a, kwargs.pop("shape"), *args, **kwargs)
-        return func(a, *args, **kwargs)
-
-    return reshape
-
-
-def linalg_diagonal(backend: Backend, func: Func) -> Func:
-    """``linalg.diagonal``: absent from ``cupy.linalg``; the main ``diagonal`` over the
-    last two axes (the spec's GPU path is ``diagonal``)."""
-
-    def diagonal(x: Any, /, *, offset: int = 0) -> Any:
-        return func(x, offset, -2, -1)
-
-    return diagonal
-
-
-def as_device_arrays(*positions: int) -> Factory:
-    """Operands at ``positions`` (lists, tuples, Python or NumPy scalars) become device
-    arrays first: CuPy reads array attributes of them (``outer``, ``interp``)."""
-    def factory(backend: Backend, func: Func) -> Func:
-        xp, native = backend.xp, backend.is_native
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            args = tuple(xp.asarray(a) if i in positions and not native(a) else a
-                         for i, a in enumerate(args))
-            return func(*args, **kwargs)
-
-        return call
-
-    return factory
-
-
-def dropping_keywords(*names: str) -> Factory:
-    """Keywords ``names`` CuPy lacks and that mean nothing on the device are dropped when
-    None or, for ``subok``/``like``, whatever they are (autodev has no subclasses)."""
-    def factory(backend: Backend, func: Func) -> Func:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            for name in names:
-                if name in kwargs and (name != "device" or kwargs[name] is None):
-                    del kwargs[name]
-            return func(*args, **kwargs)
-
-        return call
-
-    return factory
-
-
-def searchsorted_values(backend: Backend, func: Func) -> Func:
-    """``searchsorted``: CuPy takes ``v`` as a device array or a Python scalar only
-    (NotImplementedError for a NumPy scalar or a list)."""
-    xp, native = backend.xp, backend.is_native
-
-    def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
-        if not native(v) and type(v) not in (int, float, complex):
-            v = xp.asarray(v)
-        return func(a, v, side=side, sorter=sorter)
-
-    return searchsorted
-
-
-def stacked_choices(backend: Backend, func: Func) -> Func:
-    """``choose``: CuPy reads ``choices.shape``, so a sequence of choices is broadcast
-    and stacked into one device array first (as NumPy does implicitly)."""
-    xp, native = backend.xp, backend.is_native
-
-    def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
-        if not native(choices):
-            items = [c if native(c) else xp.asarray(c) for c in choices]
-            choices = xp.stack(xp.broadcast_arrays(*items))
-        return func(a, choices, out=out, mode=mode)
-
-    return choose
-
-
-def _choose(backend: Backend, func: Func) -> Func:
-    return stacked_choices(backend, checked_choose(backend, func))
-
-
-#: NumPy before 2.3 counts into a Python int, later ones into a NumPy integer.
-_COUNT_IS_INT = type(np.count_nonzero(np.zeros(1))) is int
-
-
-def python_int_count(backend: Backend, func: Func) -> Func:
-    """``count_nonzero``: without ``axis`` NumPy < 2.3 returns a Python ``int`` (later
-    NumPy an integer scalar); CuPy always a 0-d array."""
-
-    def count_nonzero(a: Any, axis: Any = None) -> Any:
-        result = func(a, axis=axis)
-        return int(result) if axis is None and _COUNT_IS_INT else result
-
-    return count_nonzero
-
-
-def pinv_rcond(backend: Backend, func: Func) -> Func:
-    """``linalg.pinv``: NumPy's ``rcond=None`` means 1e-15 (without ``rtol``); CuPy
-    computes with ``rcond`` and fails on None."""
-
-    def pinv(a: Any, rcond: Any = None) -> Any:
-        return func(a, rcond=1e-15 if rcond is None else rcond)
-
-    return pinv
-
-
-def scalar_dot(backend: Backend, func: Func) -> Func:
-    """``ndarray.dot``: NumPy takes a scalar (a product); CuPy's method a device array only."""
-    xp, native = backend.xp, backend.is_native
-
-    def dot(a: Any, b: Any, out: Any = None) -> Any:
-        if not native(b):
-            b = xp.asarray(b)
-        return func(a, b) if out is None else func(a, b, out)
-
-    return dot
-
-
-def ufunc_operands(backend: Backend, func: Func) -> Func:
-    """A NumPy ufunc on the GPU: list or tuple operands become device arrays (CuPy raises
-    'Unsupported type'), and with ``out=`` the casts are first checked on empty host
-    arrays, so a refused cast raises NumPy's ``UFuncTypeError`` (CuPy: a plain TypeError)."""
-    xp = backend.xp
-    np_ufunc = getattr(np, func.__name__.removeprefix("cupy_"))  # CuPy's are "cupy_add"
-    nin = np_ufunc.nin
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if any(type(a) is list or type(a) is tuple for a in args[:nin]):
-            args = tuple(xp.asarray(a) if i < nin and type(a) in (list, tuple) else a
-                         for i, a in enumerate(args))
-        if len(args) > nin or kwargs.get("out") is not None:
-            _rehearse(np_ufunc, args, kwargs)
-        return func(*args, **kwargs)
-
-    return call
-
-
-def _rehearse(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Run ``np_ufunc`` on one-element host arrays of the call's dtypes and ranks (core
-    dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data."""
-    def probe(a: Any) -> Any:
-        dtype = getattr(a, "dtype", None)
-        return a if dtype is None else np.empty((1,) * a.ndim, dtype)
-
-    out = kwargs.get("out")
-    outs = out if type(out) is tuple else (out,) if out is not None else ()
-    inputs = [probe(a) for a in args[:np_ufunc.nin]]
-    outputs = tuple(None if o is None else probe(o) for o in (*args[np_ufunc.nin:], *outs))
-    options = {k: v for k, v in kwargs.items() if k in ("dtype", "casting")}
-    np_ufunc(*inputs, out=outputs if len(outputs) > 1 else outputs[0], **options)
-
-
-def _eig(backend: Backend, func: Func) -> Func:
-    return named_result("linalg.eig")(backend, real_eig(False)(backend, func))
+def imitate_operands(functions: Mapping[str, Any]) -> None:
+    """Give the sim CuPy's refusal of host operands for each dispatched name (its NumPy
+    function in ``functions``), inside the name's own imitation, if its row has one, which
+    speaks first. The operands are read when the sim first resolves the name."""
+    for name, np_func in functions.items():
+        own = S.IMITATIONS.get(name)
+
+        def quirk(func: Any, own: Any = own, np_func: Any = np_func) -> Any:
+            params = operand_params(np_func)
+            refusing = S.host_operands(params)(func) if params else func
+            return own(refusing) if own is not None else refusing
+
+        S.IMITATIONS[name] = quirk
 
 
 # --------------------------------------------------------------------------- the table
@@ -502,6 +161,7 @@ def _ufunc_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
 
 _FFT = "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft".split()
 _Q = ("percentile", "quantile")
+_SCIPY_FFT = (_FFT + "hfft2 ihfft2 hfftn ihfftn".split())
 
 
 def _rows() -> list[Row]:
@@ -539,57 +199,59 @@ def _rows() -> list[Row]:
             numpy_only=("hermitian", "rtol", "A")),
         Row("linalg.svd", "cupy.linalg.svd", "no hermitian=; a plain tuple, not SVDResult",
             numpy_only=("hermitian",), correction=named_result("linalg.svd"),
-            imitation=S._plain_tuple),
+            imitation=S.plain_tuple),
         *(Row(f"fft.{n}", f"cupy.fft.{n}", "no out=", numpy_only=("out",)) for n in _FFT),
         # --- corrected around the GPU call
         Row("count_nonzero", "cupy.count_nonzero", "no keepdims=; a 0-d array, not an int",
             passes=("axis",), numpy_only=("keepdims",), correction=python_int_count,
-            imitation=S._zero_d_count),
+            imitation=S.zero_d_count),
         Row("clip", "cupy.clip", "no min=/max= (NumPy 2's names) nor ufunc keywords",
             numpy_only=("min", "max", "dtype", "casting", "where", "order", "subok",
                         "signature")),
         *(Row(n, f"cupy.{n}", "kind only None/'stable' (ValueError); no order=",
               passes=("axis", "kind"), numpy_only=("order",), correction=any_kind_sort,
-              imitation=S._stable_only_sort) for n in ("sort", "argsort")),
+              imitation=S.stable_only_sort) for n in ("sort", "argsort")),
         *(Row(n, f"cupy.{n}", "no kind=/order=; kth Python ints only",
               passes=("axis",), numpy_only=("order",), correction=any_kind_partition,
-              imitation=S._partition_function) for n in ("partition", "argpartition")),
-        *(Row(n, f"cupy.{n}", "computes in result_type(a, q); five methods; no weights=",
+              imitation=S.partition_function) for n in ("partition", "argpartition")),
+        *(Row(n, f"cupy.{n}", "computes in result_type(a, q) (q / 100 for percentile); ten "
+              "of NumPy's 13 methods; no weights=",
               passes=("axis", "out", "overwrite_input", "method", "keepdims"),
-              numpy_only=("weights",), rule=_quantile_rule, correction=float_quantile,
-              imitation=S._result_type_quantile) for n in _Q),
+              numpy_only=("weights",), rule=_quantile_rule,
+              correction=float_quantile(n == "percentile"),
+              imitation=S.result_type_quantile(n == "percentile")) for n in _Q),
         *(Row(n, f"cupy.{n}", "a 0-d array, not a Python bool", correction=python_bool,
-              imitation=S._array_predicate) for n in ("allclose", "array_equal",
+              imitation=S.array_predicate) for n in ("allclose", "array_equal",
                                                        "array_equiv")),
         Row("reshape", "cupy.reshape", "no shape= (newshape only)", correction=shape_keyword,
-            imitation=S._lacking("shape")),
+            imitation=S.lacking("shape")),
         Row("take", "cupy.take", "wraps out-of-range indices; no mode=",
-            passes=("axis", "out"), correction=checked_take, imitation=S._wrapping_take),
+            passes=("axis", "out"), correction=checked_take, imitation=S.wrapping_take),
         Row("take_along_axis", "cupy.take_along_axis", "wraps out-of-range indices",
-            correction=checked_take_along_axis, imitation=S._wrapping_take_along_axis),
+            correction=checked_take_along_axis, imitation=S.wrapping_take_along_axis),
         Row("choose", "cupy.choose", "reads choices.shape (no list of choices)",
-            passes=("out", "mode"), correction=_choose,
-            imitation=S._operands(1)),
+            passes=("out", "mode"), correction=checked_choices,
+            imitation=S.operands(1)),
         Row("outer", "cupy.outer", "reads a.ravel() (no lists or scalars)",
-            correction=as_device_arrays(0, 1), imitation=S._operands(0, 1)),
+            correction=as_device_arrays(0, 1), imitation=S.operands(0, 1)),
         Row("interp", "cupy.interp", "reads x.flags (no lists or scalars)",
-            correction=as_device_arrays(0, 1, 2), imitation=S._operands(0, 1, 2)),
+            correction=as_device_arrays(0, 1, 2), imitation=S.operands(0, 1, 2)),
         Row("searchsorted", "cupy.searchsorted",
             "v a device array or Python scalar (NotImplementedError)",
             passes=("side", "sorter"), correction=searchsorted_values,
-            imitation=S._operands(1, error=NotImplementedError, scalars=(int, float, complex))),
+            imitation=S.operands(1, error=NotImplementedError, scalars=(int, float, complex))),
         Row("linalg.pinv", "cupy.linalg.pinv", "rcond=None fails; no hermitian=/rtol=",
             passes=("rcond",), numpy_only=("hermitian", "rtol"), correction=pinv_rcond,
-            imitation=S._pinv_rcond),
+            imitation=S.pinv_rcond),
         *(Row(f"linalg.{n}", f"cupy.linalg.{n}", "a plain tuple, not a named one",
-              correction=named_result(f"linalg.{n}"), imitation=S._plain_tuple)
+              correction=named_result(f"linalg.{n}"), imitation=S.plain_tuple)
           for n in ("eigh", "slogdet", "qr")),
         Row("linalg.eig", "cupy.linalg.eig", "complex results for real input; plain tuple; "
             "eigenvalue order cuSOLVER's (unspecified, as NumPy's: not corrected)",
-            correction=_eig, imitation=S._complex_eig(False)),
+            correction=named_real_eig, imitation=S.complex_eig(False)),
         Row("linalg.eigvals", "cupy.linalg.eigvals", "complex results for real input; "
             "order unspecified",
-            correction=real_eig(True), imitation=S._complex_eig(True)),
+            correction=real_eig(True), imitation=S.complex_eig(True)),
         Row("linalg.lstsq", "cupy.linalg.lstsq", "rank a 0-d array; rcond outside (0, 1) "
             "replaced", rule=_lstsq_rule, correction=lstsq_host_rank),
         Row("linalg.diagonal", None, "absent: the main diagonal over the last two axes",
@@ -618,34 +280,44 @@ def _rows() -> list[Row]:
               "placement's to handle, issue 9)", correction=dropping_keywords("device"),
               numpy_only=("device",)) for n in ("empty_like", "zeros_like", "ones_like",
                                                 "full_like")),
+        # --- cupyx.scipy (autodev.scipy's factories drop these; the rules keep them default)
+        Row("scipy.linalg.lu", "cupyx.scipy.linalg.lu", "no p_indices=",
+            numpy_only=("p_indices",)),
+        *(Row(f"scipy.fft.{n}", f"cupyx.scipy.fft.{n}", "no workers=", numpy_only=("workers",))
+          for n in _SCIPY_FFT),
+        *(Row(f"scipy.fft.{n}", f"cupyx.scipy.fft.{n}", "no workers=, orthogonalize=; types "
+              "2 and 3 only", numpy_only=("workers", "orthogonalize"))
+          for n in "dct idct dst idst dctn idctn dstn idstn".split()),
         Row("scipy.linalg.lu_factor", "cupyx.scipy.linalg.lu_factor", "warns RuntimeWarning "
             "for a singular matrix, not SciPy's LinAlgWarning (autodev.scipy.linalg re-issues "
-            "it as LinAlgWarning)", imitation=S._runtime_warning),
+            "it as LinAlgWarning)", imitation=S.runtime_warning),
         # --- array methods
         Row("ndarray.astype", "cupy.ndarray.astype", "TypeError for any casting=/subok= "
             "(autodev checks casting with numpy.can_cast and passes neither)",
-            passes=("order", "copy"), imitation=S._astype_no_casting),
+            passes=("order", "copy"), imitation=S.astype_no_casting),
         Row("ndarray.sort", "cupy.ndarray.sort", "in place: C-contiguous only "
             "(NotImplementedError); kind None/'stable' (autodev sorts a copy and writes it "
-            "back)", passes=("axis", "kind"), imitation=S._inplace_sort),
+            "back)", passes=("axis", "kind"), imitation=S.inplace_sort),
         Row("ndarray.partition", "cupy.ndarray.partition", "in place: C-contiguous only; "
-            "kth Python ints", passes=("axis",), imitation=S._inplace_partition),
+            "kth Python ints", passes=("axis",), imitation=S.inplace_partition),
         Row("ndarray.argsort", "cupy.ndarray.argsort", "kind None/'stable' (ValueError)",
             passes=("axis", "kind"), numpy_only=("order",), correction=any_kind_sort,
-            imitation=S._argsort_method),
+            imitation=S.argsort_method),
         Row("ndarray.argpartition", "cupy.ndarray.argpartition", "no kind=; kth Python ints",
             numpy_only=("order",), correction=any_kind_argpartition_method,
-            imitation=S._argpartition_method),
+            imitation=S.argpartition_method),
         Row("ndarray.dot", "cupy.ndarray.dot", "b a device array only (no scalar)",
-            correction=scalar_dot, imitation=S._dot_method),
+            correction=scalar_dot, imitation=S.dot_method),
+        Row("dot", "cupy.dot", "a.dot(b): both device arrays (no scalar)",
+            correction=scalar_dot, imitation=S.dot_function),
         Row("ndarray.take", "cupy.ndarray.take", "wraps out-of-range indices; no mode=",
-            correction=checked_take, imitation=S._take_method),
+            correction=checked_take, imitation=S.take_method),
         Row("ndarray.choose", "cupy.ndarray.choose", "reads choices.shape",
-            correction=_choose, imitation=S._operands(0)),
+            correction=checked_choices, imitation=S.operands(0)),
         Row("ndarray.searchsorted", "cupy.ndarray.searchsorted",
             "v a device array or Python scalar (NotImplementedError)",
             correction=searchsorted_values,
-            imitation=S._operands(0, error=NotImplementedError, scalars=(int, float, complex))),
+            imitation=S.operands(0, error=NotImplementedError, scalars=(int, float, complex))),
         # --- ufuncs
         Row("ufunc", "cupy.ufunc", "keywords out/dtype/casting only: where=/order=/subok=/"
             "signature= raise 'Wrong arguments'; no list operands; plain TypeError for a "

@@ -18,8 +18,9 @@ from ._array import _in_place, _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
 from ._device import AUTO, CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
-    ufunc_method_rule
+from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
+    ufunc_at_ok, ufunc_method_rule
+from ._gpu_corrections import device_operands, ufunc_list_operands
 from ._dispatch import OpSpec, call, cpu_arg, new, placed
 from ._dlpack import from_dlpack
 from ._memory import in_place_on_host, retrying, write_back
@@ -102,20 +103,30 @@ _ELSEWHERE: dict[str, tuple[str, Any]] = {
 }
 
 
+#: Dispatched names -> their NumPy functions, whose array operands are converted for
+#: CuPy (``autodev._gpu_corrections.device_operands``) and refused by the sim.
+OPERANDS: dict[str, Any] = {}
+
+
 def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
     rules = gpu_rules()
     for family, names in table.items():
         for name in names.split():
-            if getattr(module, name, None) is None:
+            np_func = getattr(module, name, None)
+            if np_func is None:
                 continue  # not in this NumPy version
             where = "primary" if family == "primary" else "dispatch"
             full = prefix + name
             path, cpu_impl = _ELSEWHERE.get(full, (full, None))
+            wrap = GPU_WRAPPERS.get(full)
+            if where == "dispatch":
+                OPERANDS[full] = np_func
+                wrap = device_operands(np_func, wrap)
             SPECS[full] = OpSpec(
                 full, path, "copy" if where == "primary" else family,
                 where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
                                or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
-                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=GPU_WRAPPERS.get(full),
+                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=wrap,
             )
 
 
@@ -147,7 +158,8 @@ class ufunc:
         self._spec = OpSpec(name, path, family, where, scalar=True,
                             cpu_impl=np_ufunc if cpu else None,
                             gpu_ok=_UFUNC_RULE if numpy else gpu_ok,
-                            gpu_wrap=TABLE["ufunc"].correction if numpy else None)
+                            gpu_wrap=TABLE["ufunc"].correction if numpy else
+                            None if cpu else ufunc_list_operands(np_ufunc.nin))
         self._methods = {
             method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction", where,
                            scalar=method == "reduce",
@@ -738,4 +750,5 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
 _build_specs("", np, FAMILY_FUNCTIONS)
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
 _build_specs("fft.", np.fft, FFT_FUNCTIONS)
+imitate_operands(OPERANDS)  # the simulated GPU refuses host operands, as CuPy does
 _build_ufuncs()

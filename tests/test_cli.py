@@ -175,6 +175,19 @@ def test_probe_refuses_a_device_without_cuda_libraries(monkeypatch: pytest.Monke
     assert cupy is None and "[ctk]" in reason and "autodev_no_such_cuda_library" in reason
 
 
+def test_probe_refuses_cupy_13(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy 13 installed by hand (not through the extras) is refused with the fix."""
+    import types
+
+    from autodev._backends import _cupy
+
+    fake = types.SimpleNamespace(__version__="13.6.0")
+    monkeypatch.setattr(_cupy.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(_cupy.importlib, "import_module", lambda name: fake)
+    cupy, reason = _cupy.probe_cuda()
+    assert cupy is None and "13.6.0" in reason and "14" in reason and "pip install" in reason
+
+
 def test_cuda_extras_require_cupy_14() -> None:
     """CuPy 13's sort takes no kind=, which autodev passes: the extras require 14."""
     text = (Path(__file__).parent.parent / "pyproject.toml").read_text()

@@ -264,3 +264,42 @@ def test_cupy_ufunc_names_lead_back_to_numpy(name: str) -> None:
     """The ufunc correction finds NumPy's ufunc from CuPy's name (``cupy_add`` -> ``add``)."""
     found = getattr(numpy, getattr(cupy, name).__name__.removeprefix("cupy_"), None)
     assert isinstance(found, numpy.ufunc), name
+
+
+def _creation_names() -> list[str]:
+    from autodev._namespace import CREATION
+
+    return sorted(CREATION)
+
+
+@pytest.mark.parametrize("name", _creation_names())
+def test_creation_keywords_cupy_takes(name: str) -> None:
+    """Creation on the GPU passes NumPy's keywords but ``device=``/``like=`` (which autodev
+    reads itself); where CuPy lacks the function, the host creates and moves the array."""
+    params = cupy_params("cupy." + name)
+    if params is None:
+        return  # make_creation finds no GPU function: host creation, one transfer
+    np_params = inspect.signature(getattr(numpy, name)).parameters.values()
+    keywords = {p.name for p in np_params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    lacking = sorted(k for k in keywords - {"device", "like"} if not params.takes(k))
+    assert lacking == [], f"cupy.{name} takes no {lacking}"
+
+
+@pytest.mark.parametrize("spec", [s for s in _scipy_specs()
+                                  if hasattr(s.gpu_impl, "passes_through")],
+                         ids=lambda spec: spec.name)
+def test_scipy_keywords_cupyx_takes(spec: Any) -> None:
+    """A factory passing SciPy's keywords through (less the ones it drops or renames):
+    each of them is one the cupyx function takes."""
+    import importlib as _importlib
+
+    path, dropped = spec.gpu_impl.passes_through
+    params = cupy_params(f"cupyx.{path}")
+    assert params is not None
+    module, _, name = path.rpartition(".")
+    scipy_func = getattr(_importlib.import_module(module), name)
+    # the leading array operands are passed by position (cupyx names some differently)
+    operands = list(inspect.signature(scipy_func).parameters)[:spec.arrays]
+    lacking = sorted(k for k in _keywords(scipy_func) - set(dropped) - set(operands)
+                     if not params.takes(k))
+    assert lacking == [], f"cupyx.{path} takes no {lacking}: drop them (or rule them out)"

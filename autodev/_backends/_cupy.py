@@ -23,6 +23,15 @@ TOOLKIT_HINT = ("pip install 'cupy-cuda12x[ctk]' (the CUDA libraries as wheels; 
                 "CUDA Toolkit matching CuPy's CUDA major")
 
 
+#: The oldest CuPy major autodev runs on (the extras require it too).
+MIN_CUPY = 14
+
+
+def _major(version: str) -> int:
+    head = version.split(".", 1)[0]
+    return int(head) if head.isdigit() else 0
+
+
 def missing_toolkit() -> str:
     """Why CuPy cannot load the CUDA libraries it needs (empty when it can)."""
     for name in TOOLKIT_MODULES:
@@ -45,6 +54,10 @@ def probe_cuda() -> tuple[Any | None, str]:
         cupy = importlib.import_module("cupy")
     except ImportError as err:
         return None, f"CuPy is installed but failed to import ({err}); {INSTALL_HINT}"
+    major = _major(getattr(cupy, "__version__", "0"))
+    if major < MIN_CUPY:
+        return None, (f"CuPy {cupy.__version__} is too old: autodev needs CuPy {MIN_CUPY} or "
+                      f"later (sort kind=, ...); {INSTALL_HINT}")
     runtime_error = cupy.cuda.runtime.CUDARuntimeError
     try:
         count = cupy.cuda.runtime.getDeviceCount()

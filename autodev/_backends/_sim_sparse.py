@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as _sp
 
-from . import _sim
+from . import _sim, _sim_cupy
 from ._sim import SimArray
 
 _NO_IMPLICIT = (
@@ -30,6 +30,8 @@ _NO_IMPLICIT = (
 #: Methods a cupyx format lacks, by format (filled from autodev's sparse capability
 #: table, ``autodev.scipy.sparse._matrix.GPU_METHODS_MISSING``): AttributeError here too.
 MISSING_METHODS: dict[str, frozenset[str]] = {}
+#: Keywords cupyx's methods lack, by method (same source): TypeError here too.
+MISSING_KEYWORDS: dict[str, tuple[str, ...]] = {}
 
 
 def _nbytes(matrix: Any) -> int:
@@ -83,6 +85,8 @@ class SimSparse:
         if name.startswith("__") or name in MISSING_METHODS.get(self._m.format, ()):
             raise AttributeError(f"'{self._m.format}_matrix' object has no attribute '{name}'")
         value = getattr(self._m, name)
+        if name in MISSING_KEYWORDS:
+            value = _sim_cupy.lacking(*MISSING_KEYWORDS[name])(value)
         return _device_callable(value, self._backend) if callable(value) else _wrap(
             value, self._backend)
 

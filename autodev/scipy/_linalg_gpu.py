@@ -231,9 +231,11 @@ def solve_triangular(backend: Backend) -> Callable[..., Any] | None:
     return run
 
 
-def checked(path: str, arrays: int = 1) -> Callable[[Backend], Callable[..., Any]]:
+def checked(path: str, arrays: int = 1, drop: tuple[str, ...] = ()
+            ) -> Callable[[Backend], Callable[..., Any]]:
     """Factory for a cupyx function with SciPy's signature that needs only the
-    ``check_finite`` check made explicit (cupyx skips complex input)."""
+    ``check_finite`` check made explicit (cupyx skips complex input); the keywords
+    ``drop`` cupyx lacks are dropped (the capability rule keeps them at SciPy's default)."""
     def factory(backend: Backend) -> Callable[..., Any] | None:
         xp, func = backend.xp, backend.resolve(path)
         if func is None:
@@ -243,9 +245,13 @@ def checked(path: str, arrays: int = 1) -> Callable[[Backend], Callable[..., Any
             if check_finite:
                 operands = args[0] if isinstance(args[0], tuple) else args[:1]
                 require_finite(xp, *operands[:1], *args[1:arrays])
+            for name in drop:
+                kwargs.pop(name, None)
             return func(*args, check_finite=False, **kwargs)  # type: ignore[misc]
 
         return run
+
+    factory.passes_through = (path, drop)  # type: ignore[attr-defined]  (tests read it)
     return factory
 
 

@@ -89,6 +89,9 @@ def dropping(*names: str) -> Callable[[str], GpuFactory]:
                 return func(*args, **kwargs)  # type: ignore[misc]
 
             return run
+
+        # the GPU function and the keywords it is spared (tests check the rest against it)
+        factory.passes_through = (path, names)  # type: ignore[attr-defined]
         return factory
     return factory_for
 

@@ -35,8 +35,10 @@ for _family, _names in FAMILIES.items():
             _RULES[_name] = {"gpu_impl": dropping("workers")("scipy.fft." + _name),
                              "gpu_ok": _GPU_DTYPES}
 for _name in "dct idct dst idst dctn idctn dstn idstn".split():
-    _RULES[_name]["gpu_ok"] = all_of(_GPU_DTYPES, kwarg_in("type", (2, 3)),
-                                     kwarg_in("orthogonalize", (None,)))
+    # cupyx has no orthogonalize=: the rule keeps it None, the factory drops it
+    _RULES[_name] = {"gpu_impl": dropping("workers", "orthogonalize")("scipy.fft." + _name),
+                     "gpu_ok": all_of(_GPU_DTYPES, kwarg_in("type", (2, 3)),
+                                      kwarg_in("orthogonalize", (None,)))}
 
 SPECS = build_specs("scipy.fft.", FAMILIES, _RULES)
 

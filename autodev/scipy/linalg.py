@@ -51,7 +51,7 @@ _RULES: dict[str, dict[str, Any]] = {
     "inv": {"gpu_impl": _gpu.inv, "gpu_ok": all_of(_GPU, kwarg_in("assume_a", (None,)))},
     "det": {"gpu_impl": _gpu.det, "scalar": True},
     "lstsq": {"gpu_impl": _gpu.lstsq, "gpu_ok": all_of(_GPU, kwarg_in("lapack_driver", (None,)))},
-    "lu": {"gpu_impl": _gpu.checked("scipy.linalg.lu"),
+    "lu": {"gpu_impl": _gpu.checked("scipy.linalg.lu", drop=("p_indices",)),
            "gpu_ok": all_of(_GPU, kwarg_in("p_indices", (False,)))},
     "lu_factor": {"gpu_impl": _gpu.lu_factor},
     "lu_solve": {"gpu_impl": _gpu.checked("scipy.linalg.lu_solve", arrays=2)},

@@ -470,7 +470,22 @@ def _run_method(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str,
     # GPU_METHODS run where the primary lives (unless its GPU format lacks them);
     # others on the host copy, with SciPy
     on_gpu = name not in GPU_METHODS_MISSING.get(sp.format, ())
+    if name == "astype" and sp._device is not CPU and "casting" in kwargs:
+        kwargs = _checked_casting(sp, args, kwargs)
     return D.call(_method_spec(name, on_gpu), (sp, *args), kwargs)
+
+
+def _checked_casting(sp: _spbase, args: tuple[Any, ...], kwargs: dict[str, Any]
+                     ) -> dict[str, Any]:
+    """cupyx's ``astype`` takes no ``casting=`` (TypeError): it is checked here, as
+    SciPy's would (NumPy's can_cast), and not passed on."""
+    kwargs = dict(kwargs)
+    casting = kwargs.pop("casting")
+    dtype = args[0] if args else kwargs.get("dtype")
+    if not np.can_cast(sp.dtype, dtype, casting):
+        raise TypeError(f"Cannot cast array data from {sp.dtype!r} to {np.dtype(dtype)!r} "
+                        f"according to the rule {casting!r}")
+    return kwargs
 
 
 def _write(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -525,6 +540,7 @@ def _register() -> None:
     from ..._backends import _sim_sparse
 
     _sim_sparse.MISSING_METHODS.update(GPU_METHODS_MISSING)  # the sim lacks them too
+    _sim_sparse.MISSING_KEYWORDS.update({"astype": ("casting",)})  # cupyx's astype(t)
     _make_classes()
     _install_methods()
     for cls in CLASSES.values():

@@ -78,6 +78,10 @@ def _iterative(path: str) -> Callable[[Any], Callable[..., Any]]:
             return x, int(info)
 
         return run
+
+    # rtol is renamed where cupyx calls it tol; M/callback/show/check are None/False
+    factory.passes_through = (path, ("rtol", "M", "callback", "callback_type", "show",
+                                     "check"))  # type: ignore[attr-defined]
     return factory
 
 
@@ -106,6 +110,8 @@ def _keeping(path: str, *drop: str) -> Callable[[Any], Callable[..., Any]]:
             return func(*args, **kwargs)
 
         return run
+
+    factory.passes_through = (path, drop)  # type: ignore[attr-defined]  (tests read it)
     return factory
 
 
