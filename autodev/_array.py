@@ -317,7 +317,9 @@ class ndarray:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key: Any) -> Any:
-        if _FAST:
+        # Indexing runs where the array lives and decides nothing: a host array takes the
+        # direct path whether or not a GPU is usable (its index arrays are brought over)
+        if _FAST or self._device is CPU:
             t = type(key)
             if t is tuple:
                 key = tuple([cpu_arg(k) for k in key])
@@ -338,21 +340,24 @@ class ndarray:
                 a._storage = storage
             a._mirror = None
             a._scalar = False
-            a._pin = None
+            a._pin = self._pin
             return a
         return _getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if _FAST:
+        if _FAST or self._device is CPU:  # a write on the host: no device memory involved
             t = type(key)
             if t is tuple:
                 key = tuple([cpu_arg(k) for k in key])
             elif t is not int and t is not slice:
                 key = cpu_arg(key)
             self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
-            storage = self._storage
-            if storage is not None:
-                storage.version += 1
+            if _FAST:  # no GPU: no mirror to release
+                storage = self._storage
+                if storage is not None:
+                    storage.version += 1
+            else:
+                R.mark_written(self)
             return
         _setitem(self, key, value)
 
