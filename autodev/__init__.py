@@ -36,6 +36,23 @@ def devices() -> list[dict[str, Any]]:
     return _devices_table()
 
 
+def residency(x: Any) -> dict[str, Any]:
+    """Where ``x``'s data is now: ``{"placement", "primary", "mirrors"}``.
+
+    ``placement`` is ``x.device`` (``auto``, or the device it is pinned to);
+    ``primary`` is the device holding its primary copy (``x.location``); ``mirrors``
+    lists the devices holding a valid read-only copy (made by a transfer or by reuse
+    credit; a write drops them). Reading it changes nothing.
+    """
+    from . import _residency
+    from ._backends import active_gpu
+
+    gpu = active_gpu()
+    places = [CPU] + ([gpu.device] if gpu is not None else [])
+    mirrors = [d for d in places if d is not x.location and _residency.has_mirror(x, d)]
+    return {"placement": x.device, "primary": x.location, "mirrors": mirrors}
+
+
 def calibrate(output: Any = None, **kwargs: Any) -> dict[str, Any]:
     """Measure this machine, write its profile, and return it (``autodev calibrate``).
 
@@ -74,7 +91,7 @@ def trace(*args: Any, **kwargs: Any) -> Any:
 
 _OWN_API = [
     "Device", "Record", "calibrate", "devices", "get_policy", "info", "ndarray", "policy",
-    "reset_policy", "set_policy", "stats", "trace", "ufunc",
+    "reset_policy", "residency", "set_policy", "stats", "trace", "ufunc",
 ]
 
 # -- NumPy's constants, dtypes and helper classes (the very same objects) ------------
@@ -103,9 +120,11 @@ _NUMPY_OBJECTS = [
 bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
 
 # -- submodules ----------------------------------------------------------------------
-from . import fft, linalg, random, testing  # noqa: E402
+from . import linalg, testing  # noqa: E402
 
+# imported on first use, as NumPy itself imports numpy.fft and numpy.random
 _SUBMODULES = ["fft", "linalg", "random", "testing", "scipy"]
+_LAZY_SUBMODULES = frozenset({"fft", "random", "scipy"})
 
 # -- everything else NumPy has: resolved on first use, then cached --------------------
 _NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
@@ -119,10 +138,10 @@ _STATE.refresh()  # every hot-path flag now reflects the environment
 
 
 def __getattr__(name: str) -> Any:
-    if name == "scipy":
+    if name in _LAZY_SUBMODULES:
         import importlib
 
-        value: Any = importlib.import_module("autodev.scipy")
+        value: Any = importlib.import_module(f"autodev.{name}")
     elif name.startswith("_") or not (hasattr(_np, name) or name in _DIRECT):
         raise AttributeError(f"module 'autodev' has no attribute {name!r}")
     else:

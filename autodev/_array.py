@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import _buffers, _residency as R
-from ._backends import STATE, backend_for, resolve_device
-from ._device import CPU, Device
+from ._backends import STATE, backend_for, note_pinned, resolve_device
+from ._device import AUTO, CPU, Device
 from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
 from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
@@ -48,10 +48,13 @@ class ndarray:
     Attributes
     ----------
     device : Device
-        Where the primary copy lives (``cpu``, ``cuda:0``, ``sim:0``).
+        The array's placement: ``auto`` when autodev decides where it lives (the
+        default), or the device it was pinned to with ``to_device``/``device=``.
+    location : Device
+        Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "__weakref__")
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
     __array_priority__ = 100.0
 
     _data: Any
@@ -59,6 +62,7 @@ class ndarray:
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
     _scalar: bool
+    _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
         raise TypeError(
@@ -106,7 +110,13 @@ class ndarray:
 
     @property
     def device(self) -> Device:
-        """The device holding this array's primary copy."""
+        """The array's placement: ``auto`` (autodev decides), or the device it is pinned to."""
+        pin = self._pin
+        return AUTO if pin is None else pin
+
+    @property
+    def location(self) -> Device:
+        """The device holding this array's primary copy now (read-only)."""
         return self._device
 
     @property
@@ -144,19 +154,37 @@ class ndarray:
 
     # ------------------------------------------------------------------ devices
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
-        """Return a copy of this array on ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``)."""
+        """This array pinned to ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``), or placed
+        by autodev again (``"auto"``).
+
+        On its own device the result shares this array's memory, as NumPy's does; on
+        another it is a copy. Calls whose inputs are pinned run on that device and
+        return arrays pinned there.
+        """
         target = resolve_device(device)
-        if target is self._device:
-            return self
+        if target is AUTO or target is self._device:
+            pin = None if target is AUTO else target
+            if pin is self._pin:
+                return self
+            if pin is not None:
+                note_pinned()
+            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
+            same._mirror = self._mirror
+            return same
 
         def move() -> "ndarray":
             native = R.native_on(self, target)
-            return new(native if self._mirror is None else _own(native, target), target,
-                       None, self._scalar)
+            storage = self._storage
+            kept = self._mirror is not None or (storage is not None and bool(storage.shared))
+            return new(_own(native, target) if kept else native, target, None, self._scalar,
+                       target)
 
-        # out of memory on the target: the copy stays on the host (counted, warned)
-        return retrying("to_device", target, move,
-                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar))
+        # out of memory on the target: the copy stays on the host, pinned as asked
+        # (counted, warned), as a dispatched call's fallback result keeps its pin
+        moved = retrying("to_device", target, move,
+                         lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
+        note_pinned()
+        return moved
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -207,7 +235,7 @@ class ndarray:
 
     def __reduce__(self) -> tuple[Any, ...]:
         host = np.array(R.host_copy(self._data, self._device), copy=True)
-        return (_rebuild, (host, str(self._device), self._scalar))
+        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
@@ -298,6 +326,7 @@ class ndarray:
                 a._storage = storage
             a._mirror = None
             a._scalar = False
+            a._pin = None
             return a
         return _getitem(self, key)
 
@@ -321,8 +350,15 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
+        if self._device is CPU:
+            result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
+            return self if result is self._data else new(result, CPU, None, False, self._pin)
+        # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+        if not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
+                            f"{np.dtype(dtype)!r} according to the rule {casting!r}")
         result = _allocating(self, "astype", lambda data: data.astype(
-            dtype, order=order, casting=casting, copy=copy))
+            dtype, order=order, copy=copy))
         return self if result._data is self._data else result
 
     def copy(self, order: str = "C") -> "ndarray":
@@ -334,7 +370,7 @@ class ndarray:
         kwargs.pop("type", None)
         device = self._device
         return retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
-                                                   R.storage_of(self)),
+                                                   R.storage_of(self), False, self._pin),
                         lambda: refuse_view("view", device))
 
     def fill(self, value: Any) -> None:
@@ -343,17 +379,39 @@ class ndarray:
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
         extra = {"order": order} if order is not None else {}
+        if self._device is not CPU:
+            from ._gpu_checks import check_sort_kind
+
+            check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
+            kind = "stable"
 
         def sort(data: Any, device: Device) -> None:
-            # CuPy's sort is always stable and takes no other kind
-            data.sort(axis=axis, kind=kind if device is CPU else "stable", **extra)
+            if device is CPU:  # the host, or the host copy of an out-of-memory fallback
+                data.sort(axis=axis, kind=kind, **extra)
+            elif data.flags.c_contiguous:
+                data.sort(axis=axis, kind="stable")
+            else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
+                data[...] = backend_for(device).xp.sort(data, axis=axis)
 
         _in_place(self, "sort", sort)
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
-        _in_place(self, "partition", lambda data, device: data.partition(
-            native_arg(kth, device, None), axis=axis))
+        if self._device is not CPU:  # CuPy: kth as Python ints (ndarray.partition)
+            from ._gpu_checks import plain_kth
+
+            kth = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray
+                            else kth)
+
+        def partition(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.partition(cpu_arg(kth), axis=axis)
+            elif data.flags.c_contiguous:
+                data.partition(kth, axis=axis)
+            else:  # CuPy partitions only C-contiguous arrays in place
+                data[...] = backend_for(device).xp.partition(data, kth, axis=axis)
+
+        _in_place(self, "partition", partition)
 
     def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
         if self._device is not CPU and mode == "raise":
@@ -419,14 +477,21 @@ class _FlatIter:
         return self._array.size
 
 
-def _rebuild(host: np.ndarray, device: str, scalar: bool) -> ndarray:
+def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
+    """Unpickle: the data goes back where it lived when that device is usable here, and
+    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
+    raises, as ``to_device`` would."""
     arr = new(host, CPU, None, scalar)
+    if placement != "auto":
+        return arr.to_device(placement)
     if device != "cpu":
         from ._backends import active_gpu
 
         gpu = active_gpu()
         if gpu is not None and str(gpu.device) == device:
-            return arr.to_device(gpu.device)
+            moved = arr.to_device(gpu.device)
+            moved._pin = None
+            return moved
     return arr
 
 
@@ -442,14 +507,14 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None)
+    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
 
 
 def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
     """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
     device = a._device
-    return retrying(op, device, lambda: new(make(a._data), device),
-                    lambda: new(make(a._host()), CPU))
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, a._pin),
+                    lambda: new(make(a._host()), CPU, None, False, a._pin))
 
 
 def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
@@ -514,6 +579,8 @@ def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device)
                 )
         return R.native_on(k, device)
     host = np.asarray(k)
+    if host.size == 0 and host.dtype.kind == "f":
+        host = host.astype(np.intp)  # ``a[[]]``: NumPy reads an empty list as integers
     if host.dtype.kind in "iu" and dim < len(shape) and host.size:
         n = shape[dim]
         if host.min() < -n or host.max() >= n:
@@ -541,7 +608,8 @@ def _getitem(a: ndarray, key: Any) -> Any:
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if device is CPU:
         if type(result) is np.ndarray:
-            return new(result, CPU, R.storage_of(a) if result.base is not None else None)
+            return new(result, CPU, R.storage_of(a) if result.base is not None else None,
+                       False, a._pin)
         return result
     backend = backend_for(device)
     if not backend.is_native(result):
@@ -550,7 +618,7 @@ def _getitem(a: ndarray, key: Any) -> Any:
         return R.transfer(result, device, CPU)[()]
     scalar = False
     shares = getattr(result, "base", None) is not None
-    return new(result, device, R.storage_of(a) if shares else None, scalar)
+    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
 
 
 def _getitem_on_host(a: ndarray, key: Any) -> Any:
@@ -560,7 +628,7 @@ def _getitem_on_host(a: ndarray, key: Any) -> Any:
     result = host[_index_native(key, CPU, a.shape)]
     check_not_view("__getitem__", a._device, (host,), result)
     STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
-    return new(result, CPU) if type(result) is np.ndarray else result
+    return new(result, CPU, None, False, a._pin) if type(result) is np.ndarray else result
 
 
 def _has_ellipsis(key: Any) -> bool:
@@ -672,6 +740,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             a._storage = None
             a._mirror = None
             a._scalar = False
+            a._pin = None
             return a
         if _defers(other):
             return NotImplemented
@@ -827,10 +896,11 @@ def _install_methods() -> None:
         np_method = getattr(np.ndarray, name, None)
         if np_method is None:
             continue
-        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS)
-        spec.gpu_wrap = METHOD_GPU_WRAPPERS.get(name)
-        if name != "clip":  # ndarray.clip takes min/max on both
-            spec.gpu_ok = rules.get(name)
+        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
+                      gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
+                      # ndarray.clip takes min/max on both
+                      gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
+                                                                   rules.get(name)))
         setattr(ndarray, name, _method(name, spec, np_method))
 
 

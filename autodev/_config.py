@@ -25,6 +25,8 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_FALLBACK": "once (default: warn once per process), warn (every time) or raise.",
     "AUTODEV_CACHE_DIR": "Directory for calibrated profiles (default: platformdirs user cache).",
     "AUTODEV_PROFILE": "Path of a profile JSON to use instead of the cached one.",
+    "AUTODEV_MIRROR_BUDGET": "Fraction of GPU memory that reuse-credit mirrors may hold "
+                             "(default 0.5; 0 turns reuse moves off).",
 }
 
 
@@ -53,6 +55,19 @@ def _env_choice(name: str, choices: tuple[str, ...]) -> str:
     return choices[0] if value is None else _check_choice(name, value, choices)
 
 
+def _fraction(name: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(
+            f"{name} must be a fraction between 0 and 1. Got {value!r} instead. "
+            f"Unset it or set e.g. {name}=0.5."
+        )
+    return number
+
+
 def _env_flag(name: str) -> bool:
     value = _env(name)
     if value is None:
@@ -73,7 +88,8 @@ class _Env:
     values it takes and the value it got (so a typo never silently changes behaviour).
     """
 
-    __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile")
+    __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
+                 "mirror_budget")
 
     def __init__(self) -> None:
         self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
@@ -82,6 +98,8 @@ class _Env:
         self.fallback: str = _env_choice("AUTODEV_FALLBACK", FALLBACK_MODES)
         self.cache_dir: str | None = _env("AUTODEV_CACHE_DIR")
         self.profile: str | None = _env("AUTODEV_PROFILE")
+        self.mirror_budget: float = _fraction(
+            "AUTODEV_MIRROR_BUDGET", _env("AUTODEV_MIRROR_BUDGET") or "0.5")
 
 
 ENV = _Env()

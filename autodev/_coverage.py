@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._gpu_checks import TABLE, UFUNC_AT, UFUNC_METHODS, Row
 from ._namespace import CREATION, DIRECT, SPECS, UFUNCS
 
 
@@ -46,6 +47,7 @@ def render() -> str:
     ]
     for family, names in sorted(families.items()):
         lines += [f"## {family} ({len(names)})", "", ", ".join(names), ""]
+    lines += _differences()
     lines += [
         "## `autodev.random`",
         "",
@@ -55,6 +57,51 @@ def render() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _on_gpu(row: Row) -> str:
+    """What autodev does about the row's difference, in a few words."""
+    parts = []
+    if row.cupy is None:
+        parts.append("runs on the CPU")
+    if row.numpy_only:
+        parts.append("CPU when " + ", ".join(f"`{k}=`" for k in row.numpy_only) + " passed")
+    if row.rule is not None:
+        parts.append(f"rule `{row.rule.__name__.strip('_')}`")
+    if row.correction is not None:
+        parts.append(f"corrected by `{row.correction.__qualname__.split('.')[0].strip('_')}`")
+    return "; ".join(parts) or "corrected where it is called (see the difference)"
+
+
+def _differences() -> list[str]:
+    """The capability table of CuPy differences as a Markdown table."""
+    lines = [
+        f"## CuPy 14 differences ({len(TABLE)} rows)",
+        "",
+        "From `autodev._gpu_checks.TABLE`: each row is one name's difference from NumPy, what",
+        "autodev does on the GPU, and whether the simulated GPU imitates it (so the CPU-only",
+        "tests exercise the correction). `tests/test_cupy_api.py` checks the CuPy names and",
+        "keywords against the installed CuPy; `tests/test_cupy_strict.py` shows each",
+        "imitation firing and each correction matching NumPy.",
+        "",
+        "| name | CuPy | difference | autodev on the GPU | sim |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in sorted(TABLE.items()):
+        sim = "imitates" if row.imitation is not None else (
+            "refuses the keywords" if row.numpy_only else ("lacks it" if row.cupy is None
+                                                           else "-"))
+        cupy = f"`{row.cupy}`" if row.cupy else "absent"
+        lines.append(f"| `{name}` | {cupy} | {row.why} | {_on_gpu(row)} | {sim} |")
+    methods = "; ".join(f"`{m}`: {', '.join(sorted(u))}" for m, (u, _) in UFUNC_METHODS.items())
+    at = ", ".join(f"`{n}`" for n in sorted(UFUNC_AT))
+    lines += [
+        "",
+        f"Ufunc methods CuPy implements: {methods}; `at` for {at} (some dtypes each).",
+        "Every other ufunc method runs on the CPU.",
+        "",
+    ]
+    return lines
 
 
 if __name__ == "__main__":

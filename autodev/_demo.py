@@ -253,7 +253,30 @@ def run(args: argparse.Namespace) -> int:
     _print_table(rows, gpu)
     print(f"\n({time.perf_counter() - started:.1f} s; medians of repeated runs, "
           "warm-up excluded, GPU synchronised)")
+    if gpu is not None:
+        print()
+        print("\n".join(reuse_story(1024 if args.quick else 4096)))
     return 0
+
+
+def reuse_story(n: int, steps: int = 50) -> list[str]:
+    """The README's power iteration traced: where its matrix went, and why."""
+    a = autodev.random.default_rng(0).standard_normal((n, n), dtype=autodev.float32)
+    x = autodev.ones(n, dtype=autodev.float32)
+    with autodev.trace() as records:
+        for _ in range(steps):
+            x = a @ x
+            x = x / autodev.linalg.norm(x)
+    products = [r for r in records if r.op == "matmul"]
+    on_gpu = sum(r.device != "cpu" for r in products)
+    lines = [f"Power iteration, {steps} x (x = a @ x; x /= norm(x)), a {n}x{n} float32 "
+             f"({a.nbytes / 2**20:.0f} MiB) made on the host:"]
+    moves = [r for r in records if r.op == "move" and r.shapes == ((n, n),)]
+    lines += [f"  {r.line()}" for r in moves] or ["  a never moved: each product "
+                                                   "stays cheaper on the CPU here"]
+    lines.append(f"  {on_gpu} of {len(products)} products ran on the GPU; "
+                 f"x.device is {x.device}, its data is on {x.location}")
+    return lines
 
 
 def _print_table(rows: list[Row], gpu: Any) -> None:

@@ -1,9 +1,11 @@
 """Dispatch: choose the device for a call, run it there, wrap the results.
 
-Per call: which devices can run it (the capability table: the function exists
-on the backend and the backend holds the dtypes) -> predicted cost on each
-(compute curve + moving every input not already there) -> cheapest wins, ties
-to the CPU -> run -> wrap results on the device that computed them.
+Per call: inputs pinned to a device run there (two pins raise); otherwise which
+devices can run it (the capability table: the function exists on the backend and
+the backend holds the dtypes) -> predicted cost on each (compute curve + moving
+every input not already there; reuse credit may mirror an input first, see
+:mod:`autodev._reuse`) -> cheapest wins, ties to the CPU -> run -> wrap results on
+the device that computed them, placed ``auto`` or pinned as their inputs were.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from . import _residency as R
-from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend
-from ._config import get_policy
+from . import _reuse
+from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
+from ._config import ENV, get_policy
 from ._cost import CostModel, dtype_class
-from ._device import CPU, Device
+from ._device import AUTO, CPU, Device
 from ._memory import check_not_view, retrying, write_back
-from ._trace import STATS, Record, emit, tick
+from ._trace import STATS, Record, emit, note_fallback, tick
 
 WorkFn = Callable[[list[Any]], float]
 
@@ -102,7 +105,13 @@ class OpSpec:
     cpu_impl : callable, optional
         The CPU implementation, when it is not the NumPy function at ``path``.
     gpu_ok : callable, optional
-        Extra capability rule ``(arrays, args, kwargs) -> bool`` for the GPU.
+        Extra capability rule ``(arrays, kwargs) -> bool`` for the GPU.
+    gpu_wrap : callable, optional
+        ``(backend, func) -> func``: the correction around the GPU function (NumPy's
+        checks and result types CuPy lacks; see ``autodev._gpu_checks.TABLE``).
+
+    A spec is immutable once built: each attribute is set once, by the constructor
+    (only its cache of resolved implementations fills in as backends are met).
     """
 
     __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
@@ -111,7 +120,9 @@ class OpSpec:
     def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
                  scalar: bool = False, work: WorkFn | None = None,
                  cpu_impl: Callable[..., Any] | None = None,
-                 gpu_ok: Callable[..., bool] | None = None) -> None:
+                 gpu_ok: Callable[..., bool] | None = None,
+                 gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]]
+                 | None = None) -> None:
         self.name = name
         self.path = path
         self.family = family
@@ -120,9 +131,17 @@ class OpSpec:
         self.work = work or WORK[family]
         self.cpu_impl = cpu_impl
         self.gpu_ok = gpu_ok
-        #: ``(backend, func) -> func``: adds NumPy's checks CuPy lacks (bounds, ...)
-        self.gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]] | None = None
+        self.gpu_wrap = gpu_wrap
         self._impls: dict[Backend, Callable[..., Any] | None] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            getattr(self, name)
+        except AttributeError:  # not set yet: the constructor is setting it
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(f"{type(self).__name__} {self.name!r} is immutable once built; "
+                             f"give {name}= to its constructor instead.")
 
     def impl(self, backend: Backend) -> Callable[..., Any] | None:
         """The callable running this op on ``backend``, or None if it has none."""
@@ -198,16 +217,72 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
 
 # --------------------------------------------------------------------------- general path
 
+#: Functions taking NumPy's ``device=`` keyword: the result is placed there afterwards.
+DEVICE_KEYWORD = frozenset({"zeros_like", "ones_like", "empty_like", "full_like",
+                            "fft.fftfreq", "fft.rfftfreq"})
+
+
 def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
+    if kwargs and "device" in kwargs and spec.name in DEVICE_KEYWORD:
+        kwargs = dict(kwargs)
+        device = kwargs.pop("device")
+        return placed(call(spec, args, kwargs), device)
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
     _collect(args, arrays)
     if kwargs:
         _collect(kwargs.values(), arrays)
-    device, record = choose(spec, arrays, kwargs)
-    return execute(spec, device, args, kwargs, record)
+    pin = pin_of(arrays) if STATE.pinned else None
+    device, record = choose(spec, arrays, kwargs, pin)
+    result = execute(spec, device, args, kwargs, record)
+    if pin is not None:
+        result = _label(result, pin, arrays)
+    return result
+
+
+def placed(result: Any, device: Any) -> Any:
+    """``result`` placed as a ``device=`` keyword asks: None leaves it, ``"auto"`` unpins,
+    any other device pins (moving the data there)."""
+    if device is None:
+        return result
+    target = resolve_device(device)
+    if type(result) is ndarray:
+        return result.to_device(target)
+    if type(result) is tuple:
+        return tuple(placed(r, target) for r in result)
+    return result
+
+
+def pin_of(arrays: list[Any]) -> Device | None:
+    """The device the call's inputs are pinned to (None: all placed by autodev)."""
+    pin = None
+    for a in arrays:
+        p = getattr(a, "_pin", None)
+        if p is not None and p is not pin:
+            if pin is not None:
+                raise ValueError(
+                    f"Arrays pinned to different devices meet in one call: {pin} and {p}. "
+                    f"Move one with x.to_device({str(pin)!r}), or unpin with "
+                    "x.to_device('auto') to let autodev place them."
+                )
+            pin = p
+    return pin
+
+
+def _label(result: Any, pin: Device, inputs: list[Any]) -> Any:
+    """Pin the fresh arrays of a pinned call's result (an input returned as is keeps its
+    own placement). The data stays where it was computed: the next call moves it if it
+    must, so a CPU-only function on GPU-pinned data costs no extra copy back."""
+    t = type(result)
+    if t is ndarray:
+        if result._pin is None and not any(result is a for a in inputs):
+            result._pin = pin
+    elif t is tuple or t is list or hasattr(result, "_fields"):
+        for r in result:
+            _label(r, pin, inputs)
+    return result
 
 
 def _collect(items: Iterable[Any], found: list[Any]) -> None:
@@ -219,8 +294,8 @@ def _collect(items: Iterable[Any], found: list[Any]) -> None:
             _collect(obj, found)
 
 
-def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
-           ) -> tuple[Device, Record | None]:
+def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
+           pin: Device | None = None) -> tuple[Device, Record | None]:
     """Pick the device for a call; return it and a trace record if watched."""
     gpu = STATE.sim if STATE.sim is not None else active_gpu()
     costs: tuple[float, float] | None = None
@@ -229,6 +304,8 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         out = out[0]
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
+    elif pin is not None:
+        device, reason = _decide_pinned(spec, arrays, kwargs, out, gpu, pin)
     elif gpu is None:
         device, reason = CPU, "no GPU usable"
     else:
@@ -242,8 +319,28 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any]
         device=str(device),
         reason=reason,
         costs={"cpu": costs[0], str(gpu.device): costs[1]} if costs and gpu else {},
+        placement=str(AUTO if pin is None else pin),
     )
     return device, record
+
+
+def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,
+                   gpu: Backend | None, pin: Device) -> tuple[Device, str]:
+    """Device and reason for a call whose inputs are pinned to ``pin``: it runs there
+    (compute follows data), on the CPU only where the GPU cannot run it."""
+    if pin is not CPU and (gpu is None or gpu.device is not pin):
+        raise RuntimeError(
+            f"This call's inputs are pinned to {pin}, which is not usable now: "
+            f"{'no GPU is usable' if gpu is None else f'the GPU in use is {gpu.device}'}. "
+            "Move them with x.to_device('cpu') or unpin them with x.to_device('auto')."
+        )
+    if pin is not CPU and not _gpu_capable(spec, gpu, arrays, kwargs):  # type: ignore[arg-type]
+        return CPU, f"pinned to {pin}; the GPU cannot run it (capability table), ran on cpu"
+    if type(out) is ndarray:
+        return out._device, "out= lives there"
+    if type(out) is np.ndarray:
+        return CPU, "out= is a NumPy array"
+    return pin, f"pinned to {pin}"
 
 
 def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, gpu: Backend
@@ -268,7 +365,15 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
     if policy == "cpu":
         return CPU, "policy cpu", None
     costs = _predict(spec, arrays, gpu.device, work)
-    return (gpu.device if costs[1] < costs[0] else CPU), "cost model", costs
+    winner = gpu.device if costs[1] < costs[0] else CPU
+    if arrays and ENV.mirror_budget:
+        moved = _reuse.credit(arrays, costs[0], costs[1], winner, gpu, cost_model(),
+                              STATE.watchers > 0)
+        if moved is not None:  # an input now has a mirror: price the call again
+            costs = _predict(spec, arrays, gpu.device, work)
+            winner = gpu.device if costs[1] < costs[0] else CPU
+            return winner, f"cost model, after a move ({moved})", costs
+    return winner, "cost model", costs
 
 
 def _all_on_host(arrays: list[Any]) -> bool:
@@ -310,13 +415,20 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None =
         work = spec.work(arrays)
     t_cpu = cpu_lat + work * cpu_inv
     t_gpu = gpu_lat + work * gpu_inv
+    if spec.family == "matmul" and arrays:
+        # A product reads every element of its operands at least once: a matrix-vector
+        # product is bound by memory, not by the multiply-adds its curve was fitted on.
+        r_cpu_lat, r_cpu_inv, r_gpu_lat, r_gpu_inv = model.curves("reduction", dclass)
+        elements = work_elements(arrays)
+        t_cpu = max(t_cpu, r_cpu_lat + elements * r_cpu_inv)
+        t_gpu = max(t_gpu, r_gpu_lat + elements * r_gpu_inv)
     for a in arrays:
         device = a._device
         if device is CPU:
-            if a._mirror is None or R.mirror_on(a, gdev) is None:
+            if not R.has_mirror(a, gdev):
                 t_gpu += model.h2d(a.nbytes)
         else:
-            if a._mirror is None or R.mirror_on(a, CPU) is None:
+            if not R.has_mirror(a, CPU):
                 t_cpu += model.d2h(a.nbytes)
             if device is not gdev:
                 t_gpu += model.h2d(a.nbytes)
@@ -353,8 +465,21 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
                 record.device = "cpu"
             return _fallback_cpu(spec, args, kwargs, moves, device)
 
-        result = retrying(spec.name, device,
-                          lambda: _run(spec, backend, args, kwargs, moves), on_host)
+        try:
+            result = retrying(spec.name, device,
+                              lambda: _run(spec, backend, args, kwargs, moves), on_host)
+        except NotImplementedError as declined:
+            # Declared safety net: CuPy raises NotImplementedError for a case it lacks that
+            # no table row foresaw. The call runs on the CPU, counted and traced; anything
+            # else (TypeError, ValueError, device errors) propagates.
+            if fell_back or ENV.fallback == "raise":
+                raise
+            note_fallback(spec.name, str(device), declined, reason="not implemented")
+            if record is not None:
+                record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+                record.device = "cpu"
+            result = _fallback_cpu(spec, args, kwargs, moves)
+            fell_back.append(True)
         if fell_back:
             device = CPU
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
@@ -464,7 +589,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                                          and result.base is None
                                          and backend.owner(a._data) is backend.owner(result)):
                     return a  # the very array, as NumPy returns it
-                if a._mirror is not None and a._mirror[2] is result:  # never hand out a mirror
+                if a._device is not device and R.has_mirror(a, device) \
+                        and R.mirror_on(a, device) is result:  # never hand out a mirror
                     return new(backend.xp.array(result, copy=True), device)
         storage, result = _storage_for(result, device, backend, args)
         return new(result, device, storage, scalar and result.ndim == 0)
@@ -511,14 +637,17 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     return None, result
 
 
-def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False) -> Any:
-    """Make an autodev array around native ``data`` (the private constructor)."""
+def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False,
+        pin: Device | None = None) -> Any:
+    """Make an autodev array around native ``data`` living on ``device`` (the private
+    constructor); ``pin``: the device it is pinned to, None for autodev's placement."""
     a = _object_new(ndarray)
     a._data = data
     a._device = device
     a._storage = storage
     a._mirror = None
     a._scalar = scalar
+    a._pin = pin
     return a
 
 
@@ -562,3 +691,5 @@ STATE.listeners.append(reset_cost_model)
 
 
 from ._array import ndarray  # noqa: E402  (the array class needs this module first)
+
+_reuse._NATIVE_ON[ndarray] = R.native_on

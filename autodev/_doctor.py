@@ -88,7 +88,7 @@ def driver_cuda_version() -> tuple[int, int] | None:
 def install_command(driver: tuple[int, int] | None) -> str:
     """The pip command installing CuPy for this driver's CUDA major."""
     major = driver[0] if driver else 12
-    extra = {12: "cuda12", 13: "cuda13"}.get(major)
+    extra = {12: "cuda12-ctk", 13: "cuda13-ctk"}.get(major)
     if extra is None:
         return (f"your driver supports CUDA {major}, which autodev has no extra for; update the "
                 "NVIDIA driver to one supporting CUDA 12 or 13, then pip install 'autodev[cuda12]'")
@@ -135,7 +135,21 @@ def _cupy_checks(driver: tuple[int, int] | None) -> tuple[list[dict[str, str]], 
         return checks + [_check("CuPy import", FAIL, f"import cupy failed: {err}",
                                 f"pip install --force-reinstall {found[0]}")], None
     checks.append(_check("CuPy import", OK, f"cupy {cupy.__version__} ({found[0]})"))
+    checks.append(_toolkit_check(cupy, driver))
     return checks, cupy
+
+
+def _toolkit_check(cupy: Any, driver: tuple[int, int] | None) -> dict[str, str]:
+    """CuPy 14 needs the CUDA libraries (a CUDA Toolkit or its [ctk] wheels)."""
+    from ._backends._cupy import TOOLKIT_HINT, missing_toolkit
+
+    missing = missing_toolkit()
+    if not missing:
+        return _check("CUDA libraries", OK, "CuPy loads cuBLAS, cuSOLVER, cuSPARSE, cuRAND "
+                      "and cuFFT")
+    status = FAIL if driver else INFO
+    return _check("CUDA libraries", status, f"CuPy {cupy.__version__} cannot load the CUDA "
+                  f"libraries ({missing}); no GPU call would run", TOOLKIT_HINT)
 
 
 def _wheel_cuda_major(name: str) -> int | None:
@@ -159,6 +173,10 @@ def _device_checks(cupy: Any, driver: tuple[int, int]) -> list[dict[str, str]]:
     name = runtime.getDeviceProperties(0)["name"]
     checks = [_check("CUDA device", OK, f"{count} device(s); cuda:0 is "
                      f"{name.decode() if isinstance(name, bytes) else name}")]
+    from ._backends._cupy import missing_toolkit
+
+    if missing_toolkit():  # a kernel would raise; the "CUDA libraries" check names the fix
+        return checks
     compile_error = getattr(cupy.cuda.compiler, "CompileException", errors[0])
     try:
         total = float(cupy.arange(1000, dtype=cupy.float64).sum())

@@ -62,8 +62,12 @@ def retrying(op: str, device: Device, attempt: Callable[[], T],
 
 
 def free(device: Device) -> None:
-    """Release what autodev can on ``device``: every mirror, then the pool's cached blocks."""
+    """Release what autodev can on ``device``: every mirror and the reuse credit that
+    would make them again, then the pool's cached blocks."""
+    from . import _reuse  # imports the dispatcher, which imports this module
+
     R.drop_mirrors()
+    _reuse.forget_all()
     backend_for(device).free_memory()
 
 

@@ -15,11 +15,12 @@ import numpy as np
 
 from . import _residency as R
 from ._array import _in_place, _index_native, ndarray
-from ._backends import STATE, active_gpu, backend_for, resolve_device
+from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
-from ._device import CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, gpu_rules
-from ._dispatch import OpSpec, call, cpu_arg, new
+from ._device import AUTO, CPU, Device
+from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
+    ufunc_method_rule
+from ._dispatch import OpSpec, call, cpu_arg, new, placed
 from ._memory import in_place_on_host, retrying, write_back
 from ._trace import tick
 
@@ -92,16 +93,27 @@ def _sync_fast() -> None:
 STATE.listeners.append(_sync_fast)
 
 
+#: Specs whose GPU function lives elsewhere: name -> (GPU path, CPU implementation).
+_ELSEWHERE: dict[str, tuple[str, Any]] = {
+    # cupy.linalg has no diagonal: the GPU runs the main one (its row's correction)
+    "linalg.diagonal": ("diagonal", getattr(np.linalg, "diagonal", None)),
+}
+
+
 def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
+    rules = gpu_rules()
     for family, names in table.items():
         for name in names.split():
             if getattr(module, name, None) is None:
                 continue  # not in this NumPy version
             where = "primary" if family == "primary" else "dispatch"
-            SPECS[prefix + name] = OpSpec(
-                prefix + name, prefix + name, "copy" if where == "primary" else family,
+            full = prefix + name
+            path, cpu_impl = _ELSEWHERE.get(full, (full, None))
+            SPECS[full] = OpSpec(
+                full, path, "copy" if where == "primary" else family,
                 where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
                                or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
+                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=GPU_WRAPPERS.get(full),
             )
 
 
@@ -121,18 +133,30 @@ class ufunc:
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
 
-    def __init__(self, np_ufunc: Any, path: str, family: str) -> None:
+    def __init__(self, np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
+                 where: str = "dispatch", gpu_ok: Any = None) -> None:
         self._np = np_ufunc
         self.__name__ = np_ufunc.__name__
         self.__doc__ = np_ufunc.__doc__
         name = np_ufunc.__name__
-        self._spec = OpSpec(name, path, family, scalar=True)
+        # NumPy's ufuncs follow the capability table's ufunc rows; others (scipy.special's,
+        # frompyfunc's) give their own rule or run on the CPU
+        cpu = where == "cpu"
+        self._spec = OpSpec(name, path, family, where, scalar=True,
+                            cpu_impl=np_ufunc if cpu else None,
+                            gpu_ok=_UFUNC_RULE if numpy else gpu_ok,
+                            gpu_wrap=TABLE["ufunc"].correction if numpy else None)
         self._methods = {
-            "reduce": OpSpec(f"{name}.reduce", f"{path}.reduce", "reduction", scalar=True),
-            "accumulate": OpSpec(f"{name}.accumulate", f"{path}.accumulate", "reduction"),
-            "reduceat": OpSpec(f"{name}.reduceat", f"{path}.reduceat", "reduction"),
-            "outer": OpSpec(f"{name}.outer", f"{path}.outer", family, work=_outer_work),
+            method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction", where,
+                           scalar=method == "reduce",
+                           cpu_impl=getattr(np_ufunc, method) if cpu else None,
+                           gpu_ok=ufunc_method_rule(method, name) if numpy else gpu_ok)
+            for method in UFUNC_METHODS
         }
+        self._methods["outer"] = OpSpec(f"{name}.outer", f"{path}.outer", family, where,
+                                        work=_outer_work,
+                                        cpu_impl=np_ufunc.outer if cpu else None,
+                                        gpu_ok=_UFUNC_RULE if numpy else gpu_ok)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _FAST and not kwargs:
@@ -145,8 +169,8 @@ class ufunc:
                     if type(result) is not _np_ndarray:
                         return _fast_other(result)
                     a = _onew(ndarray)  # inlined new(): this is the hottest path there is
-                    a._data, a._device, a._storage, a._mirror, a._scalar = \
-                        result, CPU, None, None, False
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
+                        result, CPU, None, None, False, None
                     return a
             elif n == 2:
                 x, y = args
@@ -156,8 +180,8 @@ class ufunc:
                     if type(result) is not _np_ndarray:
                         return _fast_other(result)
                     a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar = \
-                        result, CPU, None, None, False
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
+                        result, CPU, None, None, False, None
                     return a
         return call(self._spec, args, kwargs)
 
@@ -176,12 +200,13 @@ class ufunc:
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
         device = a._device
-        func = None if device is CPU else backend_for(device).resolve(self._spec.path + ".at")
+        func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
+            else backend_for(device).resolve(self._spec.path + ".at")
         on_host = (lambda host: self._np.at(host, cpu_arg(indices),
                                             *(cpu_arg(b),) if b is not None else ()))
         if device is CPU:
             on_host(a._data)
-        elif func is None:  # declared: this ufunc has no device ``at``; apply it on the host
+        elif func is None:  # declared (capability table): no device ``at``; on the host
             in_place_on_host(self.__name__ + ".at", a, on_host)
         else:
             def on_device() -> None:
@@ -197,6 +222,10 @@ class ufunc:
 
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
+
+
+#: The capability rule of a NumPy ufunc's call on the GPU (its keywords CuPy takes).
+_UFUNC_RULE = gpu_rules()["ufunc"]
 
 
 def _fast_other(result: Any) -> Any:
@@ -229,12 +258,13 @@ def _family_of_ufunc(name: str) -> str:
 
 
 def _build_ufuncs() -> None:
-    for name in dir(np):
-        value = getattr(np, name)
+    # NumPy's namespace as loaded (its ufuncs all are): ``getattr`` over ``dir(np)`` would
+    # import every lazy submodule (f2py, testing, ma, polynomial, ...) at ``import autodev``
+    names = {name: value for name, value in vars(np).items() if not name.startswith("_")}
+    for name, value in names.items():
         if isinstance(value, np.ufunc) and value.__name__ not in UFUNCS:
             UFUNCS[value.__name__] = ufunc(value, value.__name__, _family_of_ufunc(value.__name__))
-    for alias in dir(np):
-        value = getattr(np, alias)
+    for alias, value in names.items():
         if isinstance(value, np.ufunc):
             SPECS.setdefault(alias, UFUNCS[value.__name__]._spec)
 
@@ -260,17 +290,12 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
 
         name = np_ufunc.__name__
         if getattr(scipy.special, name, None) is np_ufunc:
-            from .scipy.special import declare_ufunc  # its GPU capability table
+            from .scipy.special import ufunc_options  # its GPU capability table
 
-            found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental")
-            declare_ufunc(found)
+            found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
+                          **ufunc_options(name))
         else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
-            found = ufunc(np_ufunc, name, "elementwise")
-            found._spec.where = "cpu"
-            found._spec.cpu_impl = np_ufunc
-            for method, spec in found._methods.items():
-                spec.where = "cpu"
-                spec.cpu_impl = getattr(np_ufunc, method)
+            found = ufunc(np_ufunc, name, "elementwise", numpy=False, where="cpu")
         _FOREIGN_UFUNCS[np_ufunc] = found
     return found
 
@@ -380,7 +405,9 @@ def writing_function(np_func: Callable[..., Any], param: str,
 def creation_device(device: Any) -> Device:
     """Where a creation call puts its array: ``device=``, else the policy's choice."""
     if device is not None:
-        return resolve_device(device)
+        target = resolve_device(device)
+        if target is not AUTO:
+            return target
     if get_policy() == "gpu":
         gpu = active_gpu()
         if gpu is not None:
@@ -399,8 +426,8 @@ def make_creation(name: str) -> Callable[..., Any]:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
                     a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar = \
-                        result, CPU, None, None, False
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
+                        result, CPU, None, None, False, None
                     return a
                 return _created(result, CPU)
             return function(*args, **kwargs)
@@ -419,13 +446,13 @@ def make_creation(name: str) -> Callable[..., Any]:
         kwargs.pop("like", None)
         target = creation_device(device)
         if target is CPU:
-            return _created(np_func(*args, **kwargs), CPU)
+            return _pinned(_created(np_func(*args, **kwargs), CPU), device)
         func = backend_for(target).resolve(name)
         if func is None or (takes_arrays and any(
                 type(a) is np.ndarray for a in (*args, *kwargs.values()))):
-            return place(name, np_func(*args, **kwargs), target)
-        return retrying(name, target, lambda: _created(func(*args, **kwargs), target),
-                        lambda: _created(np_func(*args, **kwargs), CPU))
+            return _pinned(place(name, np_func(*args, **kwargs), target), device)
+        return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
+                                lambda: _created(np_func(*args, **kwargs), CPU)), device)
 
     result = public or function
     result.__name__ = name
@@ -459,6 +486,20 @@ def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) 
                     lambda: new(host, CPU, storage))
 
 
+def _pinned(result: Any, device: Any) -> Any:
+    """A created array pinned where ``device=`` asked (None or ``"auto"``: not pinned)."""
+    if device is None:
+        return result
+    target = resolve_device(device)
+    if target is AUTO:
+        return result
+    note_pinned()
+    for a in result if type(result) is tuple else (result,):
+        if type(a) is ndarray:
+            a._pin = target
+    return result
+
+
 def _created(result: Any, device: Device) -> Any:
     """Wrap a creation result; ``linspace(..., retstep=True)`` gives ``(array, step)``."""
     if type(result) is tuple:
@@ -479,16 +520,19 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str =
             if result is not data:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
             return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
-                                                     R.storage_of(obj))
+                                                     R.storage_of(obj), False, obj._pin)
         xp = backend_for(obj._device).xp
         return retrying("array", obj._device, lambda: new(xp.array(
-            data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device),
-            lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
-                                 ndmin=ndmin), CPU))
+            data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device, None, False,
+            obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
+                                            ndmin=ndmin), CPU, None, False, obj._pin))
+    if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
+        return placed(array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
-    return place("array", host, target, R.Storage(escaped=True) if escaped else None)
+    return _pinned(place("array", host, target, R.Storage(escaped=True) if escaped else None),
+                   device)
 
 
 def _ndmin(data: Any, ndmin: int) -> Any:
@@ -499,13 +543,10 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
             copy: bool | None = None, like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
     if type(obj) is ndarray:
-        target = obj._device if device is None else resolve_device(device)
-        if target is obj._device and (dtype is None or np.dtype(dtype) == obj.dtype) \
-                and not copy:
-            return obj
-        moved = obj if target is obj._device else obj.to_device(target)
-        if dtype is None and not copy:
-            return moved
+        moved = obj if device is None else obj.to_device(device)
+        if dtype is None or np.dtype(dtype) == obj.dtype:
+            if not copy:
+                return moved
         return array(moved, dtype=dtype, copy=False if copy is False else bool(copy) or None)
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
@@ -514,7 +555,7 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
     shared = host is obj or host.base is not None
     storage = R.Storage(escaped=True) if shared else None
     target = creation_device(device) if device is not None else CPU
-    return place("asarray", host, target, storage)
+    return _pinned(place("asarray", host, target, storage), device)
 
 
 def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:
@@ -671,13 +712,4 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
 _build_specs("", np, FAMILY_FUNCTIONS)
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
 _build_specs("fft.", np.fft, FFT_FUNCTIONS)
-if "linalg.diagonal" in SPECS:  # cupy.linalg has no diagonal: the GPU runs the main one
-    SPECS["linalg.diagonal"].path = "diagonal"
-    SPECS["linalg.diagonal"].cpu_impl = np.linalg.diagonal
-for _name, _wrapper in GPU_WRAPPERS.items():
-    if _name in SPECS:
-        SPECS[_name].gpu_wrap = _wrapper
-for _name, _rule in gpu_rules().items():
-    if _name in SPECS:
-        SPECS[_name].gpu_ok = _rule
 _build_ufuncs()

@@ -21,14 +21,24 @@ from ._trace import STATS
 
 
 class Storage:
-    """What views of one buffer share: a write version, an escape flag, and whether any
-    of its arrays holds a mirror (so a write knows there is device memory to release)."""
+    """What views of one buffer share: a write version, an escape flag, the reuse credit
+    earned towards the other device (see :mod:`autodev._reuse`), and whether any of its
+    arrays holds a mirror (so a write knows there is device memory to release)."""
 
-    __slots__ = ("version", "escaped", "mirrored")
+    __slots__ = ("version", "escaped", "credit", "credit_at", "credit_calls", "credit_version",
+                 "shared", "mirrored", "__weakref__")
 
     def __init__(self, escaped: bool = False) -> None:
         self.version = 0
         self.escaped = escaped
+        self.credit = 0.0  # seconds the other device would have saved
+        self.credit_at = 0  # the priced call that last added to it
+        self.credit_calls = 0
+        self.credit_version = 0  # the write version it was earned at
+        #: Mirrors every view of this geometry may read (made by reuse credit, so that
+        #: ``X.T`` made afresh each iteration finds the mirror the last one paid for):
+        #: ``(device, shape, strides, dtype, address) -> (version, native)``.
+        self.shared: dict[tuple[Any, ...], tuple[int, Any]] | None = None
         self.mirrored = False
 
 
@@ -56,15 +66,34 @@ def storage_of(array: Any) -> Storage:
 
 
 def mirror_on(array: Any, device: Device) -> Any | None:
-    """The array's valid mirror on ``device``, or None."""
+    """The array's valid mirror on ``device`` (its own, or one its storage shares), or None."""
     mirror = array._mirror
-    if mirror is None or mirror[0] is not device:
-        return None
     storage = array._storage
-    if storage.escaped or mirror[1] != storage.version:
-        array._mirror = None
+    if mirror is not None and mirror[0] is device:
+        if storage.escaped or mirror[1] != storage.version:
+            array._mirror = None
+            return None
+        return mirror[2]
+    if storage is None or not storage.shared:
         return None
-    return mirror[2]
+    found = storage.shared.get(view_key(array, device))
+    if found is None or found[0] != storage.version:
+        return None
+    return found[1]
+
+
+def has_mirror(array: Any, device: Device) -> bool:
+    """True if ``array`` can be read on ``device`` without a transfer (a valid mirror)."""
+    if array._mirror is None and (array._storage is None or not array._storage.shared):
+        return False
+    return mirror_on(array, device) is not None
+
+
+def view_key(array: Any, device: Device) -> tuple[Any, ...]:
+    """What names ``array``'s view of its buffer, for a mirror on ``device``."""
+    data = array._data
+    return (device, data.shape, data.strides, data.dtype.str,
+            backend_for(array._device).address(data))
 
 
 
@@ -131,7 +160,7 @@ def mark_written(array: Any) -> None:
     storage = array._storage
     if storage is not None:
         storage.version += 1
-        if storage.mirrored:
+        if storage.mirrored or storage.shared:
             _drop_stale(storage)
     array._mirror = None
 
@@ -140,6 +169,7 @@ def _drop_stale(storage: Storage) -> None:
     """Release the mirrors a write to ``storage`` made stale, held by any of its views,
     now rather than when each view is next read (they hold device memory)."""
     storage.mirrored = False
+    storage.shared = None  # the mirrors reuse credit made for every view of it
     for key, ref in list(_MIRRORED.items()):
         array = ref()
         if array is not None and array._storage is storage:

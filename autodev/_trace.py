@@ -22,7 +22,8 @@ class _Stats:
     """Counters since start or the last ``stats(reset=True)``."""
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
-                 "d2h_bytes", "fallbacks", "warned")
+                 "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
+                 "reuse_bytes")
 
     def __init__(self) -> None:
         self.reset()
@@ -36,6 +37,9 @@ class _Stats:
         self.d2h_count = 0
         self.d2h_bytes = 0
         self.fallbacks = 0
+        self.fallback_reasons: dict[str, int] = {}
+        self.reuse_moves = 0
+        self.reuse_bytes = 0
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -56,8 +60,11 @@ def stats(reset: bool = False) -> dict[str, Any]:
     """Return call and transfer counters; with ``reset=True`` also zero them.
 
     Keys: ``calls`` (device name -> dispatched calls), ``h2d_count``,
-    ``h2d_bytes``, ``d2h_count``, ``d2h_bytes`` (host<->device transfers) and
-    ``fallbacks`` (calls that had to leave the GPU after an out-of-memory).
+    ``h2d_bytes``, ``d2h_count``, ``d2h_bytes`` (host<->device transfers),
+    ``fallbacks`` (calls that had to leave the GPU: after an out-of-memory, or because
+    the GPU library raised NotImplementedError), ``fallback_reasons`` (``"op: reason"``
+    -> count), ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device
+    because their reuse paid for the move; those bytes are in the transfer counters too).
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -70,6 +77,9 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "d2h_count": STATS.d2h_count,
         "d2h_bytes": STATS.d2h_bytes,
         "fallbacks": STATS.fallbacks,
+        "fallback_reasons": dict(STATS.fallback_reasons),
+        "reuse_moves": STATS.reuse_moves,
+        "reuse_bytes": STATS.reuse_bytes,
     }
     if reset:
         STATS.reset()
@@ -80,9 +90,12 @@ def stats(reset: bool = False) -> dict[str, Any]:
 class Record:
     """One dispatch decision.
 
+    ``device`` is where the call ran (a location); ``placement`` is the placement
+    of its results: ``auto``, or the device its inputs were pinned to.
     ``costs`` maps device name to predicted seconds (compute + transfers); it is
     empty when no prediction was needed (policy, capability or ``out=``).
-    ``transfers`` lists ``(direction, nbytes)`` moves the call made.
+    ``transfers`` lists ``(direction, nbytes)`` moves the call made. A reuse move is
+    a record of its own, op ``"move"``, whose reason gives the credit.
     """
 
     op: str
@@ -92,13 +105,15 @@ class Record:
     reason: str
     costs: dict[str, float] = field(default_factory=dict)
     transfers: list[tuple[str, int]] = field(default_factory=list)
+    placement: str = "auto"
 
     def line(self) -> str:
         """The one-line form used by ``AUTODEV_TRACE=1``."""
         shapes = " ".join("x".join(map(str, s)) or "()" for s in self.shapes)
         costs = " ".join(f"{d}={t * 1e6:.1f}us" for d, t in self.costs.items())
         moved = " ".join(f"{d}:{n}B" for d, n in self.transfers) or "none"
-        return (f"{self.op} [{shapes}] {self.dtype} -> {self.device} ({self.reason})"
+        placed = "" if self.placement == "auto" else f" pinned {self.placement}"
+        return (f"{self.op} [{shapes}] {self.dtype} -> {self.device}{placed} ({self.reason})"
                 f"{' predicted ' + costs if costs else ''} transfers {moved}")
 
 
@@ -138,13 +153,17 @@ def trace() -> Iterator[list[Record]]:
         STATE.refresh()
 
 
-def note_fallback(op: str, device: str, err: BaseException) -> None:
-    """Count a GPU -> CPU fallback and warn as AUTODEV_FALLBACK says."""
+def note_fallback(op: str, device: str, err: BaseException,
+                  reason: str = "out of memory") -> None:
+    """Count a GPU -> CPU fallback (and why) and warn as AUTODEV_FALLBACK says."""
     STATS.fallbacks += 1
+    key = f"{op}: {reason}"
+    STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
     if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
         STATS.warned = True
+        what = "ran out of memory" if reason == "out of memory" else "is not implemented"
         warn_user(
-            f"autodev: {op} ran out of memory on {device} ({err}); it ran on the CPU "
+            f"autodev: {op} {what} on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
             ResourceWarning,
         )

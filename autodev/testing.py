@@ -32,7 +32,7 @@ def simulated_gpu(costs: dict[str, Any] | None = None) -> Iterator[SimBackend]:
     >>> from autodev.testing import simulated_gpu
     >>> with simulated_gpu() as sim, np.policy("gpu"):
     ...     x = np.ones(3) * 2
-    >>> str(x.device)
+    >>> str(x.location)
     'sim:0'
     """
     previous = STATE.sim

@@ -27,7 +27,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
-from .benchmarks.common import (FULL, REFERENCE, WORKLOADS, Workload, gpu_reason,
+from .benchmarks.common import (CHAINED, FULL, REFERENCE, WORKLOADS, Workload, gpu_reason,
                                 host_inputs, implementation)
 
 QUICK_SIZES = 2  # --quick: the two smallest sizes of each family
@@ -108,7 +108,24 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
     row["cpu"] = times.get("autodev-cpu")
     row["gpu"] = times.get("autodev-gpu")
     _judge(row)
+    if workload.name in CHAINED:
+        _best_fixed(row, inputs)
     return row
+
+
+def _best_fixed(row: dict[str, Any], inputs: tuple[Any, ...]) -> None:
+    """Best fixed placement of a chained workload: all on the CPU, or its inputs moved
+    to the GPU once (priced by the profile's transfer curve) and every step there."""
+    from autodev._dispatch import cost_model
+
+    moved = None
+    if row["gpu"] is not None:
+        nbytes = sum(getattr(x, "nbytes", 0) for x in inputs)
+        moved = row["gpu"] + cost_model().h2d(nbytes)
+    known = [t for t in (row["cpu"], moved) if t is not None]
+    row["best_fixed"] = min(known) if known else None
+    row["vs_fixed"] = (row["autodev"] / row["best_fixed"]
+                       if row["autodev"] is not None and row["best_fixed"] else None)
 
 
 def _autodev_clock(sim: Any, device: str) -> Callable[[], float] | None:
@@ -141,11 +158,12 @@ def _judge(row: dict[str, Any]) -> None:
     """Ratio autodev ÷ min(CPU, GPU) and whether the chosen device was the faster one."""
     cpu, gpu, ad = row["cpu"], row["gpu"], row["autodev"]
     known = [t for t in (cpu, gpu) if t is not None]
-    row["ratio"] = ad / min(known) if ad is not None and known else None
+    row["ratio"] = ad / min(known) if ad is not None and known and min(known) > 0 else None
     row["correct"] = None
     row["miss"] = None
     device = row.get("device")
-    if cpu is None or gpu is None or device is None or "+" in device or "×" in device:
+    if cpu is None or gpu is None or device is None or "+" in device or "×" in device \
+            or not cpu or not gpu:
         return
     chosen, other = (cpu, gpu) if device == "cpu" else (gpu, cpu)
     row["correct"] = chosen <= other
@@ -217,7 +235,7 @@ def gpu_device() -> str:
     import autodev
 
     for entry in autodev.devices():
-        if str(entry["device"]) != "cpu" and entry["usable"]:
+        if entry["device"].is_gpu and entry["usable"]:
             return str(entry["device"])
     return ""
 
@@ -237,7 +255,8 @@ def format_report(result: dict[str, Any]) -> str:
              f"({m['machine']['cores']} cores), GPU: {m['gpu']}, dtype {m['dtype']}, "
              "data starting on the host; times in ms (median)",
              f"{'family':14} {'n':>6} {'numpy':>10} {'autodev':>10} {'chosen':>10} "
-             f"{'other dev':>10} {'cpu':>10} {'gpu':>10} {'ad/min':>7} {'ad/np':>6}"]
+             f"{'other dev':>10} {'cpu':>10} {'gpu':>10} {'ad/min':>7} {'ad/np':>6} "
+             f"{'ad/fixed':>8}"]
     for r in result["rows"]:
         device = r.get("device", "—")
         other = r["gpu"] if device == "cpu" else r["cpu"]
@@ -246,9 +265,11 @@ def format_report(result: dict[str, Any]) -> str:
             device = "mixed*"
         vs_numpy = (f"{r['autodev'] / r['numpy']:.2f}x" if r["autodev"] and r["numpy"]
                     else "—") + ("!" if _noise(r) else "")
+        vs_fixed = f"{r['vs_fixed']:.2f}x" if r.get("vs_fixed") else "—"
         lines.append(f"{r['family']:14} {r['size']:>6} {_ms(r['numpy']):>10} "
                      f"{_ms(r['autodev']):>10} {device:>10} {_ms(other):>10} "
-                     f"{_ms(r['cpu']):>10} {_ms(r['gpu']):>10} {ratio:>7} {vs_numpy:>6}")
+                     f"{_ms(r['cpu']):>10} {_ms(r['gpu']):>10} {ratio:>7} {vs_numpy:>6} "
+                     f"{vs_fixed:>8}")
     lines.extend(_notes(result))
     return "\n".join(lines)
 
@@ -268,6 +289,11 @@ def _noise(row: dict[str, Any]) -> bool:
 def _notes(result: dict[str, Any]) -> list[str]:
     m, acc = result["meta"], result["accuracy"]
     notes = []
+    if any(r.get("best_fixed") is not None for r in result["rows"]):
+        notes.append("ad/fixed (chained workloads): autodev ÷ the best fixed placement, all "
+                     "on the CPU or the inputs moved to the GPU once (the move priced by the "
+                     "profile's transfer curve). Repeats after the first find reuse-credit "
+                     "mirrors already made, as a long loop would.")
     if m["gpu_missing_reason"]:
         notes.append(f"GPU columns are empty: {m['gpu_missing_reason']}.")
         notes.append("Decision accuracy: not measurable without a GPU (every call ran on "
@@ -398,12 +424,13 @@ def main_with(args: argparse.Namespace) -> int:
 
 def _families(text: str | None) -> list[str]:
     if not text:
-        return list(REFERENCE)
+        return list(REFERENCE) + list(CHAINED)
     chosen = [f.strip() for f in text.split(",") if f.strip()]
-    unknown = [f for f in chosen if f not in REFERENCE]
+    unknown = [f for f in chosen if f not in REFERENCE and f not in CHAINED]
     if unknown:
         raise SystemExit(f"--families must name families of the reference set "
-                         f"({', '.join(REFERENCE)}). Got {', '.join(unknown)} instead.")
+                         f"({', '.join(REFERENCE)}) or chained workloads "
+                         f"({', '.join(CHAINED)}). Got {', '.join(unknown)} instead.")
     return chosen
 
 

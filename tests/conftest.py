@@ -82,6 +82,9 @@ def _cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 @pytest.fixture(autouse=True)
 def _reset_autodev_state() -> Iterator[None]:
     """Each test starts and ends with zeroed stats and the default policy."""
+    from autodev._backends import STATE
+    from autodev import _reuse
+
     autodev.stats(reset=True)
     token = autodev.set_policy("auto")
     try:
@@ -89,6 +92,10 @@ def _reset_autodev_state() -> Iterator[None]:
     finally:
         autodev.reset_policy(token)
         autodev.stats(reset=True)
+        _reuse.forget_all()
+        if STATE.pinned:  # pins end with the test: let the next one take the fast path
+            STATE.pinned = False
+            STATE.refresh()
 
 
 _skipped_gpu: list[str] = []

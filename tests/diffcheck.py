@@ -75,7 +75,7 @@ def assert_same(got: Any, expected: Any, device: Any = None, tol: dict | None = 
         assert type(got) is autodev.ndarray, f"expected an autodev array, got {type(got)}"
         assert not got._scalar, "an array result is flagged as a scalar"
         if device is not None:
-            assert got.device == device, f"result on {got.device}, expected on {device}"
+            assert got.location == device, f"result on {got.location}, expected on {device}"
         host = to_numpy(got)
         _compare(host, expected, tol)
         return

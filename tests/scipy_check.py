@@ -40,13 +40,13 @@ def same(result: Any, expected: Any, device: Any = None, rtol: float = 1e-10,
     if scipy.sparse.issparse(expected):
         assert autodev.scipy.sparse.issparse(result)
         if device is not None:
-            assert result.device == device
+            assert result.location == device
         got = result.get() if hasattr(result, "get") else result
         assert got.dtype == expected.dtype
         same(got.toarray(), expected.toarray(), None, rtol, atol)
         return
     if device is not None and type(result) is autodev.ndarray:
-        assert result.device == device, (result.device, device)
+        assert result.location == device, (result.location, device)
     got = to_numpy(result)
     if isinstance(expected, (numpy.ndarray, numpy.generic)):
         assert numpy.asarray(got).dtype == expected.dtype, (numpy.asarray(got).dtype,

@@ -33,7 +33,7 @@ def test_attributes(device, dtype):
     differential(lambda xp, a: a.imag, a, device=device)
     differential(lambda xp, a: a.flat[5], a, device=device, resident=False)
     differential(lambda xp, a: a.flat[2:7], a, device=device)
-    assert x.device == device
+    assert x.location == device
 
 
 def test_real_imag_writes(device):
@@ -287,7 +287,7 @@ def test_python_conversions(device):
     with pytest.raises(TypeError):
         iter(put(numpy.array(1.0), device))
     rows = list(put(sample((2, 3)), device))
-    assert len(rows) == 2 and all(r.device == device for r in rows)
+    assert len(rows) == 2 and all(r.location == device for r in rows)
     with pytest.raises(ValueError):
         bool(x)
     assert (2.5 in s) and not (3.0 in s)
@@ -394,7 +394,7 @@ def test_to_device_roundtrip(device):
     a = sample((4, 4))
     x = put(a, device)
     h = x.to_device("cpu")
-    assert h.device == "cpu"
+    assert h.location == "cpu"
     assert_same(h, a, "cpu")
     back = h.to_device(device)
     assert_same(back, a, device)

@@ -35,7 +35,7 @@ def test_numpy_asarray_shares_host_arrays_and_never_loses_writes(device):
     x = put(a, device)
     h = numpy.asarray(x)
     assert numpy.array_equal(h, a)
-    if x.device == "cpu":  # shared, as NumPy shares
+    if x.location == "cpu":  # shared, as NumPy shares
         h[0] = 99.0
         assert to_numpy(x)[0] == 99.0
     else:  # a copy: a write to it must fail loudly, not vanish
@@ -50,8 +50,8 @@ def test_numpy_asarray_shares_host_arrays_and_never_loses_writes(device):
 def test_a_shared_host_buffer_invalidates_mirrors():
     a = sample((5,))
     with simulated_gpu() as sim, autodev.policy("gpu"):
-        x = autodev.asarray(a.copy(), device="cpu")
-        d = autodev.asarray(a.copy(), device=sim.device)
+        x = autodev.array(a.copy(), device="cpu").to_device("auto")  # on the host, unpinned
+        d = autodev.asarray(a.copy(), device=sim.device).to_device("auto")
         _ = x + d  # leaves a mirror of x on the device
         h = numpy.asarray(x)
         h[:] = 7.0  # a write behind autodev's back
@@ -61,7 +61,7 @@ def test_a_shared_host_buffer_invalidates_mirrors():
 def test_array_interface_and_ctypes(device):
     a = sample((2, 3))
     x = put(a, device)
-    if x.device == "cpu":
+    if x.location == "cpu":
         iface = x.__array_interface__
         assert iface["shape"] == (2, 3) and iface["typestr"] == a.__array_interface__["typestr"]
         assert x.ctypes.data == iface["data"][0]
@@ -74,7 +74,7 @@ def test_array_interface_and_ctypes(device):
 
 def test_setflags(device):
     x = put(sample((3,)), device)
-    if x.device == "cpu":
+    if x.location == "cpu":
         x.setflags(write=False)
         assert not x.flags.writeable
         with pytest.raises(ValueError, match="read-only"):
@@ -91,7 +91,7 @@ def test_setflags(device):
 def test_read_only_data_of_a_device_array(device):
     x = put(sample((3,)), device)
     view = x.data
-    if x.device != "cpu":
+    if x.location != "cpu":
         assert view.readonly
         with pytest.raises(TypeError):
             view[0:8] = bytes(8)

@@ -136,9 +136,69 @@ def test_doctor(capsys: pytest.CaptureFixture[str]) -> None:
 def test_doctor_names_the_right_extra() -> None:
     from autodev._doctor import install_command
 
-    assert install_command((12, 4)) == "pip install 'autodev[cuda12]'"
-    assert install_command((13, 0)) == "pip install 'autodev[cuda13]'"
+    assert install_command((12, 4)) == "pip install 'autodev[cuda12-ctk]'"
+    assert install_command((13, 0)) == "pip install 'autodev[cuda13-ctk]'"
     assert "update the NVIDIA driver" in install_command((11, 8))
+
+
+def test_doctor_names_the_missing_cuda_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy 14 without a CUDA Toolkit or its [ctk] wheels: doctor names the fix (it
+    used to crash on the RuntimeError of the first kernel)."""
+    from autodev import _doctor
+    from autodev._backends import _cupy
+
+    monkeypatch.setattr(_cupy, "TOOLKIT_MODULES", ("autodev_no_such_cuda_library",))
+    fake = type("cupy", (), {"__version__": "14.2.0"})
+    check = _doctor._toolkit_check(fake, (12, 4))
+    assert check["status"] == "fail" and "[ctk]" in check["fix"]
+    assert "autodev_no_such_cuda_library" in check["detail"]
+    assert _doctor._toolkit_check(fake, None)["status"] == "info"
+    monkeypatch.setattr(_cupy, "TOOLKIT_MODULES", ("json",))
+    assert _doctor._toolkit_check(fake, (12, 4))["status"] == "ok"
+
+
+def test_probe_refuses_a_device_without_cuda_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A visible device with no loadable CUDA libraries is not usable, and says why."""
+    import types
+
+    from autodev._backends import _cupy
+
+    runtime = types.SimpleNamespace(CUDARuntimeError=RuntimeError, getDeviceCount=lambda: 1)
+    fake = types.SimpleNamespace(__version__="14.2.0",
+                                 cuda=types.SimpleNamespace(runtime=runtime))
+    real_import = _cupy.importlib.import_module
+    monkeypatch.setattr(_cupy.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(_cupy.importlib, "import_module",
+                        lambda name: fake if name == "cupy" else real_import(name))
+    monkeypatch.setattr(_cupy, "TOOLKIT_MODULES", ("autodev_no_such_cuda_library",))
+    cupy, reason = _cupy.probe_cuda()
+    assert cupy is None and "[ctk]" in reason and "autodev_no_such_cuda_library" in reason
+
+
+def test_cuda_extras_require_cupy_14() -> None:
+    """CuPy 13's sort takes no kind=, which autodev passes: the extras require 14."""
+    text = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    for extra in ("cuda12", "cuda13", "cuda12-ctk", "cuda13-ctk"):
+        line = next(l for l in text.splitlines() if l.startswith(f"{extra} ="))
+        assert ">=14" in line, line
+
+
+def test_cupy_to_host_keeps_fortran_order() -> None:
+    """cupy.asnumpy defaults to C order: the CUDA backend asks for order='A'."""
+    import types
+
+    from autodev._backends._cupy import CupyBackend
+
+    seen: dict[str, Any] = {}
+
+    def asnumpy(a: Any, stream: Any = None, order: str = "C") -> Any:
+        seen["order"] = order
+        return a
+
+    backend = object.__new__(CupyBackend)
+    backend._cp = types.SimpleNamespace(asnumpy=asnumpy)
+    backend.to_host("data")
+    assert seen["order"] == "A"
 
 
 def test_real_subprocess(tmp_path: Path) -> None:

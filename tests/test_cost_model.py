@@ -42,10 +42,10 @@ def test_tiny_host_calls_stay_on_the_host_untraced_and_traced() -> None:
         a = autodev.arange(10.0)
         autodev.stats(reset=True)
         b = a * 2 + 1  # decided by the shortcut (nothing watches)
-        assert b.device == "cpu"
+        assert b.location == "cpu"
         with autodev.trace() as records:
             c = a * 2 + 1  # decided by a full prediction, which the record shows
-        assert c.device == "cpu"
+        assert c.location == "cpu"
         assert all(r.reason == "cost model" and r.costs["cpu"] < r.costs["sim:0"]
                    for r in records)
         assert autodev.stats()["h2d_count"] == 0

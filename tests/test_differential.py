@@ -244,9 +244,9 @@ def test_linalg_factorizations_reconstruct(device, dtype):
 def test_linalg_result_types(device):
     a = spd(3, "float64")
     got = autodev.linalg.svd(autodev.asarray(a).to_device(device))
-    assert type(got).__name__ == "SVDResult" and got.S.device == device
+    assert type(got).__name__ == "SVDResult" and got.S.location == device
     w = autodev.linalg.eigh(autodev.asarray(a).to_device(device))
-    assert type(w).__name__ == "EighResult" and w.eigenvalues.device == device
+    assert type(w).__name__ == "EighResult" and w.eigenvalues.location == device
 
 
 # ---------------------------------------------------------------------- sort family

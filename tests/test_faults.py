@@ -26,13 +26,13 @@ def sim() -> Iterator[Any]:
 
 
 def on_sim(a: numpy.ndarray, sim: Any) -> autodev.ndarray:
-    return autodev.asarray(a.copy()).to_device(sim.device)
+    return autodev.asarray(a.copy()).to_device(sim.device).to_device("auto")  # moved, unpinned
 
 
 def test_one_oom_retries_after_dropping_mirrors(sim):
     a, b = sample((4, 5)), sample((4, 5), seed=1)
     x = on_sim(a, sim)
-    h = autodev.array(b, device="cpu")
+    h = autodev.array(b, device="cpu").to_device("auto")  # on the host, placed by autodev
     autodev.stats(reset=True)
     _ = x + h  # leaves a mirror of h on the device
     assert autodev._residency.mirror_on(h, sim.device) is not None
@@ -55,7 +55,7 @@ def test_two_ooms_fall_back_to_cpu_and_warn_once(sim):
     sim.inject_fault("oom", count=2)
     with pytest.warns(ResourceWarning, match="out of memory"):
         z = autodev.linalg.inv(x)
-    assert z.device == "cpu"
+    assert z.location == "cpu"
     assert_same(z, numpy.linalg.inv(a), "cpu")
     assert autodev.stats()["fallbacks"] == 1
     assert sim.freed == 1
@@ -82,7 +82,7 @@ def test_fallback_into_device_out_array(sim):
     sim.inject_fault("oom", count=2)
     with pytest.warns(ResourceWarning):
         x += y
-    assert x.device == sim.device
+    assert x.location == sim.device
     assert_same(x, a + b, sim.device)
     out = on_sim(numpy.zeros((4, 4)), sim)
     sim.inject_fault("oom", count=2)
@@ -229,7 +229,7 @@ def test_out_of_memory_at_every_allocating_call(sim, name, persistent):
     else:
         assert numpy.array_equal(to_numpy(got), expected)
         assert to_numpy(got).dtype == expected.dtype
-    assert x.device == sim.device  # an input never leaves its device
+    assert x.location == sim.device  # an input never leaves its device
     assert numpy.array_equal(to_numpy(x), expected_x)  # no lost write
     assert numpy.array_equal(to_numpy(view), expected_x[1:3])
     if name in FROM_HOST:
@@ -247,7 +247,7 @@ def test_to_device_and_asarray_device_fall_back_to_the_host(sim):
         moved = h.to_device(sim.device)
     placed = autodev.asarray(a, device=sim.device)
     sim.clear_faults()
-    assert moved.device == "cpu" and placed.device == "cpu"
+    assert moved.location == "cpu" and placed.location == "cpu"
     assert numpy.array_equal(to_numpy(moved), a) and numpy.array_equal(to_numpy(placed), a)
     moved[0, 0] = -1.0  # a copy, as to_device gives: the source is untouched
     assert to_numpy(h)[0, 0] == a[0, 0]
@@ -299,7 +299,7 @@ def test_a_view_made_under_out_of_memory_stays_a_view(sim, name):
     v = VIEWS[name](autodev, x)
     _write_through(autodev, v)
     sim.clear_faults()
-    assert v.device == sim.device
+    assert v.location == sim.device
     assert numpy.array_equal(to_numpy(x), expected)
 
 
@@ -320,7 +320,7 @@ def test_a_view_the_device_cannot_make_is_refused_not_copied(sim, name, monkeypa
         v = None
     sim.clear_faults()
     if v is not None:  # made on the device without allocating (basic indexing)
-        assert v.device == sim.device
+        assert v.location == sim.device
         assert autodev.shares_memory(v, x)
     assert numpy.array_equal(to_numpy(x), a)
 
@@ -332,7 +332,7 @@ def test_a_copying_reshape_falls_back_to_the_host(sim):
     with pytest.warns(ResourceWarning):
         r = x.reshape(20)
     sim.clear_faults()
-    assert r.device == "cpu"
+    assert r.location == "cpu"
     assert numpy.array_equal(to_numpy(r), a.T.reshape(20))
 
 
@@ -378,6 +378,6 @@ def test_sparse_to_device_falls_back_to_the_host(sim):
     with pytest.warns(ResourceWarning, match="to_device"):
         moved = a.to_device(sim.device)
     sim.clear_faults()
-    assert moved.device == "cpu"
+    assert moved.location == "cpu"
     assert numpy.array_equal(to_numpy(moved.toarray()), dense)
     assert autodev.stats()["fallbacks"] == 1

@@ -57,7 +57,7 @@ def test_power_iteration_and_printing():
     for _ in range(10):
         x = a @ x
         x = x / autodev.linalg.norm(x)
-    assert autodev.stats()["h2d_count"] == 1 and x.device == CUDA
+    assert autodev.stats()["h2d_count"] == 1 and x.location == CUDA
     ea = numpy.random.default_rng(0).standard_normal((1024, 1024), dtype=numpy.float32)
     ex = numpy.ones(1024, dtype=numpy.float32)
     for _ in range(10):

@@ -32,9 +32,9 @@ def test_structured_equality(policy, gpu):
 
 def test_a_write_releases_stale_mirrors_of_every_view():
     with simulated_gpu() as sim, autodev.policy("gpu"):
-        h = autodev.array(numpy.arange(10.0), device="cpu")
+        h = autodev.array(numpy.arange(10.0), device="cpu").to_device("auto")
         view = h[2:5]
-        d = autodev.ones(10, device=sim.device)
+        d = autodev.ones(10, device=sim.device).to_device("auto")
         _ = h + d  # leaves a mirror of h on the device
         ref = weakref.ref(h._mirror[2])
         view[0] = 5.0  # h's mirror is stale now

@@ -111,7 +111,7 @@ def test_without_cupy_autodev_is_numpy(prelude):
         b = numpy.random.default_rng(0).standard_normal((50, 50))
         same = bool(numpy.array_equal(np.linalg.inv(a) @ a, numpy.linalg.inv(b) @ b))
         print(json.dumps({"usable": cuda["usable"], "reason": cuda["reason"],
-                          "same": same, "device": str((a @ a).device)}))
+                          "same": same, "device": str((a @ a).location)}))
     """, prelude=prelude)
     result = json.loads(out)
     assert result["usable"] is False
@@ -128,7 +128,7 @@ def test_cupy_installed_without_usable_gpu_gives_a_reason():
         cuda = [d for d in np.devices() if d["device"].kind == "cuda"][0]
         x = np.arange(4.0) * 2
         print(json.dumps({"usable": cuda["usable"], "reason": cuda["reason"],
-                          "device": str(x.device), "sum": float(x.sum())}))
+                          "device": str(x.location), "sum": float(x.sum())}))
     """)
     result = json.loads(out)
     if result["usable"]:
@@ -141,9 +141,9 @@ def test_simulated_gpu_from_environment():
     out = run_python("""
         import autodev as np
         x = np.ones(4) * 3
-        print(x.device, [str(d["device"]) for d in np.devices() if d["usable"]])
+        print(x.location, [str(d["device"]) for d in np.devices() if d["usable"]])
     """, env={"AUTODEV_SIMULATE_GPU": "1", "AUTODEV_DEVICE": "gpu"})
-    assert out.strip() == "sim:0 ['cpu', 'sim:0']"
+    assert out.strip() == "sim:0 ['auto', 'cpu', 'sim:0']"
 
 
 def test_bad_policy_environment_is_a_clear_error():

@@ -314,5 +314,5 @@ def test_a_profile_missing_cpu_families_does_not_send_tiny_calls_to_the_gpu(
         x = autodev.asarray([1.0, 2.0, 3.0])
         with autodev.trace() as records:
             y = x + x
-    assert y.device == "cpu" and records[-1].device == "cpu"
+    assert y.location == "cpu" and records[-1].device == "cpu"
     assert sim.h2d == 0

@@ -47,7 +47,7 @@ def test_dct_type_1_is_declared_cpu():
 
     with simulated_gpu(), autodev.policy("gpu"), autodev.trace() as t:
         r = fft.dct(autodev.array(x), 1)
-    assert r.device == autodev.Device("cpu") and "capability" in t[-1].reason
+    assert r.location == autodev.Device("cpu") and "capability" in t[-1].reason
     same(r, scipy.fft.dct(x, 1))
 
 

@@ -58,7 +58,7 @@ def test_decompositions(device, dtype, shape):
     (A, B) = on(device, a, b)
     tol = TOL[dtype] * 10
     u, s, vh = linalg.svd(A, full_matrices=False)
-    assert type(u) is autodev.ndarray and u.device == device
+    assert type(u) is autodev.ndarray and u.location == device
     same(s, scipy.linalg.svd(a, full_matrices=False)[1], device, tol)
     numpy.testing.assert_allclose((u * s) @ vh, a, rtol=tol, atol=tol)
     same(linalg.svd(A, compute_uv=False), scipy.linalg.svdvals(a), device, tol)

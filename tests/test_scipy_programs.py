@@ -101,7 +101,7 @@ def test_program_gives_scipy_output(where, program, rtol):
     expected = program(SCIPY)
     got = program(AUTODEV)
     if where == "sim-gpu":
-        devices = {r.device for r in (got if isinstance(got, tuple) else (got,))}
+        devices = {r.location for r in (got if isinstance(got, tuple) else (got,))}
         assert devices == {autodev.Device("sim", 0)}
     numpy.testing.assert_allclose(numpy.asarray(to_numpy(got)), numpy.asarray(expected),
                                   rtol=rtol, atol=1e-12)

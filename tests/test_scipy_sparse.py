@@ -64,7 +64,7 @@ def test_integers_stay_on_cpu():
                             data_rvs=lambda k: numpy.arange(k)).astype(numpy.int64)
     with simulated_gpu(), autodev.policy("gpu"), autodev.trace() as t:
         r = sparse.csr_matrix(s) @ sparse.csr_matrix(s)
-    assert r.device == autodev.Device("cpu") and "capability" in t[-1].reason
+    assert r.location == autodev.Device("cpu") and "capability" in t[-1].reason
     same(r, s @ s)
 
 
@@ -118,7 +118,7 @@ def test_matvec_loop_moves_the_matrix_once():
             x = a @ x
             x = x / x.sum()
         stats = autodev.stats()
-        assert x.device == sim.device
+        assert x.location == sim.device
         assert stats["h2d_count"] == 1  # the matrix, once (x is made on the device)
         assert stats["h2d_bytes"] == a.nbytes
         x = x.get()
@@ -137,7 +137,7 @@ def test_reference_csr_matmul_dispatches():
     with simulated_gpu(), autodev.trace() as t:
         r = a @ a
     assert t[-1].op == "scipy.sparse.matmul" and t[-1].reason == "cost model"
-    assert t[-1].costs and r.device == autodev.Device("cpu")
+    assert t[-1].costs and r.location == autodev.Device("cpu")
     same(r, s @ s)
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy
+import pytest
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import (
-    Bundle, RuleBasedStateMachine, initialize, invariant, precondition, rule,
+    Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule,
     run_state_machine_as_test,
 )
 
@@ -120,26 +121,49 @@ class Residency(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ moves
     @precondition(lambda self: len(self.pairs) < MAX_PAIRS)
-    @rule(target=arrays, pair=arrays, to_sim=st.booleans())
-    def move(self, pair: Pair, to_sim: bool) -> Pair:
-        moved = pair.ad.to_device(SIM if to_sim else "cpu")
-        same = moved is pair.ad
+    @rule(target=arrays, pair=arrays, where=st.sampled_from(["sim:0", "cpu", "auto"]))
+    def move(self, pair: Pair, where: str) -> Pair:
+        """Pin to a device (a copy when it lives elsewhere), or unpin (shares memory)."""
+        moved = pair.ad.to_device(where)
+        same = moved._data is pair.ad._data
         # a move keeps the memory layout (order "K"), as cupy.asarray does; the layout
         # decides whether a later reshape is a view, so the model must keep it too
         return self._add(moved, pair.model if same else pair.model.copy(order="K"))
 
+    @rule(pair=arrays)
+    def credit_move(self, pair: Pair) -> None:
+        """What reuse credit does when it pays: mirror the array on the other device,
+        shared through its storage with later views of the same geometry."""
+        from autodev import _reuse
+        from autodev._backends import STATE
+
+        target = autodev.Device("cpu") if pair.ad.location == SIM else SIM
+        _reuse._mirror(pair.ad, target, STATE.sim, "stateful test", False)
+        view = pair.ad.T  # a new wrapper of the same geometry reads the shared mirror
+        with autodev.policy("gpu" if target == SIM else "cpu"):
+            numpy.testing.assert_array_equal(to_numpy(view.T + 0.0), pair.model)
+
     @precondition(lambda self: len(self.pairs) < MAX_PAIRS)
     @rule(target=arrays, pair=arrays, other=arrays)
     def compute_on_gpu(self, pair: Pair, other: Pair) -> Pair:
-        """A computation under policy gpu: mirrors host inputs on the device."""
+        """A computation under policy gpu: mirrors host inputs on the device, unless
+        they are pinned (then it runs where they are pinned; two pins raise)."""
+        both = pair.model.shape == other.model.shape
+        pins = {p for p in (pair.ad._pin, other.ad._pin if both else None) if p is not None}
         with autodev.policy("gpu"):
-            if pair.model.shape == other.model.shape:
+            if len(pins) == 2:
+                with pytest.raises(ValueError, match="pinned to different devices"):
+                    pair.ad * 2 + other.ad
+                return multiple()
+            if both:
                 result = pair.ad * 2 + other.ad
                 model = pair.model * 2 + other.model
             else:
                 result = autodev.sqrt(abs(pair.ad))
                 model = numpy.sqrt(abs(pair.model))
-        assert result.device == SIM
+        pin = pins.pop() if pins else None
+        assert result.location == (SIM if pin is None else pin)
+        assert result.device == ("auto" if pin is None else pin)
         return self._add(result, model)
 
     # ------------------------------------------------------------------ reads

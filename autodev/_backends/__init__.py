@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._config import ENV, POLICY_HOOKS
-from .._device import CPU, Device, parse_device
+from .._device import AUTO, CPU, Device, parse_device
 from ._base import Backend
 from ._numpy import NumpyBackend
 from ._sim import SimBackend
@@ -25,6 +25,7 @@ __all__ = [
     "devices",
     "disable_sim",
     "enable_sim",
+    "note_pinned",
     "register_backend",
     "resolve_device",
 ]
@@ -55,7 +56,8 @@ class _State:
     array then runs NumPy directly, with no cost model at all.
     """
 
-    __slots__ = ("fast", "probed", "gpu", "sim", "found", "reasons", "watchers", "listeners")
+    __slots__ = ("fast", "probed", "gpu", "sim", "found", "reasons", "watchers", "listeners",
+                 "pinned")
 
     def __init__(self) -> None:
         self.fast = False
@@ -66,6 +68,9 @@ class _State:
         self.reasons: dict[str, str] = {}
         self.watchers = 0  # active trace() blocks and AUTODEV_TRACE
         self.listeners: list[Callable[[], None]] = []
+        #: Some array was pinned (to_device, device=): the fast path, which knows no
+        #: placement, is off from then on so that pinned results stay pinned.
+        self.pinned = False
 
     def refresh(self) -> None:
         """Recompute the active GPU and the fast flag after any change."""
@@ -73,7 +78,7 @@ class _State:
         # Under AUTODEV_DEVICE=cpu nothing probes for a GPU (so CuPy is never imported)
         # until some context sets another policy; until then the host is all there is.
         settled = self.probed or ENV.device == "cpu"
-        self.fast = settled and self.gpu is None and self.watchers == 0
+        self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
         for listener in self.listeners:
             listener()
 
@@ -133,8 +138,16 @@ def devices_reason(device: Device) -> str:
     return STATE.reasons.get(device.kind, "no such device")
 
 
+def note_pinned() -> None:
+    """Record that an array was pinned (turns the placement-blind fast path off)."""
+    if not STATE.pinned:
+        STATE.pinned = True
+        STATE.refresh()
+
+
 def resolve_device(spec: Device | str) -> Device:
-    """Resolve ``"gpu"`` to the active GPU, and check that the device is usable."""
+    """Resolve ``"gpu"`` to the active GPU, and check that the device is usable
+    (``"auto"`` resolves to :data:`AUTO`, the placement, always usable)."""
     if isinstance(spec, str) and spec.strip().lower() == "gpu":
         gpu = active_gpu()
         if gpu is None:
@@ -144,14 +157,18 @@ def resolve_device(spec: Device | str) -> Device:
             )
         return gpu.device
     device = parse_device(spec)
-    backend_for(device)
+    if device is not AUTO:
+        backend_for(device)
     return device
 
 
 def devices() -> list[dict[str, Any]]:
-    """List every known device: ``{"device", "usable", "reason"}`` each."""
+    """List every known device: ``{"device", "usable", "reason"}`` each, ``auto`` first."""
     _ensure_probed()
-    out: list[dict[str, Any]] = [{"device": CPU, "usable": True, "reason": ""}]
+    out: list[dict[str, Any]] = [
+        {"device": AUTO, "usable": True, "reason": "autodev places the array (the default)"},
+        {"device": CPU, "usable": True, "reason": ""},
+    ]
     if STATE.sim is not None:
         out.append({"device": STATE.sim.device, "usable": True, "reason": "simulated"})
     for kind in _PROBES:

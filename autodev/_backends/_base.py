@@ -73,6 +73,11 @@ class Backend(ABC):
         base = getattr(native, "base", None)
         return native if base is None else base
 
+    def address(self, native: Any) -> int:
+        """The address of ``native``'s first element (with shape, strides and dtype it
+        names a view of a buffer: the key of the mirrors views share)."""
+        return int(native.__array_interface__["data"][0])
+
     def synchronize(self) -> None:
         """Wait until queued work on this device has finished."""
 

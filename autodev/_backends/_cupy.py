@@ -12,7 +12,25 @@ import numpy as np
 from .._device import Device
 from ._base import Backend
 
-INSTALL_HINT = "pip install 'autodev[cuda12]' (or 'autodev[cuda13]' for a CUDA 13 driver)"
+INSTALL_HINT = "pip install 'autodev[cuda12-ctk]' (or 'autodev[cuda13-ctk]' for a CUDA 13 driver)"
+#: CuPy 14 loads these CUDA libraries from a CUDA Toolkit or its [ctk] wheels; without
+#: them CuPy imports and sees the device, and then every call fails.
+TOOLKIT_MODULES = ("cupy_backends.cuda.libs.cublas", "cupy_backends.cuda.libs.cusolver",
+                   "cupy_backends.cuda.libs.cusparse", "cupy_backends.cuda.libs.curand",
+                   "cupy.cuda.cufft")
+TOOLKIT_HINT = ("pip install 'cupy-cuda12x[ctk]' (the CUDA libraries as wheels; 'autodev"
+                "[cuda12-ctk]' does the same, cuda13 for a CUDA 13 driver), or install the "
+                "CUDA Toolkit matching CuPy's CUDA major")
+
+
+def missing_toolkit() -> str:
+    """Why CuPy cannot load the CUDA libraries it needs (empty when it can)."""
+    for name in TOOLKIT_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError as err:
+            return str(err)
+    return ""
 
 
 def probe_cuda() -> tuple[Any | None, str]:
@@ -34,6 +52,10 @@ def probe_cuda() -> tuple[Any | None, str]:
         return None, f"no usable CUDA device ({err})"
     if count < 1:
         return None, "no CUDA device found"
+    missing = missing_toolkit()
+    if missing:
+        return None, (f"CuPy {cupy.__version__} sees a CUDA device but cannot load the CUDA "
+                      f"libraries ({missing}); {TOOLKIT_HINT}")
     return cupy, ""
 
 
@@ -66,7 +88,12 @@ class CupyBackend(Backend):
             return self._cp.asarray(array)
 
     def to_host(self, native: Any) -> np.ndarray:
-        return self._cp.asnumpy(native)
+        # order="A" keeps a Fortran-ordered array Fortran-ordered (asnumpy's default "C"
+        # would make an extra copy and change the layout that views depend on)
+        return self._cp.asnumpy(native, order="A")
+
+    def address(self, native: Any) -> int:
+        return int(native.data.ptr)
 
     def write_host(self, native: Any, host: np.ndarray) -> None:
         flags = native.flags

@@ -3,10 +3,13 @@
 Its arrays (:class:`SimArray`) are a distinct type that refuses implicit
 conversion to NumPy, as CuPy's do, so any code path that forgets a transfer
 fails loudly. Its module functions refuse NumPy arrays for the same reason.
-Transfers are counted, faults (out-of-memory, device errors) can be injected at
-chosen calls, and it imitates the CuPy behaviours autodev must correct: integer
-array indices wrap instead of raising, and singular ``solve``/``inv``/``cholesky``
-return NaN unless run inside :meth:`SimBackend.linalg_errors`.
+Transfers are counted, faults (out-of-memory, device errors, NotImplementedError)
+can be injected at chosen calls, and it is as strict as CuPy 14: every row of the
+capability table (``autodev._gpu_checks.TABLE``) installs its imitation here
+(``IMITATIONS``, ``CUPY_MISSING``): refused keywords, operands, ufunc methods and
+dtypes with CuPy's exception types, CuPy's result types, wrapping integer-array
+indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
+:meth:`SimBackend.linalg_errors`.
 """
 
 from __future__ import annotations
@@ -83,13 +86,18 @@ class SimArray:
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(self._a, name)
-        return _wrap_method(self, name, value) if callable(value) else _wrap(value)
+        if not callable(value):
+            return _wrap(value)
+        imitation = IMITATIONS.get("ndarray." + name)
+        if imitation is not None:
+            value = imitation(value)
+        return _wrap_method(self, name, value)
 
     def __getitem__(self, key: Any) -> Any:
-        return _wrap(self._a[_cupy_like_index(_unwrap(key), self._a.shape)])
+        return _wrap(self._a[_index(_unwrap(key), self._a.shape)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._a[_cupy_like_index(_unwrap(key), self._a.shape)] = _unwrap(value)
+        self._a[_index(_unwrap(key), self._a.shape)] = _unwrap(value)
 
     def __len__(self) -> int:
         return len(self._a)
@@ -119,7 +127,8 @@ class SimArray:
         return self._a.__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self) -> Any:
-        return self._a.__dlpack_device__()
+        # a CUDA device, as CuPy reports (kDLCUDA = 2): a consumer must not read it as host memory
+        return (2, 0)
 
 
 def _make_operator(name: str) -> Callable[..., Any]:
@@ -140,17 +149,55 @@ for _name in (
 SimArray.__hash__ = None  # type: ignore[assignment]
 
 
-def _cupy_like_index(key: Any, shape: tuple[int, ...]) -> Any:
-    """Wrap out-of-bounds integer-array indices the way CuPy does (no error)."""
-    if isinstance(key, np.ndarray) and key.dtype.kind in "iu" and shape:
-        return key % shape[0] if key.size else key
-    if isinstance(key, tuple):
-        return tuple(
-            k % shape[i] if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size
-            and i < len(shape) else k
-            for i, k in enumerate(key)
-        )
+def _index(key: Any, shape: tuple[int, ...]) -> Any:
+    """The index the sim applies: ``key`` as CuPy would read it (the table's
+    ``ndarray.__getitem__`` row: out-of-bounds integer-array indices wrap)."""
+    imitation = IMITATIONS.get("ndarray.__getitem__")
+    return imitation(_same_key)(key, shape) if imitation is not None else key
+
+
+def _same_key(key: Any, shape: tuple[int, ...]) -> Any:
     return key
+
+
+def wrapping_indices(read: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's indexing: out-of-bounds integer-array indices wrap, with no IndexError."""
+
+    def index(key: Any, shape: tuple[int, ...]) -> Any:
+        return _cupy_like_index(read(key, shape), shape)
+
+    return index
+
+
+def _cupy_like_index(key: Any, shape: tuple[int, ...]) -> Any:
+    """Wrap out-of-bounds integer-array indices the way CuPy does (no error), each on
+    the axis it indexes (after an Ellipsis, ``None`` and boolean masks are counted)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(_is_int_array(k) for k in parts):
+        return key
+    consumed = [_axes_consumed(k) for k in parts]
+    rest = len(shape) - sum(consumed)
+    out, dim = [], 0
+    for k, n in zip(parts, consumed):
+        if k is Ellipsis:
+            dim += rest
+        elif _is_int_array(k) and dim < len(shape) and shape[dim]:
+            k = k % shape[dim]
+        out.append(k)
+        dim += n
+    return tuple(out) if isinstance(key, tuple) else out[0]
+
+
+def _is_int_array(k: Any) -> bool:
+    return isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size > 0
+
+
+def _axes_consumed(k: Any) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+        return max(k.ndim, 1)
+    return 1
 
 
 def _unwrap(obj: Any) -> Any:
@@ -220,20 +267,95 @@ def _wrap_method(array: SimArray, name: str, method: Callable[..., Any]) -> Any:
 
 
 class _SimUfunc:
-    """A NumPy ufunc seen through the wall, with its methods."""
+    """A NumPy ufunc seen through the wall, with its methods, as strict as CuPy's."""
 
     def __init__(self, ufunc: np.ufunc, backend: "SimBackend") -> None:
         self._u = ufunc
         self._backend = backend
         self.__name__ = ufunc.__name__
+        imitation = IMITATIONS.get("ufunc")
+        self._call = imitation(ufunc) if imitation is not None else ufunc
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._backend._tick(self.__name__, args)
-        return _wrap_out(self._u(*_unwrap(args), **_unwrap(kwargs)), kwargs)
+        return _wrap_out(self._call(*_unwrap(args), **_unwrap(kwargs)), kwargs)
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
-        return _wrap_callable(value, self._backend) if callable(value) else value
+        if not callable(value):
+            return value
+        imitation = IMITATIONS.get("ufunc." + name)
+        return _wrap_callable(imitation(value) if imitation is not None else value,
+                              self._backend)
+
+
+_SCALARS = (np.ndarray, np.generic, bool, int, float, complex)
+
+
+def ufunc_call_imitation(keywords: frozenset[str]) -> Quirk:
+    """CuPy's ``ufunc.__call__``: only the keywords ``keywords`` (others: TypeError
+    'Wrong arguments'), no list or tuple operands ('Unsupported type'), and a plain
+    TypeError where NumPy raises its ``UFuncTypeError`` for a cast it refuses."""
+    def quirk(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+        nin = ufunc.nin  # type: ignore[attr-defined]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            wrong = {k: v for k, v in kwargs.items() if k not in keywords}
+            if wrong:
+                raise TypeError(f"Wrong arguments {wrong}")
+            for a in args[:nin]:
+                if not isinstance(a, _SCALARS):
+                    raise TypeError(f"Unsupported type {type(a)}")
+            try:
+                return ufunc(*args, **kwargs)
+            except TypeError as err:
+                if type(err) is TypeError:
+                    raise
+                raise TypeError(str(err)) from None  # CuPy has no UFuncTypeError
+
+        return call
+
+    return quirk
+
+
+def ufunc_method_imitation(method_name: str, supported: Any,
+                           keywords: frozenset[str]) -> Quirk:
+    """CuPy's ``ufunc.reduce``/``accumulate``/``reduceat``: ``supported`` ufuncs only
+    (NotImplementedError otherwise), with the keywords ``keywords`` only."""
+    def quirk(method: Callable[..., Any]) -> Callable[..., Any]:
+        name = method.__self__.__name__  # type: ignore[attr-defined]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if name not in supported:
+                raise NotImplementedError(f"`cupy_{name}.{method_name}` is not supported yet")
+            for key in kwargs:
+                if key not in keywords:
+                    raise TypeError(f"{method_name}() got an unexpected keyword argument "
+                                    f"'{key}'")
+            return method(*args, **kwargs)
+
+        return call
+
+    return quirk
+
+
+def ufunc_at_imitation(dtypes: dict[str, frozenset[str]]) -> Quirk:
+    """CuPy's ``ufunc.at``: the ufuncs in ``dtypes`` only (NotImplementedError), each
+    for the listed dtype characters of ``a`` (TypeError)."""
+    def quirk(method: Callable[..., Any]) -> Callable[..., Any]:
+        name = method.__self__.__name__  # type: ignore[attr-defined]
+
+        def at(a: Any, indices: Any, b: Any = None) -> Any:
+            allowed = dtypes.get(name)
+            if allowed is None:
+                raise NotImplementedError(f"`cupy_{name}.at` is not supported yet")
+            if a.dtype.char not in allowed:
+                raise TypeError(f"cupy.{name}.at does not support {a.dtype}")
+            return method(a, indices, b) if b is not None else method(a, indices)
+
+        return at
+
+    return quirk
 
 
 _FAMILIES: dict[str, str] = {}
@@ -270,9 +392,28 @@ def _makes_view(name: str, args: tuple[Any, ...]) -> bool:
     return False
 
 
-_SINGULAR_QUIRK = frozenset({"solve", "inv", "cholesky"})
-#: cupyx.scipy.linalg functions that never check for singularity, even told to raise.
-_UNCHECKED_QUIRK = frozenset({"solve_triangular"})
+#: True inside :meth:`SimBackend.linalg_errors` (the dynamic scope of a GPU linalg call).
+_LINALG_RAISE = [False]
+
+
+def quiet_singular(always: bool = False) -> Quirk:
+    """CuPy's default (``linalg='ignore'``): a singular or not positive-definite matrix
+    gives NaN, not LinAlgError, unless run inside :meth:`SimBackend.linalg_errors`
+    (``always``: not even there, as cupyx's ``solve_triangular``)."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(a, *args, **kwargs)
+            except np.linalg.LinAlgError:
+                if not always and _LINALG_RAISE[0]:
+                    raise
+                shape = np.shape(args[0]) if args else np.shape(a)
+                return np.full(shape, np.nan, dtype=np.result_type(a, np.float32))
+
+        return call
+
+    return quirk
 
 
 def _wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -296,24 +437,6 @@ def _wrapping_take_along_axis(func: Callable[..., Any]) -> Callable[..., Any]:
     return take_along_axis
 
 
-def _clipping_choose(func: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy's ``choose`` does not check its entries (imitated as clipping)."""
-
-    @functools.wraps(func)
-    def choose(a: Any, choices: Any, out: Any = None, mode: str = "clip") -> Any:
-        return func(a, choices, out=out, mode="clip" if mode == "raise" else mode)
-
-    return choose
-
-
-#: NumPy functions whose CuPy counterparts skip NumPy's index checks.
-_WRAPPING_QUIRK: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
-    "take": _wrapping_take,
-    "take_along_axis": _wrapping_take_along_axis,
-    "choose": _clipping_choose,
-}
-
-
 def _lacking(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A CuPy function without NumPy's keywords ``names`` (passing one is a TypeError)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -330,18 +453,6 @@ def _lacking(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return quirk
 
 
-def _stable_only_sort(func: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy's sort/argsort take ``kind=None`` or ``'stable'`` only."""
-
-    @functools.wraps(func)
-    def sort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
-        if kind not in (None, "stable"):
-            raise NotImplementedError(f"kind={kind!r} is not supported")
-        return func(a, axis=axis, kind="stable")
-
-    return sort
-
-
 def _result_type_quantile(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's percentile/quantile: computed in ``result_type(a, q)`` (integer input
     gives integers), and only five methods."""
@@ -352,6 +463,8 @@ def _result_type_quantile(func: Callable[..., Any]) -> Callable[..., Any]:
                  keepdims: bool = False) -> Any:
         if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
             raise ValueError(f"'{method}' method is not yet supported.")
+        if isinstance(q, (list, tuple)):
+            q = np.asarray(q)  # CuPy converts a sequence first
         result = func(a, q, axis=axis, overwrite_input=overwrite_input, method=method,
                       keepdims=keepdims)
         if method in ("linear", "midpoint"):
@@ -362,15 +475,18 @@ def _result_type_quantile(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _complex_eig(values_only: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """CuPy's eig/eigvals: always complex results for real input, as plain tuples."""
+    """CuPy's eig/eigvals: always complex results for real input, as plain tuples, and
+    eigenvalues in an order of cuSOLVER's, not LAPACK's (imitated as reversed: neither
+    library promises an order, so nothing may rely on NumPy's)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
         def eig(a: Any) -> Any:
             result = func(a)
             ctype = np.result_type(a.dtype, np.complex64)
             if values_only:
-                return result.astype(ctype)
-            return tuple(r.astype(ctype) for r in result)
+                return result.astype(ctype)[..., ::-1]
+            w, v = (r.astype(ctype) for r in result)
+            return w[..., ::-1], v[..., ::-1]
 
         return eig
 
@@ -398,25 +514,214 @@ def _array_predicate(func: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-#: Further CuPy 14 differences from NumPy, by qualified name (docs/dispatch.md,
-#: "Known CuPy differences"); autodev must correct each of them.
-_CUPY_QUIRK: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
-    "sum": _lacking("initial", "where"), "max": _lacking("initial", "where"),
-    "mean": _lacking("where"), "std": _lacking("where", "mean", "correction"),
-    "einsum": _lacking("out", "casting", "order"),
-    "reshape": _lacking("shape"),
-    "fft.fft": _lacking("out"), "linalg.cholesky": _lacking("upper"),
-    "linalg.pinv": _lacking("hermitian", "rtol"),
-    "sort": _stable_only_sort, "argsort": _stable_only_sort,
-    "percentile": _result_type_quantile, "quantile": _result_type_quantile,
-    "linalg.eig": _complex_eig(False), "linalg.eigvals": _complex_eig(True),
-    "linalg.eigh": _plain_tuple, "linalg.svd": _plain_tuple,
-    "linalg.slogdet": _plain_tuple, "linalg.qr": _plain_tuple,
-    "allclose": _array_predicate, "array_equal": _array_predicate,
-    "array_equiv": _array_predicate, "clip": _lacking("min", "max"),
-}
-#: Names CuPy does not have.
-_CUPY_MISSING = frozenset({"linalg.diagonal"})
+Quirk = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+#: CuPy 14's differences from NumPy that the sim imitates, by qualified name
+#: (``"sum"``, ``"linalg.eig"``, ``"ndarray.sort"``, ``"ufunc.reduce"``). Filled from
+#: the capability table (``autodev._gpu_checks.TABLE``): each row there holds both
+#: autodev's correction and this imitation, so CPU-only tests exercise every correction.
+IMITATIONS: dict[str, Quirk] = {}
+#: Names CuPy does not have (also from the capability table).
+CUPY_MISSING: set[str] = set()
+
+
+def _astype_no_casting(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.astype`` raises TypeError for any ``casting``/``subok``."""
+
+    def astype(dtype: Any, order: Any = "K", casting: Any = None, subok: Any = None,
+               copy: bool = True) -> Any:
+        if casting is not None:
+            raise TypeError("casting is not supported yet")
+        if subok is not None:
+            raise TypeError("subok is not supported yet")
+        return method(dtype, order=order, copy=copy)
+
+    return astype
+
+
+def _check_kind(kind: Any) -> None:
+    if kind is not None and kind != "stable":
+        raise ValueError("kind can only be None or 'stable'")
+
+
+def _check_contiguous(array: np.ndarray) -> None:
+    if not array.flags.c_contiguous:
+        raise NotImplementedError("Sorting non-contiguous array is not supported.")
+
+
+def _check_kth(kth: Any) -> None:
+    """CuPy iterates any ``kth`` that is not a Python int (a NumPy int is not iterable)."""
+    if not isinstance(kth, int):
+        for k in kth:  # TypeError for NumPy scalars and 0-d arrays, as in CuPy
+            operator.index(k)
+
+
+def _inplace_sort(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.sort``: C-contiguous arrays only, ``kind`` None or 'stable'."""
+    array = method.__self__
+
+    def sort(axis: int = -1, kind: Any = None) -> Any:
+        _check_kind(kind)
+        _check_contiguous(array)
+        return method(axis=axis, kind="stable")
+
+    return sort
+
+
+def _inplace_partition(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.partition``: C-contiguous arrays, ``kth`` an int or ints, no ``kind``."""
+    array = method.__self__
+
+    def partition(kth: Any, axis: int = -1) -> Any:
+        _check_contiguous(array)
+        _check_kth(kth)
+        return method(kth, axis=axis)
+
+    return partition
+
+
+def _argpartition_method(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.argpartition``: ``kth`` an int or ints, no ``kind``."""
+
+    def argpartition(kth: Any, axis: Any = -1) -> Any:
+        _check_kth(kth)
+        return method(kth, axis=axis)
+
+    return argpartition
+
+
+def _argsort_method(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.argsort``: ``kind`` None or 'stable'."""
+
+    def argsort(axis: Any = -1, kind: Any = None) -> Any:
+        _check_kind(kind)
+        return method(axis=axis, kind="stable")
+
+    return argsort
+
+
+def _dot_method(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.dot(b, out=None)`` takes a device array ``b`` only."""
+
+    def dot(b: Any, out: Any = None) -> Any:
+        if not isinstance(b, np.ndarray):
+            raise TypeError(f"Argument 'b' has incorrect type (expected cupy.ndarray, "
+                            f"got {type(b).__name__})")
+        return method(b) if out is None else method(b, out)
+
+    return dot
+
+
+def _take_method(method: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``ndarray.take(indices, axis=None, out=None)``: no ``mode``; indices wrap."""
+    array = method.__self__
+
+    def take(indices: Any, axis: Any = None, out: Any = None) -> Any:
+        n = array.size if axis is None else array.shape[axis]
+        indices = np.asarray(indices) % n if n else indices
+        return method(indices, axis=axis) if out is None else method(indices, axis=axis,
+                                                                     out=out)
+
+    return take
+
+
+def _stable_only_sort(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's sort/argsort take ``kind=None`` or ``'stable'`` only (ValueError otherwise)."""
+
+    @functools.wraps(func)
+    def sort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
+        _check_kind(kind)
+        return func(a, axis=axis, kind="stable")
+
+    return sort
+
+
+def _partition_function(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's partition/argpartition: ``kth`` an int or ints, no ``kind``/``order``."""
+
+    @functools.wraps(func)
+    def partition(a: Any, kth: Any, axis: Any = -1) -> Any:
+        _check_kth(kth)
+        return func(a, kth, axis=axis)
+
+    return partition
+
+
+def _operands(*positions: int, error: type[Exception] = AttributeError,
+              scalars: tuple[type, ...] = ()) -> Quirk:
+    """A CuPy function reading array attributes of the operands at ``positions``:
+    a list, tuple or scalar there raises ``error`` (``scalars`` are accepted)."""
+    def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for i in positions:
+                if i < len(args) and not isinstance(args[i], np.ndarray) \
+                        and type(args[i]) not in scalars:
+                    if error is AttributeError:
+                        raise AttributeError(f"'{type(args[i]).__name__}' object has no "
+                                             "attribute 'ndim'")
+                    raise error(f"Only python scalars or ndarrays are supported "
+                                f"(got {type(args[i]).__name__})")
+            return func(*args, **kwargs)
+
+        return call
+
+    return quirk
+
+
+def _zero_d_count(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``count_nonzero``: a 0-d device array where NumPy returns a Python int."""
+
+    @functools.wraps(func)
+    def count_nonzero(a: Any, axis: Any = None) -> Any:
+        return np.asarray(func(a, axis=axis))
+
+    return count_nonzero
+
+
+def _pinv_rcond(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``linalg.pinv(a, rcond=1e-15)``: ``rcond=None`` fails in arithmetic."""
+
+    @functools.wraps(func)
+    def pinv(a: Any, rcond: Any = 1e-15) -> Any:
+        if rcond is None:
+            raise TypeError("unsupported operand type(s) for *: 'NoneType' and 'float'")
+        return func(a, rcond=rcond)
+
+    return pinv
+
+
+def _wrap_quantile_q(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A list ``q`` reaches the computation as a NumPy array (as CuPy converts it)."""
+
+    @functools.wraps(func)
+    def quantile(a: Any, q: Any, *args: Any, **kwargs: Any) -> Any:
+        return func(a, np.asarray(q) if isinstance(q, (list, tuple)) else q, *args, **kwargs)
+
+    return quantile
+
+
+def _runtime_warning(func: Callable[..., Any]) -> Callable[..., Any]:
+    """cupyx's ``lu_factor``: a plain RuntimeWarning for a singular matrix, where SciPy
+    warns its LinAlgWarning."""
+    import warnings
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = func(*args, **kwargs)
+        for w in caught:
+            warnings.warn(str(w.message), RuntimeWarning if issubclass(
+                w.category, RuntimeWarning) else w.category, stacklevel=2)
+        return result
+
+    return call
+
+
+def imitate_missing_keywords(*names: str) -> Quirk:
+    """The imitation of a CuPy function lacking NumPy's keywords ``names``."""
+    return _lacking(*names)
 
 
 class _SimModule:
@@ -437,7 +742,7 @@ class _SimModule:
         if name == "ndarray":
             return SimArray
         qualified = self._prefix + name
-        if qualified in _CUPY_MISSING and self._module.__name__.startswith("numpy"):
+        if qualified in CUPY_MISSING and self._module.__name__.startswith("numpy"):
             raise AttributeError(name)
         value = getattr(self._module, name)
         if isinstance(value, np.ufunc):
@@ -447,14 +752,8 @@ class _SimModule:
         elif isinstance(value, type):
             pass  # dtypes, exceptions and classes are shared as they are
         elif callable(value):
-            if name in _SINGULAR_QUIRK and self._module.__name__.endswith("linalg"):
-                value = self._backend._quiet_singular(value)
-            elif name in _UNCHECKED_QUIRK and self._module.__name__ == "scipy.linalg":
-                value = self._backend._quiet_singular(value, always=True)
-            elif name in _WRAPPING_QUIRK and self._module is np:
-                value = _WRAPPING_QUIRK[name](value)
-            if qualified in _CUPY_QUIRK and self._module.__name__.startswith("numpy"):
-                value = _CUPY_QUIRK[qualified](value)
+            if qualified in IMITATIONS:
+                value = IMITATIONS[qualified](value)
             value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value
         return value
@@ -499,6 +798,8 @@ class SimBackend(Backend):
         self._raise_linalg = False
         self._xp = _SimModule(np, self)
         self._scipy: dict[str, Any] = {}
+        #: Bytes of device memory it reports (tests shrink it to exercise budgets).
+        self.memory = 80 << 30
 
     @property
     def xp(self) -> Any:
@@ -517,14 +818,16 @@ class SimBackend(Backend):
 
     def inject_fault(self, kind: str = "oom", at_call: int = 1, count: int | None = 1) -> None:
         """Make the ``at_call``-th next device call (1 = the next) and ``count - 1``
-        following ones fail with an out-of-memory (``"oom"``) or device (``"error"``) fault;
-        ``count=None`` makes every call from then on fail, until :meth:`clear_faults`.
+        following ones fail with an out-of-memory (``"oom"``), device (``"error"``) or
+        not-implemented (``"unimplemented"``: a case CuPy lacks) fault; ``count=None``
+        makes every call from then on fail, until :meth:`clear_faults`.
 
         A call that makes only a view (CuPy allocates nothing for one) does not take an
         out-of-memory fault: it passes to the next call.
         """
-        if kind not in ("oom", "error"):
-            raise ValueError(f"kind must be 'oom' or 'error'. Got {kind!r} instead.")
+        if kind not in ("oom", "error", "unimplemented"):
+            raise ValueError(f"kind must be 'oom', 'error' or 'unimplemented'. "
+                             f"Got {kind!r} instead.")
         if count is None:
             self._persistent = (self.calls + at_call, kind)
             return
@@ -591,6 +894,9 @@ class SimBackend(Backend):
             raise SimOutOfMemoryError(
                 f"Out of memory on the simulated GPU (fault injected at call {self.calls})"
             )
+        if fault == "unimplemented":
+            raise NotImplementedError(f"`{name or 'call'}` is not supported yet "
+                                      f"(fault injected at call {self.calls})")
         if fault == "error":
             raise SimDeviceError(
                 f"simulated device error (fault injected at call {self.calls})"
@@ -616,6 +922,9 @@ class SimBackend(Backend):
     def is_native(self, obj: object) -> bool:
         return type(obj) is SimArray
 
+    def address(self, native: Any) -> int:
+        return int(native._a.__array_interface__["data"][0])
+
     def owner(self, native: Any) -> Any:
         base = native._a.base
         return native._a if base is None else base
@@ -623,30 +932,18 @@ class SimBackend(Backend):
     def free_memory(self) -> None:
         self.freed += 1
 
+    def memory_info(self) -> tuple[int, int] | None:
+        return self.memory, self.memory
+
     def linalg_errors(self) -> ContextManager[None]:
         return self._linalg_raise()
 
     @contextlib.contextmanager
     def _linalg_raise(self) -> Iterator[None]:
         previous, self._raise_linalg = self._raise_linalg, True
+        outer, _LINALG_RAISE[0] = _LINALG_RAISE[0], True
         try:
             yield
         finally:
             self._raise_linalg = previous
-
-    def _quiet_singular(self, func: Callable[..., Any], always: bool = False
-                        ) -> Callable[..., Any]:
-        """Imitate CuPy's default: a singular matrix gives NaN, not an error
-        (``always``: not even inside :meth:`linalg_errors`)."""
-
-        @functools.wraps(func)
-        def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-            try:
-                return func(a, *args, **kwargs)
-            except np.linalg.LinAlgError:
-                if self._raise_linalg and not always:
-                    raise
-                shape = np.shape(args[0]) if args else np.shape(a)
-                return np.full(shape, np.nan, dtype=np.result_type(a, np.float32))
-
-        return call
+            _LINALG_RAISE[0] = outer

@@ -27,6 +27,11 @@ _NO_IMPLICIT = (
 )
 
 
+#: Methods a cupyx format lacks, by format (filled from autodev's sparse capability
+#: table, ``autodev.scipy.sparse._matrix.GPU_METHODS_MISSING``): AttributeError here too.
+MISSING_METHODS: dict[str, frozenset[str]] = {}
+
+
 def _nbytes(matrix: Any) -> int:
     return sum(getattr(matrix, name).nbytes for name in ("data", "indices", "indptr", "row",
                                                          "col", "offsets")
@@ -75,8 +80,8 @@ class SimSparse:
         return self._m.ndim
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
+        if name.startswith("__") or name in MISSING_METHODS.get(self._m.format, ()):
+            raise AttributeError(f"'{self._m.format}_matrix' object has no attribute '{name}'")
         value = getattr(self._m, name)
         return _device_callable(value, self._backend) if callable(value) else _wrap(
             value, self._backend)

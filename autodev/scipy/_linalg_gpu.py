@@ -11,9 +11,11 @@ factorization reports (NaN/inf with ``check_finite``, shapes, zero diagonals).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
+from scipy.linalg import LinAlgWarning
 
 from .._backends import Backend
 
@@ -77,9 +79,23 @@ def _cholesky_lower(xp: Any, a: Any, lower: bool) -> Any:
 
 
 # ---------------------------------------------------------------------- factories
+#
+# Each returns None where the backend lacks a function it needs (an older CuPy, or a
+# cupyx.scipy.linalg that does not import): the dispatcher then runs SciPy on the CPU.
 
-def solve(backend: Backend) -> Callable[..., Any]:
-    xp, tri = backend.xp, backend.scipy("linalg").solve_triangular
+def _triangular(backend: Backend) -> Callable[..., Any] | None:
+    module = backend.scipy("linalg")
+    return getattr(module, "solve_triangular", None) if module is not None else None
+
+
+def _lacks(xp: Any, *names: str) -> bool:
+    return any(getattr(xp.linalg, name, None) is None for name in names)
+
+
+def solve(backend: Backend) -> Callable[..., Any] | None:
+    xp, tri = backend.xp, _triangular(backend)
+    if tri is None or _lacks(xp, "solve", "cholesky"):
+        return None
 
     def run(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False,
             overwrite_b: bool = False, check_finite: bool = True, assume_a: Any = None,
@@ -101,8 +117,10 @@ def solve(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def inv(backend: Backend) -> Callable[..., Any]:
+def inv(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "inv"):
+        return None
 
     def run(a: Any, overwrite_a: bool = False, check_finite: bool = True, *,
             assume_a: Any = None, lower: bool = False) -> Any:
@@ -115,8 +133,10 @@ def inv(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def det(backend: Backend) -> Callable[..., Any]:
+def det(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "det"):
+        return None
 
     def run(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
         check_square(a)
@@ -137,8 +157,10 @@ def _checked_cholesky(xp: Any, a: Any, lower: bool, check_finite: bool) -> tuple
     return a, _cholesky_lower(xp, a, lower)
 
 
-def cholesky(backend: Backend) -> Callable[..., Any]:
+def cholesky(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "cholesky"):
+        return None
 
     def run(a: Any, lower: bool = False, overwrite_a: bool = False,
             check_finite: bool = True) -> Any:
@@ -148,8 +170,10 @@ def cholesky(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def cho_factor(backend: Backend) -> Callable[..., Any]:
+def cho_factor(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "cholesky"):
+        return None
 
     def run(a: Any, lower: bool = False, overwrite_a: bool = False,
             check_finite: bool = True) -> Any:
@@ -162,8 +186,10 @@ def cho_factor(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def cho_solve(backend: Backend) -> Callable[..., Any]:
-    xp, tri = backend.xp, backend.scipy("linalg").solve_triangular
+def cho_solve(backend: Backend) -> Callable[..., Any] | None:
+    xp, tri = backend.xp, _triangular(backend)
+    if tri is None:
+        return None
 
     def run(c_and_lower: Any, b: Any, overwrite_b: bool = False,
             check_finite: bool = True) -> Any:
@@ -182,8 +208,10 @@ def cho_solve(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def solve_triangular(backend: Backend) -> Callable[..., Any]:
-    xp, tri = backend.xp, backend.scipy("linalg").solve_triangular
+def solve_triangular(backend: Backend) -> Callable[..., Any] | None:
+    xp, tri = backend.xp, _triangular(backend)
+    if tri is None:
+        return None
 
     def run(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False,
             overwrite_b: bool = False, check_finite: bool = True) -> Any:
@@ -206,8 +234,10 @@ def solve_triangular(backend: Backend) -> Callable[..., Any]:
 def checked(path: str, arrays: int = 1) -> Callable[[Backend], Callable[..., Any]]:
     """Factory for a cupyx function with SciPy's signature that needs only the
     ``check_finite`` check made explicit (cupyx skips complex input)."""
-    def factory(backend: Backend) -> Callable[..., Any]:
+    def factory(backend: Backend) -> Callable[..., Any] | None:
         xp, func = backend.xp, backend.resolve(path)
+        if func is None:
+            return None
 
         def run(*args: Any, check_finite: bool = True, **kwargs: Any) -> Any:
             if check_finite:
@@ -219,8 +249,30 @@ def checked(path: str, arrays: int = 1) -> Callable[[Backend], Callable[..., Any
     return factory
 
 
-def qr(backend: Backend) -> Callable[..., Any]:
+def lu_factor(backend: Backend) -> Callable[..., Any] | None:
+    """cupyx's ``lu_factor`` warns ``RuntimeWarning`` for an exactly singular matrix;
+    SciPy warns ``LinAlgWarning`` (a subclass): the warning is re-issued as SciPy's."""
+    run_checked = checked("scipy.linalg.lu_factor")(backend)
+    if run_checked is None:
+        return None
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = run_checked(*args, **kwargs)
+        for w in caught:
+            singular = w.category is RuntimeWarning and str(w.message).startswith("Diagonal")
+            warnings.warn(str(w.message), LinAlgWarning if singular else w.category,
+                          stacklevel=2)
+        return result
+
+    return run
+
+
+def qr(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "qr"):
+        return None
 
     def run(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
             pivoting: bool = False, check_finite: bool = True) -> Any:
@@ -233,8 +285,10 @@ def qr(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def svd(backend: Backend) -> Callable[..., Any]:
+def svd(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "svd"):
+        return None
 
     def run(a: Any, full_matrices: bool = True, compute_uv: bool = True,
             overwrite_a: bool = False, check_finite: bool = True,
@@ -250,8 +304,10 @@ def svd(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def svdvals(backend: Backend) -> Callable[..., Any]:
+def svdvals(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "svd"):
+        return None
 
     def run(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
         if check_finite:
@@ -262,8 +318,10 @@ def svdvals(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def eigh(backend: Backend) -> Callable[..., Any]:
+def eigh(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "eigh", "eigvalsh"):
+        return None
 
     def run(a: Any, b: Any = None, *, lower: bool = True, eigvals_only: bool = False,
             check_finite: bool = True, **ignored: Any) -> Any:
@@ -280,8 +338,10 @@ def eigh(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def eigvalsh(backend: Backend) -> Callable[..., Any]:
+def eigvalsh(backend: Backend) -> Callable[..., Any] | None:
     run_eigh = eigh(backend)
+    if run_eigh is None:
+        return None
 
     def run(a: Any, b: Any = None, *, lower: bool = True, check_finite: bool = True,
             **ignored: Any) -> Any:
@@ -290,8 +350,10 @@ def eigvalsh(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def lstsq(backend: Backend) -> Callable[..., Any]:
+def lstsq(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "lstsq"):
+        return None
 
     def run(a: Any, b: Any, cond: Any = None, overwrite_a: bool = False,
             overwrite_b: bool = False, check_finite: bool = True,
@@ -315,8 +377,10 @@ def lstsq(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def pinv(backend: Backend) -> Callable[..., Any]:
+def pinv(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "svd"):
+        return None
 
     def run(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: bool = False,
             check_finite: bool = True) -> Any:
@@ -335,8 +399,10 @@ def pinv(backend: Backend) -> Callable[..., Any]:
     return run
 
 
-def norm(backend: Backend) -> Callable[..., Any]:
+def norm(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
+    if _lacks(xp, "norm"):
+        return None
 
     def run(a: Any, ord: Any = None, axis: Any = None, keepdims: bool = False,
             check_finite: bool = True) -> Any:

@@ -18,7 +18,9 @@ from .._backends import Backend
 from .._dispatch import OpSpec, call
 from .._namespace import cpu_function, ufunc_for
 
-GpuFactory = Callable[[Backend], Callable[..., Any]]
+#: ``backend -> function``, or None where the backend lacks what it needs (an older
+#: CuPy, a cupyx module that does not import): the call then runs on the CPU.
+GpuFactory = Callable[[Backend], "Callable[..., Any] | None"]
 GpuRule = Callable[[list[Any], dict[str, Any]], bool]
 
 #: Dtypes every GPU backend computes on with SciPy's result dtypes.
@@ -51,10 +53,9 @@ class ScipySpec(OpSpec):
     def impl(self, backend: Backend) -> Callable[..., Any] | None:
         """The callable running this op on ``backend``, or None if it has none."""
         if backend.is_gpu and self.gpu_impl is not None and self.where != "cpu":
-            found = self._impls.get(backend)
-            if found is None:
-                found = self._impls[backend] = self.gpu_impl(backend)
-            return found
+            if backend not in self._impls:  # None (the backend lacks it) is cached too
+                self._impls[backend] = self.gpu_impl(backend)
+            return self._impls[backend]
         return super().impl(backend)
 
 
@@ -75,10 +76,12 @@ def kwarg_in(name: str, allowed: tuple[Any, ...]) -> GpuRule:
 
 def dropping(*names: str) -> Callable[[str], GpuFactory]:
     """GPU factory for ``path`` calling the GPU function without keywords ``names``
-    (CPU-only knobs such as ``workers=``)."""
+    (CPU-only knobs such as ``workers=``); None where the backend lacks ``path``."""
     def factory_for(path: str) -> GpuFactory:
-        def factory(backend: Backend) -> Callable[..., Any]:
+        def factory(backend: Backend) -> Callable[..., Any] | None:
             func = backend.resolve(path)
+            if func is None:
+                return None
 
             def run(*args: Any, **kwargs: Any) -> Any:
                 for name in names:

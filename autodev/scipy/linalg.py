@@ -53,7 +53,7 @@ _RULES: dict[str, dict[str, Any]] = {
     "lstsq": {"gpu_impl": _gpu.lstsq, "gpu_ok": all_of(_GPU, kwarg_in("lapack_driver", (None,)))},
     "lu": {"gpu_impl": _gpu.checked("scipy.linalg.lu"),
            "gpu_ok": all_of(_GPU, kwarg_in("p_indices", (False,)))},
-    "lu_factor": {"gpu_impl": _gpu.checked("scipy.linalg.lu_factor")},
+    "lu_factor": {"gpu_impl": _gpu.lu_factor},
     "lu_solve": {"gpu_impl": _gpu.checked("scipy.linalg.lu_solve", arrays=2)},
     "solve_triangular": {"gpu_impl": _gpu.solve_triangular},
     "cho_solve": {"gpu_impl": _gpu.cho_solve},

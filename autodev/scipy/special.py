@@ -40,15 +40,9 @@ SPECS = build_specs("scipy.special.", FAMILIES, {
 })
 
 
-def declare_ufunc(wrapper: Any) -> None:
-    """Apply the capability table to the autodev ufunc standing for a SciPy ufunc."""
-    specs = [wrapper._spec, *wrapper._methods.values()]
-    if wrapper.__name__ in GPU_UFUNCS:
-        for spec in specs:
-            spec.gpu_ok = _GPU_DTYPES
-    else:
-        for spec in specs:
-            spec.where = "cpu"
+def ufunc_options(name: str) -> dict[str, Any]:
+    """The capability of the SciPy ufunc ``name``: its GPU rule, or CPU only."""
+    return {"gpu_ok": _GPU_DTYPES} if name in GPU_UFUNCS else {"where": "cpu"}
 
 
 __all__ = public_names(_sspecial)

@@ -23,10 +23,11 @@ import scipy.sparse as _sp
 
 from ... import _dispatch as D
 from ... import _residency as R
+from ... import _reuse
 from ..._array import ndarray
 from ..._backends import backend_for, resolve_device
 from ..._backends._sim_sparse import SimSparse, SimSparseModule
-from ..._device import CPU, Device
+from ..._device import AUTO, CPU, Device
 from ..._memory import retrying
 from ..._trace import STATS
 from .._spec import FLOATING, ScipySpec
@@ -37,12 +38,19 @@ GPU_FORMATS = frozenset({"csr", "csc", "coo", "dia"})
 #: Dtypes cupyx.scipy.sparse computes on (it rejects integers and bool).
 GPU_DTYPES = FLOATING
 
-#: Methods run where the primary lives (cupyx has them for every GPU format).
+#: Methods run where the primary lives (cupyx has them for the GPU formats, but see
+#: ``GPU_METHODS_MISSING``).
 GPU_METHODS = frozenset("""
     tocsr tocsc tocoo toarray todense transpose conj conjugate copy astype sum mean
     diagonal trace multiply maximum minimum count_nonzero max min
     __neg__ __abs__ __add__ __radd__ __sub__ __rsub__ __truediv__ __mul__ __rmul__
 """.split())
+#: GPU methods a cupyx format lacks (CuPy 14: ``max``/``min``/``argmax``/``argmin``
+#: exist for CSR and CSC only): on such a matrix they run on the CPU.
+GPU_METHODS_MISSING: dict[str, frozenset[str]] = {
+    "coo": frozenset({"max", "min", "argmax", "argmin"}),
+    "dia": frozenset({"max", "min", "argmax", "argmin"}),
+}
 #: Methods that write the matrix (run on the host primary, then bump the version).
 WRITE_METHODS = frozenset("""
     __setitem__ setdiag sum_duplicates sort_indices eliminate_zeros prune resize
@@ -113,7 +121,13 @@ class _spbase:
 
     @property
     def device(self) -> Device:
-        """The device holding the primary copy."""
+        """The placement: always ``auto`` (sparse matrices are not pinned; ``to_device``
+        moves the data and autodev keeps placing the calls)."""
+        return AUTO
+
+    @property
+    def location(self) -> Device:
+        """The device holding the primary copy now (read-only)."""
         return self._device
 
     @property
@@ -144,7 +158,7 @@ class _spbase:
     def to_device(self, device: Device | str) -> "_spbase":
         """A copy of this matrix on ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``)."""
         target = resolve_device(device)
-        if target is self._device:
+        if target is self._device or target is AUTO:
             return self
         if target is not CPU and self.format not in GPU_FORMATS:
             raise ValueError(f"A GPU holds the formats {sorted(GPU_FORMATS)}. Got a "
@@ -317,7 +331,9 @@ def _transfer(sp: _spbase, target: Device, moves: list[tuple[str, int]] | None) 
         return native
     module = backend_for(target).scipy("sparse")
     register_native_types(module)
-    uploaded = getattr(module, f"{native.format}_matrix")(native)
+    # a sparse *array* stays one (cupyx 14 has csr_array, ...): its sum(axis=0) is 1-D
+    kind = "array" if sp._is_array else "matrix"
+    uploaded = getattr(module, f"{native.format}_{kind}")(native)
     STATS.h2d_count += 1
     STATS.h2d_bytes += nbytes
     if moves is not None:
@@ -438,20 +454,23 @@ RMATMUL = ScipySpec("scipy.sparse.rmatmul", ".__rmatmul__", "sparse_matmul",
 _METHOD_SPECS: dict[str, ScipySpec] = {}
 
 
-def _method_spec(name: str) -> ScipySpec:
-    spec = _METHOD_SPECS.get(name)
+def _method_spec(name: str, on_gpu: bool = True) -> ScipySpec:
+    key = name if on_gpu else f"{name} (host)"
+    spec = _METHOD_SPECS.get(key)
     if spec is None:
-        where = "primary" if name in GPU_METHODS else "cpu"
-        spec = _METHOD_SPECS[name] = ScipySpec(f"scipy.sparse.{name}", "." + name, "copy",
-                                               where=where)
+        where = "primary" if name in GPU_METHODS and on_gpu else "cpu"
+        spec = _METHOD_SPECS[key] = ScipySpec(f"scipy.sparse.{name}", "." + name, "copy",
+                                              where=where)
     return spec
 
 
 def _run_method(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if name in WRITE_METHODS:
         return _write(sp, name, args, kwargs)
-    # GPU_METHODS run where the primary lives; others on the host copy, with SciPy
-    return D.call(_method_spec(name), (sp, *args), kwargs)
+    # GPU_METHODS run where the primary lives (unless its GPU format lacks them);
+    # others on the host copy, with SciPy
+    on_gpu = name not in GPU_METHODS_MISSING.get(sp.format, ())
+    return D.call(_method_spec(name, on_gpu), (sp, *args), kwargs)
 
 
 def _write(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -501,10 +520,14 @@ def _native_on_hook(obj: Any, device: Device, moves: Any) -> Any:
 
 
 def _register() -> None:
+    from ..._backends import _sim_sparse
+
+    _sim_sparse.MISSING_METHODS.update(GPU_METHODS_MISSING)  # the sim lacks them too
     _make_classes()
     _install_methods()
     for cls in CLASSES.values():
         D.FOREIGN_ARRAYS[cls] = _native_on_hook
+        _reuse._NATIVE_ON[cls] = _native_on_hook  # reuse credit may mirror it
         D.FOREIGN_RESULTS[cls._scipy_class] = wrap_native
     D.FOREIGN_RESULTS[SimSparse] = wrap_native
 

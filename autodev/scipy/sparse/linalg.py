@@ -62,8 +62,10 @@ def _promoted(*arrays: Any) -> list[Any]:
 def _iterative(path: str) -> Callable[[Any], Callable[..., Any]]:
     """GPU factory for cg/gmres/minres: SciPy's ``rtol`` under the GPU function's name
     for it (cupyx's minres calls it ``tol``), operands promoted to one dtype."""
-    def factory(backend: Any) -> Callable[..., Any]:
+    def factory(backend: Any) -> Callable[..., Any] | None:
         func = backend.resolve(path)
+        if func is None:  # an older CuPy, or cupyx.scipy.sparse.linalg not importable
+            return None
         names = inspect.signature(func).parameters
         tol_name = "rtol" if "rtol" in names else "tol"
 
@@ -79,8 +81,10 @@ def _iterative(path: str) -> Callable[[Any], Callable[..., Any]]:
     return factory
 
 
-def _spsolve(backend: Any) -> Callable[..., Any]:
+def _spsolve(backend: Any) -> Callable[..., Any] | None:
     func = backend.resolve("scipy.sparse.linalg.spsolve")
+    if func is None:
+        return None
 
     def run(A: Any, b: Any, permc_spec: Any = None, use_umfpack: bool = True) -> Any:
         A, b = _promoted(A, b)
@@ -91,8 +95,10 @@ def _spsolve(backend: Any) -> Callable[..., Any]:
 
 def _keeping(path: str, *drop: str) -> Callable[[Any], Callable[..., Any]]:
     """GPU factory calling ``path`` without the keywords ``drop`` (all None by the rule)."""
-    def factory(backend: Any) -> Callable[..., Any]:
+    def factory(backend: Any) -> Callable[..., Any] | None:
         func = backend.resolve(path)
+        if func is None:
+            return None
 
         def run(*args: Any, **kwargs: Any) -> Any:
             for name in drop:

@@ -1,0 +1,186 @@
+"""Reuse credit: move an array that calls keep reusing, once, when reuse has paid for it.
+
+A per-call choice never moves a large host array used many times: each call alone
+pays the whole transfer, so the CPU wins every time (the README's power iteration).
+This is the ski-rental problem. Renting is running a call on the device where the
+data is although the other device would have been faster *had the data been
+there*; buying is copying the data there (a read-only mirror). The rule:
+
+* on every call the cost model prices, each input on device A whose absence from
+  device B is what keeps the call on A earns *credit*: the time the call would have
+  saved on B had that input already been there (``t_A - (t_B - move)``);
+* when an input's credit reaches the cost of moving it, it is mirrored on B (paying
+  the move once) and the call runs there.
+
+So rent paid never exceeds the move's price before the move is made: whatever the
+future holds, the time spent is at most twice that of the best fixed placement
+(all on A, or move first and stay on B), and after the move a loop runs at B's speed.
+
+Credit belongs to the root storage (views share it), is reset by any write (a
+written array would have to move again), and halves every ``HALF_LIFE`` priced
+calls without this storage being credited, so reuse that stopped long ago does not
+move an array now. Mirrors made this way stay within a device-memory budget
+(``AUTODEV_MIRROR_BUDGET``), oldest evicted first, and are dropped first under
+out-of-memory with every other mirror.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Callable
+
+from . import _residency as R
+from ._config import ENV
+from ._cost import CostModel
+from ._device import CPU, Device
+from ._trace import STATS, Record, emit
+
+#: Priced calls after which unused credit is worth half: long enough that a loop body
+#: of hundreds of calls keeps nearly all of it between two uses of an array.
+HALF_LIFE = 4096.0
+#: Device memory assumed when a backend cannot say (bytes).
+_UNKNOWN_MEMORY = 8 << 30
+
+_CLOCK = itertools.count(1)
+#: GPU mirrors made by credit, oldest first: (array, storage, shared key, bytes), the
+#: first two as weak references.
+_CREDITED: dict[int, tuple[Any, ...]] = {}
+
+
+def decayed(storage: R.Storage, now: int) -> float:
+    """The storage's credit at priced call ``now`` (0 after a write)."""
+    if storage.credit_version != storage.version:
+        storage.credit = 0.0
+        storage.credit_calls = 0
+        storage.credit_version = storage.version
+        return 0.0
+    if storage.credit and now > storage.credit_at:
+        return storage.credit * 0.5 ** ((now - storage.credit_at) / HALF_LIFE)
+    return storage.credit
+
+
+def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: Any,
+           model: CostModel, watched: bool) -> str | None:
+    """Credit the inputs of a priced call; mirror the first whose credit paid its move.
+
+    Returns the reason of the move made (the call should be priced again), or None.
+    """
+    now = next(_CLOCK)
+    gdev = gpu.device
+    for a in arrays:
+        if a._device is CPU:
+            if winner is gdev:
+                continue  # the call moves it anyway (and leaves a mirror)
+            target, cost = gdev, model.h2d(a.nbytes)
+            saved = t_cpu - (t_gpu - cost)
+        else:
+            if winner is CPU:
+                continue
+            target, cost = CPU, model.d2h(a.nbytes)
+            saved = t_gpu - (t_cpu - cost)
+        if saved <= 0.0 or R.has_mirror(a, target):
+            continue
+        storage = R.storage_of(a)
+        if storage.escaped:
+            continue  # a mirror of memory others may write is never trusted
+        total = decayed(storage, now) + saved
+        storage.credit, storage.credit_at = total, now
+        storage.credit_calls += 1
+        if total >= cost:
+            reason = (f"reuse credit {total * 1e3:.3g} ms >= move {cost * 1e3:.3g} ms "
+                      f"after {storage.credit_calls} calls")
+            if _mirror(a, target, gpu, reason, watched):
+                storage.credit, storage.credit_calls = 0.0, 0
+                return reason
+    return None
+
+
+def _mirror(a: Any, target: Device, gpu: Any, reason: str, watched: bool) -> bool:
+    """Mirror ``a`` on ``target`` within the budget; trace and count the move.
+
+    An array's mirror is shared through its storage with every later view of the
+    same geometry (``X.T`` is a new array each time it is written, the same view).
+    """
+    nbytes = a.nbytes
+    if target is not CPU and not _make_room(nbytes, gpu):
+        return False
+    record = Record(op="move", shapes=(a.shape,), dtype=str(a.dtype), device=str(target),
+                    reason=reason) if watched else None
+    native = _NATIVE_ON[type(a)](a, target, record.transfers if record is not None else None)
+    STATS.reuse_moves += 1
+    STATS.reuse_bytes += nbytes
+    storage = a._storage
+    key = None
+    if hasattr(a, "_scalar"):  # an ndarray: views of its geometry may read the mirror
+        key = R.view_key(a, target)
+        if storage.shared is None:
+            storage.shared = {}
+        storage.shared[key] = (storage.version, native)
+    if target is not CPU:
+        _CREDITED[next(_IDS)] = (weakref.ref(a), weakref.ref(storage), key, nbytes)
+    if record is not None:
+        emit(record)
+    return True
+
+
+_IDS = itertools.count()
+
+
+def budget(gpu: Any) -> int:
+    """Bytes of device memory that credit-made mirrors may hold."""
+    info = gpu.memory_info()
+    total = info[1] if info is not None else _UNKNOWN_MEMORY
+    return int(ENV.mirror_budget * total)
+
+
+def _live(entry: tuple[Any, ...]) -> bool:
+    array_ref, storage_ref, key, _ = entry
+    storage = storage_ref()
+    if key is not None:
+        return storage is not None and bool(storage.shared) and key in storage.shared
+    array = array_ref()
+    return array is not None and array._mirror is not None
+
+
+def _evict(entry: tuple[Any, ...]) -> None:
+    array_ref, storage_ref, key, _ = entry
+    array, storage = array_ref(), storage_ref()
+    if storage is not None and key is not None and storage.shared:
+        storage.shared.pop(key, None)
+    if array is not None:
+        array._mirror = None
+
+
+def _make_room(nbytes: int, gpu: Any) -> bool:
+    """Evict the oldest credit-made mirrors until ``nbytes`` more fit the budget."""
+    limit = budget(gpu)
+    if nbytes > limit:
+        return False
+    for k in [k for k, entry in _CREDITED.items() if not _live(entry)]:
+        del _CREDITED[k]
+    used = sum(entry[3] for entry in _CREDITED.values())
+    for k in list(_CREDITED):
+        if used + nbytes <= limit:
+            break
+        entry = _CREDITED.pop(k)
+        _evict(entry)
+        used -= entry[3]
+    return True
+
+
+def forget_all() -> None:
+    """Drop the credit-made mirrors (device memory is short, or a test ends)."""
+    for entry in _CREDITED.values():
+        _evict(entry)
+    _CREDITED.clear()
+
+
+def credited_bytes() -> int:
+    """Bytes held by live credit-made mirrors on the GPU."""
+    return sum(entry[3] for entry in _CREDITED.values() if _live(entry))
+
+
+#: How to materialise an input on a device (leaving a mirror), by type; the array
+#: classes register themselves (ndarray here, sparse matrices in their module).
+_NATIVE_ON: dict[type, Callable[[Any, Device, Any], Any]] = {}
