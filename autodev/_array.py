@@ -171,6 +171,7 @@ class ndarray:
             same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
             same._mirror = self._mirror
             return same
+        note_pinned()
 
         def move() -> "ndarray":
             native = R.native_on(self, target)
@@ -179,12 +180,9 @@ class ndarray:
             return new(_own(native, target) if kept else native, target, None, self._scalar,
                        target)
 
-        # out of memory on the target: the copy stays on the host, pinned as asked
-        # (counted, warned), as a dispatched call's fallback result keeps its pin
-        moved = retrying("to_device", target, move,
-                         lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
-        note_pinned()
-        return moved
+        # out of memory on the target: the copy stays on the host (counted, warned), pinned
+        return retrying("to_device", target, move,
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -350,15 +348,17 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
-        if self._device is CPU:
-            result = self._data.astype(dtype, order=order, casting=casting, copy=copy)
-            return self if result is self._data else new(result, CPU, None, False, self._pin)
-        # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
-        if not np.can_cast(self.dtype, dtype, casting):
+        if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
             raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
                             f"{np.dtype(dtype)!r} according to the rule {casting!r}")
-        result = _allocating(self, "astype", lambda data: data.astype(
-            dtype, order=order, copy=copy))
+
+        def cast(data: Any) -> Any:
+            if type(data) is np.ndarray:
+                return data.astype(dtype, order=order, casting=casting, copy=copy)
+            # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+            return data.astype(dtype, order=order, copy=copy)
+
+        result = _allocating(self, "astype", cast)
         return self if result._data is self._data else result
 
     def copy(self, order: str = "C") -> "ndarray":
@@ -383,10 +383,9 @@ class ndarray:
             from ._gpu_checks import check_sort_kind
 
             check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
-            kind = "stable"
 
         def sort(data: Any, device: Device) -> None:
-            if device is CPU:  # the host, or the host copy of an out-of-memory fallback
+            if device is CPU:
                 data.sort(axis=axis, kind=kind, **extra)
             elif data.flags.c_contiguous:
                 data.sort(axis=axis, kind="stable")
@@ -397,19 +396,18 @@ class ndarray:
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
-        if self._device is not CPU:  # CuPy: kth as Python ints (ndarray.partition)
-            from ._gpu_checks import plain_kth
-
-            kth = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray
-                            else kth)
-
         def partition(data: Any, device: Device) -> None:
             if device is CPU:
                 data.partition(cpu_arg(kth), axis=axis)
-            elif data.flags.c_contiguous:
-                data.partition(kth, axis=axis)
-            else:  # CuPy partitions only C-contiguous arrays in place
-                data[...] = backend_for(device).xp.partition(data, kth, axis=axis)
+                return
+            from ._gpu_checks import plain_kth
+
+            # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+            k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
+            if data.flags.c_contiguous:
+                data.partition(k, axis=axis)
+            else:
+                data[...] = backend_for(device).xp.partition(data, k, axis=axis)
 
         _in_place(self, "partition", partition)
 
@@ -512,9 +510,9 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
 
 def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
     """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
-    device = a._device
-    return retrying(op, device, lambda: new(make(a._data), device, None, False, a._pin),
-                    lambda: new(make(a._host()), CPU, None, False, a._pin))
+    device, pin = a._device, a._pin
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
+                    lambda: new(make(a._host()), CPU, None, False, pin))
 
 
 def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:

@@ -40,6 +40,19 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _fraction(name: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(
+            f"{name} must be a fraction between 0 and 1. Got {value!r} instead. "
+            f"Unset it or set e.g. {name}=0.5."
+        )
+    return number
+
+
 _FLAG_VALUES = {"1": True, "true": True, "yes": True, "on": True,
                 "0": False, "false": False, "no": False, "off": False}
 
@@ -53,19 +66,6 @@ def _env(name: str) -> str | None:
 def _env_choice(name: str, choices: tuple[str, ...]) -> str:
     value = _env(name)
     return choices[0] if value is None else _check_choice(name, value, choices)
-
-
-def _fraction(name: str, value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if not 0.0 <= number <= 1.0:
-        raise ValueError(
-            f"{name} must be a fraction between 0 and 1. Got {value!r} instead. "
-            f"Unset it or set e.g. {name}=0.5."
-        )
-    return number
 
 
 def _env_flag(name: str) -> bool:
@@ -98,8 +98,8 @@ class _Env:
         self.fallback: str = _env_choice("AUTODEV_FALLBACK", FALLBACK_MODES)
         self.cache_dir: str | None = _env("AUTODEV_CACHE_DIR")
         self.profile: str | None = _env("AUTODEV_PROFILE")
-        self.mirror_budget: float = _fraction(
-            "AUTODEV_MIRROR_BUDGET", _env("AUTODEV_MIRROR_BUDGET") or "0.5")
+        self.mirror_budget: float = _fraction("AUTODEV_MIRROR_BUDGET",
+                                              _env("AUTODEV_MIRROR_BUDGET") or "0.5")
 
 
 ENV = _Env()

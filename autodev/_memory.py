@@ -20,6 +20,7 @@ from typing import Any, Callable, NoReturn, TypeVar
 import numpy as np
 
 from . import _residency as R
+from . import _reuse
 from ._backends import backend_for
 from ._config import ENV
 from ._device import CPU, Device
@@ -67,7 +68,7 @@ def free(device: Device) -> None:
     from . import _reuse  # imports the dispatcher, which imports this module
 
     R.drop_mirrors()
-    _reuse.forget_all()
+    _reuse.forget_all()  # the mirrors reuse credit shares through storages, too
     backend_for(device).free_memory()
 
 

@@ -474,18 +474,6 @@ def _creation_arg(value: Any) -> Any:
     return host[()] if host.ndim == 0 else host
 
 
-def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
-    """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
-    it stays on the host (counted, warned: :func:`autodev._memory.retrying`)."""
-    if target is CPU:
-        return new(host, CPU, storage)
-    if type(host) is tuple:  # linspace(retstep=True)
-        array, step = host
-        return place(op, array, target), step
-    return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
-                    lambda: new(host, CPU, storage))
-
-
 def _pinned(result: Any, device: Any) -> Any:
     """A created array pinned where ``device=`` asked (None or ``"auto"``: not pinned)."""
     if device is None:
@@ -498,6 +486,18 @@ def _pinned(result: Any, device: Any) -> Any:
         if type(a) is ndarray:
             a._pin = target
     return result
+
+
+def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
+    """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
+    it stays on the host (counted, warned: :func:`autodev._memory.retrying`)."""
+    if target is CPU:
+        return new(host, CPU, storage)
+    if type(host) is tuple:  # linspace(retstep=True)
+        array, step = host
+        return place(op, array, target), step
+    return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
+                    lambda: new(host, CPU, storage))
 
 
 def _created(result: Any, device: Device) -> Any:

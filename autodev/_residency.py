@@ -21,16 +21,17 @@ from ._trace import STATS
 
 
 class Storage:
-    """What views of one buffer share: a write version, an escape flag, the reuse credit
-    earned towards the other device (see :mod:`autodev._reuse`), and whether any of its
-    arrays holds a mirror (so a write knows there is device memory to release)."""
+    """What views of one buffer share: a write version, an escape flag, whether any of its
+    arrays holds a mirror (so a write knows there is device memory to release), and the
+    reuse credit earned towards the other device (see :mod:`autodev._reuse`)."""
 
-    __slots__ = ("version", "escaped", "credit", "credit_at", "credit_calls", "credit_version",
-                 "shared", "mirrored", "__weakref__")
+    __slots__ = ("version", "escaped", "mirrored", "credit", "credit_at", "credit_calls",
+                 "credit_version", "shared", "__weakref__")
 
     def __init__(self, escaped: bool = False) -> None:
         self.version = 0
         self.escaped = escaped
+        self.mirrored = False
         self.credit = 0.0  # seconds the other device would have saved
         self.credit_at = 0  # the priced call that last added to it
         self.credit_calls = 0
@@ -39,7 +40,6 @@ class Storage:
         #: ``X.T`` made afresh each iteration finds the mirror the last one paid for):
         #: ``(device, shape, strides, dtype, address) -> (version, native)``.
         self.shared: dict[tuple[Any, ...], tuple[int, Any]] | None = None
-        self.mirrored = False
 
 
 #: Arrays currently holding a mirror (id -> weak reference), so memory pressure

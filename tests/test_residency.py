@@ -41,8 +41,7 @@ def test_power_iteration_moves_a_once(sim):
         x = x / autodev.linalg.norm(x)
     s = autodev.stats()
     assert s["h2d_count"] == 1 and s["h2d_bytes"] == a.nbytes
-    # only the norms come back: NumPy scalars live on the host (docs/dispatch.md, "NumPy
-    # semantics on the GPU")
+    # only the norms come back: NumPy scalars live on the host (docs/guide.md, "Scalars")
     assert s["d2h_count"] == 50 and s["d2h_bytes"] == 50 * 4
     assert x.location == sim.device and a.location == sim.device
     assert s["calls"].get("sim:0", 0) >= 100 and s["calls"].get("cpu", 0) == 0

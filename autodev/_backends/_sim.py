@@ -373,25 +373,6 @@ def _family_of(name: str) -> str | None:
     return _FAMILIES.get(name)
 
 
-#: Calls returning a view of their first argument, for which CuPy allocates no device
-#: memory (so they take no out-of-memory fault); ``reshape``/``ravel`` only when the
-#: input is C-contiguous (otherwise they copy).
-_VIEW_CALLS = frozenset(
-    "transpose swapaxes squeeze diagonal view moveaxis rollaxis expand_dims broadcast_to "
-    "broadcast_arrays atleast_1d atleast_2d atleast_3d split array_split hsplit vsplit "
-    "dsplit permute_dims matrix_transpose real imag".split()
-)
-_CONTIGUOUS_VIEWS = frozenset({"reshape", "ravel"})
-
-
-def _makes_view(name: str, args: tuple[Any, ...]) -> bool:
-    if name in _VIEW_CALLS:
-        return True
-    if name in _CONTIGUOUS_VIEWS and args and type(args[0]) is SimArray:
-        return bool(args[0]._a.flags.c_contiguous)
-    return False
-
-
 #: True inside :meth:`SimBackend.linalg_errors` (the dynamic scope of a GPU linalg call).
 _LINALG_RAISE = [False]
 
@@ -414,6 +395,25 @@ def quiet_singular(always: bool = False) -> Quirk:
         return call
 
     return quirk
+
+
+#: Calls returning a view of their first argument, for which CuPy allocates no device
+#: memory (so they take no out-of-memory fault); ``reshape``/``ravel`` only when the
+#: input is C-contiguous (otherwise they copy).
+_VIEW_CALLS = frozenset(
+    "transpose swapaxes squeeze diagonal view moveaxis rollaxis expand_dims broadcast_to "
+    "broadcast_arrays atleast_1d atleast_2d atleast_3d split array_split hsplit vsplit "
+    "dsplit permute_dims matrix_transpose real imag".split()
+)
+_CONTIGUOUS_VIEWS = frozenset({"reshape", "ravel"})
+
+
+def _makes_view(name: str, args: tuple[Any, ...]) -> bool:
+    if name in _VIEW_CALLS:
+        return True
+    if name in _CONTIGUOUS_VIEWS and args and type(args[0]) is SimArray:
+        return bool(args[0]._a.flags.c_contiguous)
+    return False
 
 
 def _wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
