@@ -63,10 +63,7 @@ def retrying(op: str, device: Device, attempt: Callable[[], T],
 
 
 def free(device: Device) -> None:
-    """Release what autodev can on ``device``: every mirror and the reuse credit that
-    would make them again, then the pool's cached blocks."""
-    from . import _reuse  # imports the dispatcher, which imports this module
-
+    """Release what autodev can on ``device``: every mirror, then the pool's cached blocks."""
     R.drop_mirrors()
     _reuse.forget_all()  # the mirrors reuse credit shares through storages, too
     backend_for(device).free_memory()

@@ -206,7 +206,7 @@ class ufunc:
                                             *(cpu_arg(b),) if b is not None else ()))
         if device is CPU:
             on_host(a._data)
-        elif func is None:  # declared (capability table): no device ``at``; on the host
+        elif func is None:  # declared: this ufunc has no device ``at``; apply it on the host
             in_place_on_host(self.__name__ + ".at", a, on_host)
         else:
             def on_device() -> None:
