@@ -123,8 +123,8 @@ bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
 from . import linalg, testing  # noqa: E402
 
 # imported on first use, as NumPy itself imports numpy.fft and numpy.random
-_SUBMODULES = ["fft", "linalg", "random", "testing", "scipy"]
-_LAZY_SUBMODULES = frozenset({"fft", "random", "scipy"})
+_SUBMODULES = ["array_api", "fft", "lib", "linalg", "random", "testing", "scipy"]
+_LAZY_SUBMODULES = frozenset({"array_api", "fft", "lib", "random", "scipy"})
 
 # -- everything else NumPy has: resolved on first use, then cached --------------------
 _NUMPY_NAMES = sorted(n for n in dir(_np) if not n.startswith("_"))
@@ -137,11 +137,17 @@ from ._backends import STATE as _STATE  # noqa: E402
 _STATE.refresh()  # every hot-path flag now reflects the environment
 
 
+#: The standard's version NumPy's own namespace follows (this face is NumPy's).
+__array_api_version__ = _np.__array_api_version__
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
         import importlib
 
         value: Any = importlib.import_module(f"autodev.{name}")
+    elif name == "__array_namespace_info__":
+        from ._inspection import __array_namespace_info__ as value
     elif name.startswith("_") or not (hasattr(_np, name) or name in _DIRECT):
         raise AttributeError(f"module 'autodev' has no attribute {name!r}")
     else:
@@ -152,3 +158,9 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
+
+
+from ._dask import install as _install_dask  # noqa: E402
+
+# Last: registering may use any public name (dask.array may be loaded already).
+_install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported

@@ -16,7 +16,7 @@ import numpy as np
 from . import _buffers, _residency as R
 from ._backends import STATE, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._dispatch import OpSpec, call, cpu_arg, new, native_arg
+from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, new, native_arg
 from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
@@ -203,6 +203,8 @@ class ndarray:
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from ._namespace import ufunc_for
 
+        if DEFER_TO and defers_to_other(inputs, kwargs):
+            return NotImplemented  # a Dask array among the operands runs the ufunc (NEP 13)
         wrapper = ufunc_for(ufunc)
         if wrapper is None:
             return NotImplemented
@@ -214,19 +216,31 @@ class ndarray:
                            kwargs: Any) -> Any:
         from ._namespace import function_for
 
+        if DEFER_TO and not DEFER_TO.isdisjoint(types):
+            return NotImplemented  # a Dask array among the arguments runs it (NEP 18)
         found = function_for(func)
         if found is None:
             return NotImplemented
         return found(*args, **kwargs)
 
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        import autodev
+        """The array-API face (:mod:`autodev.array_api`): the standard's semantics over
+        these same arrays; ``import autodev as np`` stays NumPy."""
+        from . import array_api
 
-        return autodev
+        if api_version is not None and api_version not in array_api.API_VERSIONS:
+            raise ValueError(
+                f"api_version must be one of {', '.join(array_api.API_VERSIONS)} or None. "
+                f"Got {api_version!r} instead."
+            )
+        return array_api
 
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
         R.storage_of(self).escaped = True  # the consumer may write through it
-        return self._data.__dlpack__(*args, **kwargs)
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                    ("dl_device", dl_device), ("copy", copy)) if v is not None}
+        return self._data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> Any:
         return self._data.__dlpack_device__()
@@ -348,6 +362,8 @@ class ndarray:
     # ------------------------------------------------------------------ method-only calls
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
+        if not copy and order in ("K", "A") and self._data.dtype == dtype:
+            return self  # as NumPy does (a device backend may hand back a new wrapper)
         if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
             raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
                             f"{np.dtype(dtype)!r} according to the rule {casting!r}")
@@ -365,13 +381,27 @@ class ndarray:
         return _allocating(self, "copy", lambda data: data.copy(order=order))
 
     def view(self, *args: Any, **kwargs: Any) -> "ndarray":
+        cls = kwargs.pop("type", None)
         if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
-            args = args[1:]
-        kwargs.pop("type", None)
+            cls, args = args[0], args[1:]
         device = self._device
-        return retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
-                                                   R.storage_of(self), False, self._pin),
-                        lambda: refuse_view("view", device))
+        result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
+                                                     R.storage_of(self), False, self._pin),
+                          lambda: refuse_view("view", device))
+        if cls is None:
+            cls = type(self)
+        if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
+            from ._subclass import cast
+
+            return cast(result, cls, self)
+        return result
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
+        super().__init_subclass__(**kwargs)
+        from ._subclass import install
+
+        install(cls)
 
     def fill(self, value: Any) -> None:
         value = _scalar_arg(value)
@@ -730,8 +760,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             result = func(o, self._data) if reflected else func(self._data, o)
             if type(result) is not _np_ndarray:
                 if type(result) is tuple:  # divmod
-                    return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
-                return result
+                    return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r)
+                                 for r in result)
+                return _zero_d(result)
             a = _onew(ndarray)
             a._data = result
             a._device = CPU
@@ -748,9 +779,21 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             o = cpu_arg(other)
             result = func(o, self._host()) if reflected else func(self._host(), o)
             return new(result, CPU) if type(result) is _np_ndarray else result
-        return call(spec, (other, self) if reflected else (self, other), {})
+        result = call(spec, (other, self) if reflected else (self, other), {})
+        if type(result) is tuple:
+            return tuple(_zero_d(r) for r in result)
+        return _zero_d(result)
 
     return op
+
+
+def _zero_d(result: Any) -> Any:
+    """An operator's NumPy scalar result (all operands 0-d, one an autodev array) as an
+    autodev scalar: it prints, hashes and converts as the NumPy scalar does, and stays
+    in autodev's namespace, as the same operator's result on a GPU does."""
+    if isinstance(result, np.generic):
+        return new(np.asarray(result), CPU, None, True)
+    return result
 
 
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
@@ -776,8 +819,8 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if _FAST:
             tick()
             result = func(self._data)
-            return new(result, CPU) if type(result) is np.ndarray else result
-        return call(spec, (self,), {})
+            return new(result, CPU) if type(result) is np.ndarray else _zero_d(result)
+        return _zero_d(call(spec, (self,), {}))
 
     return op
 
@@ -789,8 +832,10 @@ def _structured(a: ndarray, other: Any) -> bool:
 
 
 def _defers(other: Any) -> bool:
-    """True if ``other`` asks NumPy-like arrays to leave a binary operator to it."""
-    return getattr(type(other), "__array_ufunc__", False) is None
+    """True if ``other`` asks NumPy-like arrays to leave a binary operator to it, or
+    wraps autodev arrays (a Dask array: ``a + dask_array`` is Dask's, NEP 13)."""
+    t = type(other)
+    return t in DEFER_TO or getattr(t, "__array_ufunc__", False) is None
 
 
 _BINARY = {
@@ -853,6 +898,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     method.__name__ = name
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
+    method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
     return method
 
 

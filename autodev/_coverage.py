@@ -38,11 +38,11 @@ def render() -> str:
         "",
         "## Creation (host by default; `device=` or `policy('gpu')` for the GPU)",
         "",
-        ", ".join(f"`{n}`" for n in sorted(CREATION | {"array", "asarray", "asanyarray"})),
+        ", ".join(f"`{n}`" for n in sorted(CREATION | {"array", "asarray", "asanyarray", "from_dlpack"})),
         "",
         "## Metadata only (never move data)",
         "",
-        ", ".join(f"`{n}`" for n in sorted(set(DIRECT) - {"array", "asarray", "asanyarray"})),
+        ", ".join(f"`{n}`" for n in sorted(set(DIRECT) - {"array", "asarray", "asanyarray", "from_dlpack"})),
         "",
     ]
     for family, names in sorted(families.items()):

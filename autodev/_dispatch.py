@@ -182,6 +182,9 @@ FOREIGN_ARRAYS: dict[type, Callable[[Any, Device, Any], Any]] = {}
 #: Native result types besides arrays (SciPy/cupyx sparse matrices), each with its
 #: ``wrap(result, device, args)`` returning the autodev object.
 FOREIGN_RESULTS: dict[type, Callable[[Any, Device, tuple[Any, ...]], Any]] = {}
+#: Array types that hold autodev arrays as their chunks (Dask's, once autodev is registered
+#: with Dask): a call given one of them is theirs to run (NEP 13/18), see :func:`hand_over`.
+DEFER_TO: set[type] = set()
 
 
 def cpu_arg(obj: Any) -> Any:
@@ -224,6 +227,8 @@ DEVICE_KEYWORD = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"
 
 def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
+    if DEFER_TO and defers_to_other(args, kwargs):
+        return hand_over(spec, args, kwargs)
     if kwargs and "device" in kwargs and spec.name in DEVICE_KEYWORD:
         kwargs = dict(kwargs)
         device = kwargs.pop("device")
@@ -283,6 +288,24 @@ def _label(result: Any, pin: Device, inputs: list[Any]) -> Any:
         for r in result:
             _label(r, pin, inputs)
     return result
+
+
+def defers_to_other(args: Iterable[Any], kwargs: dict[str, Any] | None = None) -> bool:
+    """True if an argument (or an item of a list/tuple argument) is of a ``DEFER_TO`` type."""
+    for obj in (*args, *kwargs.values()) if kwargs else args:
+        t = type(obj)
+        if t in DEFER_TO or ((t is tuple or t is list) and defers_to_other(obj)):
+            return True
+    return False
+
+
+def hand_over(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run a call that involves a wrapping array type through NumPy's function, arguments
+    untouched: NumPy's protocols then give it to the wrapper (autodev's own overrides
+    decline, see ``ndarray.__array_function__``), e.g. ``autodev.add(a, dask_array)`` is a
+    Dask array of autodev chunks. A method runs as the NumPy function of its name."""
+    func = getattr(np, spec.path[1:]) if spec.path.startswith(".") else spec.impl(_CPU)
+    return wrap(func(*args, **kwargs), CPU, args, kwargs, None, spec.scalar)  # type: ignore[misc]
 
 
 def _collect(items: Iterable[Any], found: list[Any]) -> None:
@@ -517,12 +540,13 @@ def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
     outs = out if type(out) is tuple else (out,)
     if spec.where == "primary" and left is not None:
         return _view_fallback(spec, args, kwargs, moves, left)
-    if not any(type(o) is ndarray and o._device is not CPU for o in outs):
+    # (isinstance: an out= may be an instance of a user's subclass, autodev._subclass)
+    if not any(isinstance(o, ndarray) and o._device is not CPU for o in outs):
         return _run(spec, _CPU, args, kwargs, moves)
     # write into host copies (``where=`` keeps the untouched elements), then copy them back
     # into the same device memory (no new device array: the device may be out of memory)
     hosts = tuple(new(R.transfer(o._data, o._device, CPU, moves), CPU)
-                  if type(o) is ndarray and o._device is not CPU else o for o in outs)
+                  if isinstance(o, ndarray) and o._device is not CPU else o for o in outs)
     result = _run(spec, _CPU, args, {**kwargs, "out": hosts if type(out) is tuple else hosts[0]},
                   moves)
     for o, h in zip(outs, hosts):
@@ -624,7 +648,7 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     inputs: list[Any] = []
     _collect(args, inputs)
     for a in inputs:
-        if type(a) is not ndarray:
+        if not isinstance(a, ndarray):  # subclasses of ndarray (autodev._subclass) too
             continue  # sparse inputs: a dense result never views them
         if a._device is device and backend.owner(a._data) is owner:
             return R.storage_of(a), result

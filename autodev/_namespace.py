@@ -21,7 +21,9 @@ from ._device import AUTO, CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, ufunc_at_ok, \
     ufunc_method_rule
 from ._dispatch import OpSpec, call, cpu_arg, new, placed
+from ._dlpack import from_dlpack
 from ._memory import in_place_on_host, retrying, write_back
+from ._subclass import SUBCLASSES, of_inputs
 from ._trace import tick
 
 TRANSCENDENTAL = frozenset(
@@ -183,7 +185,8 @@ class ufunc:
                     a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
                         result, CPU, None, None, False, None
                     return a
-        return call(self._spec, args, kwargs)
+        result = call(self._spec, args, kwargs)
+        return of_inputs(args, result) if SUBCLASSES else result
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return call(self._methods["reduce"], args, kwargs)
@@ -289,7 +292,9 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
         import scipy.special
 
         name = np_ufunc.__name__
-        if getattr(scipy.special, name, None) is np_ufunc:
+        public = getattr(scipy.special, name, None)
+        # SCIPY_ARRAY_API=1 wraps each scipy.special ufunc in a function (__wrapped__)
+        if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
             from .scipy.special import ufunc_options  # its GPU capability table
 
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
@@ -308,6 +313,7 @@ def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..
     function.__qualname__ = function.__name__
     function.__doc__ = getattr(np_func, "__doc__", None)
     function.__module__ = "autodev"
+    function.__wrapped__ = np_func  # type: ignore[attr-defined]  # inspect.signature, help()
     return function
 
 
@@ -399,6 +405,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
     function.__qualname__ = function.__name__
     function.__doc__ = getattr(np_func, "__doc__", None)
     function.__module__ = "autodev"
+    function.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
     return function
 
 
@@ -459,6 +466,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__qualname__ = name
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
+    result.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
     return result
 
 
@@ -643,7 +651,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "array": array, "asarray": asarray, "asanyarray": asanyarray, "shape": shape,
     "ndim": ndim, "size": size, "result_type": result_type, "iscomplexobj": iscomplexobj,
     "isrealobj": isrealobj, "isscalar": isscalar, "may_share_memory": may_share_memory,
-    "shares_memory": shares_memory, "copyto": copyto,
+    "shares_memory": shares_memory, "copyto": copyto, "from_dlpack": from_dlpack,
 }
 
 
@@ -667,10 +675,28 @@ def resolve_name(module: Any, prefix: str, name: str) -> Any:
     if spec is not None:
         if prefix == "" and name in _REDUCE_AS:
             return make_reduction(spec, value, *_REDUCE_AS[name])
-        return make_function(spec, value)
-    if _is_plain_function(value):
-        return cpu_function(value, prefix + name)
-    return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+        function = make_function(spec, value)
+    elif _is_plain_function(value):
+        function = cpu_function(value, prefix + name)
+    else:
+        return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+    return placing(function) if prefix + name in PLACED else function
+
+
+#: Functions whose ``device=`` NumPy accepts as "cpu" only: autodev takes any device
+#: (``device=x.device``), runs the call where it would run anyway and puts the result there.
+PLACED = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "fft.fftfreq",
+                    "fft.rfftfreq"})
+
+
+def placing(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` taking ``device=`` as an autodev device (or a string naming one)."""
+
+    def placed(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        return result if device is None else result.to_device(device)
+
+    return functools.update_wrapper(placed, function)
 
 
 def _is_plain_function(value: Any) -> bool:

@@ -45,6 +45,7 @@ def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
 
     draw.__name__ = getattr(func, "__name__", "draw")
     draw.__doc__ = getattr(func, "__doc__", None)
+    draw.__wrapped__ = func  # type: ignore[attr-defined]  # NumPy's signature
     return draw
 
 

@@ -1,4 +1,4 @@
-"""Testing helpers: the simulated GPU and NumPy comparisons."""
+"""Testing helpers: the simulated GPU and NumPy comparisons (and numpy.testing's names)."""
 
 from __future__ import annotations
 
@@ -58,3 +58,14 @@ def to_numpy(x: Any) -> Any:
     if isinstance(x, (tuple, list)):
         return type(x)(to_numpy(v) for v in x)
     return x
+
+
+def __getattr__(name: str) -> Any:
+    """NumPy's ``numpy.testing`` names (``assert_allclose``, ...), so that
+    ``np.testing.assert_allclose(...)`` works under ``import autodev as np``; they
+    read autodev arrays through ``__array__`` (a copy to the host for device arrays)."""
+    import numpy.testing
+
+    if name.startswith("_") or not hasattr(numpy.testing, name):
+        raise AttributeError(f"module 'autodev.testing' has no attribute {name!r}")
+    return getattr(numpy.testing, name)

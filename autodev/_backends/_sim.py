@@ -403,12 +403,13 @@ def quiet_singular(always: bool = False) -> Quirk:
 _VIEW_CALLS = frozenset(
     "transpose swapaxes squeeze diagonal view moveaxis rollaxis expand_dims broadcast_to "
     "broadcast_arrays atleast_1d atleast_2d atleast_3d split array_split hsplit vsplit "
-    "dsplit permute_dims matrix_transpose real imag".split()
+    "dsplit permute_dims matrix_transpose real imag as_strided sliding_window_view".split()
 )
 _CONTIGUOUS_VIEWS = frozenset({"reshape", "ravel"})
 
 
 def _makes_view(name: str, args: tuple[Any, ...]) -> bool:
+    name = name.rpartition(".")[2]  # lib.stride_tricks.as_strided, linalg.diagonal, ...
     if name in _VIEW_CALLS:
         return True
     if name in _CONTIGUOUS_VIEWS and args and type(args[0]) is SimArray:

@@ -113,6 +113,7 @@ def public_function(spec: ScipySpec, scipy_func: Any, module: str) -> Callable[.
     function.__qualname__ = function.__name__
     function.__doc__ = getattr(scipy_func, "__doc__", None)
     function.__module__ = module
+    function.__wrapped__ = scipy_func  # type: ignore[attr-defined]  # SciPy's signature
     return function
 
 
@@ -148,6 +149,8 @@ def resolve(scipy_module: ModuleType, public: str, specs: dict[str, ScipySpec],
             name: str) -> Any:
     """What ``<public>.<name>`` is: dispatched function, ufunc, CPU function or SciPy object."""
     value = getattr(scipy_module, name)  # AttributeError propagates: not a SciPy name
+    if isinstance(getattr(value, "__wrapped__", None), np.ufunc):
+        value = value.__wrapped__  # SCIPY_ARRAY_API=1 wraps SciPy's ufuncs in functions
     spec = specs.get(name)
     if spec is not None:
         return public_function(spec, value, public)

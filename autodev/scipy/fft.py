@@ -9,6 +9,7 @@ thread count, ignored on the GPU. Declared CPU-only: DCT/DST types 1 and 4 and
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import scipy.fft as _sfft
@@ -41,6 +42,25 @@ SPECS = build_specs("scipy.fft.", FAMILIES, _RULES)
 
 __all__ = public_names(_sfft)
 __getattr__ = module_getattr(_sfft, "autodev.scipy.fft", SPECS, globals())
+
+# -- the scipy.fft backend protocol (uarray): ``scipy.fft.set_backend(autodev.scipy.fft)``
+#: The uarray domain of ``scipy.fft``'s multimethods (as ``cupyx.scipy.fft`` declares).
+__ua_domain__ = "numpy.scipy.fft"
+
+
+def __ua_function__(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run ``scipy.fft``'s multimethod ``method`` as autodev's dispatched function.
+
+    A name autodev does not have declines with ``NotImplemented``, so that uarray
+    tries the next backend (SciPy's own). While it runs, this backend is skipped:
+    autodev's host path calls ``scipy.fft`` itself, which must then be SciPy's.
+    """
+    try:
+        function = __getattr__(method.__name__)
+    except AttributeError:
+        return NotImplemented
+    with _sfft.skip_backend(_sys.modules[__name__]):
+        return function(*args, **kwargs)
 
 
 def __dir__() -> list[str]:

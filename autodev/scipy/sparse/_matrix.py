@@ -510,8 +510,10 @@ def _method(name: str) -> Callable[..., Any]:
 
     method.__name__ = name
     method.__qualname__ = f"_spbase.{name}"
-    method.__doc__ = getattr(_sp.csr_matrix, name, None).__doc__ if hasattr(
-        _sp.csr_matrix, name) else None
+    original = getattr(_sp.csr_matrix, name, None)
+    method.__doc__ = getattr(original, "__doc__", None)
+    if original is not None:
+        method.__wrapped__ = original  # type: ignore[attr-defined]  # SciPy's signature
     return method
 
 
