@@ -661,7 +661,7 @@ def _getitem_on_host(a: ndarray, key: Any) -> Any:
     result = host[_index_native(key, CPU, a.shape)]
     check_not_view("__getitem__", a._device, (host,), result)
     STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
-    return new(result, CPU) if type(result) is np.ndarray else result
+    return new(result, CPU, None, False, a._pin) if type(result) is np.ndarray else result
 
 
 def _has_ellipsis(key: Any) -> bool:

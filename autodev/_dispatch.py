@@ -495,7 +495,7 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
             # Declared safety net: CuPy raises NotImplementedError for a case it lacks that
             # no table row foresaw. The call runs on the CPU, counted and traced; anything
             # else (TypeError, ValueError, device errors) propagates.
-            if ENV.fallback == "raise":
+            if fell_back or ENV.fallback == "raise":  # fell_back: the CPU's own error
                 raise
             note_fallback(spec.name, str(device), declined, reason="not implemented")
             if record is not None:

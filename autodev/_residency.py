@@ -160,7 +160,7 @@ def mark_written(array: Any) -> None:
     storage = array._storage
     if storage is not None:
         storage.version += 1
-        if storage.mirrored:
+        if storage.mirrored or storage.shared:
             _drop_stale(storage)
     array._mirror = None
 
@@ -169,6 +169,7 @@ def _drop_stale(storage: Storage) -> None:
     """Release the mirrors a write to ``storage`` made stale, held by any of its views,
     now rather than when each view is next read (they hold device memory)."""
     storage.mirrored = False
+    storage.shared = None  # the mirrors reuse credit made for every view of it
     for key, ref in list(_MIRRORED.items()):
         array = ref()
         if array is not None and array._storage is storage:

@@ -50,7 +50,8 @@ def test_numpy_asarray_shares_host_arrays_and_never_loses_writes(device):
 def test_a_shared_host_buffer_invalidates_mirrors():
     a = sample((5,))
     with simulated_gpu() as sim, autodev.policy("gpu"):
-        x = autodev.asarray(a.copy(), device="cpu").to_device("auto")
+        # owning its memory (an asarray of a NumPy array would be escaped: never mirrored)
+        x = autodev.array(a.copy(), device="cpu").to_device("auto")
         d = autodev.asarray(a.copy(), device=sim.device).to_device("auto")
         _ = x + d  # leaves a mirror of x on the device
         h = numpy.asarray(x)

@@ -41,3 +41,14 @@ def test_a_write_releases_stale_mirrors_of_every_view():
         gc.collect()
         assert ref() is None  # its device memory is released at the write, not later
         assert to_numpy(h + d)[2] == 6.0
+
+
+def test_a_write_releases_the_mirrors_reuse_credit_shares():
+    from autodev import _residency as R
+
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        h = autodev.array(numpy.arange(6.0), device="cpu").to_device("auto")
+        storage = R.storage_of(h)
+        storage.shared = {("sim", (6,)): (storage.version, object())}  # as reuse credit leaves
+        h[0] = 1.0
+        assert not storage.shared  # released at the write, not when next looked up
