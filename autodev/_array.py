@@ -16,7 +16,9 @@ import numpy as np
 from . import _buffers, _residency as R
 from ._backends import STATE, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, new, native_arg
+from ._config import get_policy
+from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, host_floor, new, \
+    native_arg
 from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
@@ -30,9 +32,15 @@ _onew = object.__new__
 _FAST = False
 
 
+#: True when a GPU is usable, nothing watches and nothing is pinned (``STATE.host_fast``):
+#: a tiny elementwise operator on host data then calls NumPy after one size check.
+_HOST_FAST = False
+
+
 def _sync_fast() -> None:
-    global _FAST
+    global _FAST, _HOST_FAST
     _FAST = STATE.fast
+    _HOST_FAST = STATE.host_fast
 
 
 STATE.listeners.append(_sync_fast)
@@ -746,8 +754,13 @@ def _elide(func: Any, self: ndarray, o: Any, reflected: bool) -> bool:
 def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable[..., Any]:
     can_elide = isinstance(func, np.ufunc) and func.__name__ in _ELIDABLE \
         and _TEMPORARY_REFS is not None
+    family = spec.family if spec.family in ("elementwise", "transcendental") else None
 
     def op(self: ndarray, other: Any) -> Any:
+        if _HOST_FAST and family is not None and self._device is CPU:
+            result = _tiny_on_host(func, family, self, other, reflected)
+            if result is not _DECIDE:
+                return result
         if _FAST:
             t = type(other)
             if t is ndarray:
@@ -790,6 +803,40 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         return _zero_d(result)
 
     return op
+
+
+#: What :func:`_tiny_on_host` returns when the call must be decided in full.
+_DECIDE = object()
+
+
+def _tiny_on_host(func: Callable[..., Any], family: str, a: ndarray, other: Any,
+                  reflected: bool) -> Any:
+    """``func(a, other)`` on NumPy if every operand is on the host and the call is below
+    the work at which the GPU could win (the cost model's floor, under ``auto``); else
+    :data:`_DECIDE`. The decision is the one the full prediction would make."""
+    t = type(other)
+    data = a._data
+    if t is ndarray:
+        if other._device is not CPU:
+            return _DECIDE
+        o = other._data
+        size = max(data.size, o.size)
+    elif t in _PLAIN_SCALARS:
+        o, size = other, data.size
+    else:
+        return _DECIDE
+    if size >= host_floor(family) or get_policy() != "auto":
+        return _DECIDE
+    tick()
+    result = func(o, data) if reflected else func(data, o)
+    if type(result) is not _np_ndarray:
+        if type(result) is tuple:  # divmod
+            return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r) for r in result)
+        return _zero_d(result)
+    return new(result, CPU)
+
+
+_PLAIN_SCALARS = _PLAIN_OPERANDS - {np.ndarray}
 
 
 def _zero_d(result: Any) -> Any:

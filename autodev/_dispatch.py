@@ -704,11 +704,27 @@ def cost_model() -> CostModel:
     return model
 
 
+#: family -> the cost model's ``cpu_only_below``: the work under which a call whose
+#: inputs are on the host runs on the CPU whatever else holds (see :func:`host_floor`).
+_HOST_FLOOR: dict[str, float] = {}
+
+
+def host_floor(family: str) -> float:
+    """Work below which a host-resident call of ``family`` stays on the CPU under ``auto``:
+    the operators' and ufuncs' tiny-call path compares a size with it and calls NumPy,
+    the decision the full prediction would reach (cached until the model changes)."""
+    found = _HOST_FLOOR.get(family)
+    if found is None:
+        found = _HOST_FLOOR[family] = cost_model().cpu_only_below(family)
+    return found
+
+
 def reset_cost_model() -> None:
     """Forget the cached model (after calibration or a profile change)."""
     _MODEL.clear()
     _LAST[0] = None
     _GPU_DTYPES.clear()
+    _HOST_FLOOR.clear()
 
 
 STATE.listeners.append(reset_cost_model)

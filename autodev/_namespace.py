@@ -21,7 +21,7 @@ from ._device import AUTO, CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
     ufunc_at_ok, ufunc_method_rule
 from ._gpu_corrections import device_operands, ufunc_list_operands
-from ._dispatch import OpSpec, call, cpu_arg, new, placed
+from ._dispatch import OpSpec, call, cpu_arg, host_floor, new, placed
 from ._dlpack import from_dlpack
 from ._memory import in_place_on_host, retrying, write_back
 from ._subclass import SUBCLASSES, of_inputs
@@ -86,11 +86,14 @@ _onew = object.__new__
 _PLAIN = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, np.int32,
                     np.complex128, np.complex64, np.bool_})
 _FAST = False  # mirrors STATE.fast (see autodev._array._FAST)
+_HOST_FAST = False  # mirrors STATE.host_fast (see autodev._array._HOST_FAST)
+_DECIDE = object()  # what a tiny-call path returns when the call must be decided in full
 
 
 def _sync_fast() -> None:
-    global _FAST
+    global _FAST, _HOST_FAST
     _FAST = STATE.fast
+    _HOST_FAST = STATE.host_fast
 
 
 STATE.listeners.append(_sync_fast)
@@ -171,6 +174,9 @@ class ufunc:
                                         work=_outer_work,
                                         cpu_impl=np_ufunc.outer if cpu else None,
                                         gpu_ok=_UFUNC_RULE if numpy else gpu_ok)
+        #: the family whose floor lets a tiny call on host data skip the decision (None: never)
+        self._tiny = family if where == "dispatch" and family in (
+            "elementwise", "transcendental") else None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _FAST and not kwargs:
@@ -197,8 +203,36 @@ class ufunc:
                     a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
                         result, CPU, None, None, False, None
                     return a
+        elif _HOST_FAST and not kwargs and self._tiny is not None:
+            result = self._tiny_on_host(args)
+            if result is not _DECIDE:
+                return result
         result = call(self._spec, args, kwargs)
         return of_inputs(args, result) if SUBCLASSES else result
+
+    def _tiny_on_host(self, args: tuple[Any, ...]) -> Any:
+        """NumPy's ufunc on host operands below the model's floor under ``auto`` (the
+        decision the full prediction would make), else :data:`_DECIDE`."""
+        x = args[0] if args else None
+        if type(x) is not ndarray or x._device is not CPU:
+            return _DECIDE
+        if len(args) == 1:
+            operands, size = (x._data,), x._data.size
+        elif len(args) == 2:
+            y = args[1]
+            if type(y) is ndarray and y._device is CPU:
+                operands, size = (x._data, y._data), max(x._data.size, y._data.size)
+            elif type(y) in _PLAIN:
+                operands, size = (x._data, y), x._data.size
+            else:
+                return _DECIDE
+        else:
+            return _DECIDE
+        if size >= host_floor(self._tiny) or get_policy() != "auto":
+            return _DECIDE
+        tick()
+        result = self._np(*operands)
+        return _fast_other(result) if type(result) is not _np_ndarray else new(result, CPU)
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return call(self._methods["reduce"], args, kwargs)

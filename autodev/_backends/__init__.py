@@ -56,11 +56,14 @@ class _State:
     array then runs NumPy directly, with no cost model at all.
     """
 
-    __slots__ = ("fast", "probed", "gpu", "sim", "found", "reasons", "watchers", "listeners",
-                 "pinned")
+    __slots__ = ("fast", "host_fast", "probed", "gpu", "sim", "found", "reasons", "watchers",
+                 "listeners", "pinned")
 
     def __init__(self) -> None:
         self.fast = False
+        #: A GPU is usable but nothing watches and nothing is pinned: tiny elementwise calls
+        #: on host data may skip the general path (a size check against the model's floor).
+        self.host_fast = False
         self.probed = False
         self.gpu: Backend | None = None
         self.sim: SimBackend | None = None
@@ -79,6 +82,7 @@ class _State:
         # until some context sets another policy; until then the host is all there is.
         settled = self.probed or ENV.device == "cpu"
         self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
+        self.host_fast = self.gpu is not None and self.watchers == 0 and not self.pinned
         for listener in self.listeners:
             listener()
 
