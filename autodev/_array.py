@@ -754,7 +754,8 @@ def _elide(func: Any, self: ndarray, o: Any, reflected: bool) -> bool:
 def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable[..., Any]:
     can_elide = isinstance(func, np.ufunc) and func.__name__ in _ELIDABLE \
         and _TEMPORARY_REFS is not None
-    family = spec.family if spec.family in ("elementwise", "transcendental") else None
+    family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
+        else None
 
     def op(self: ndarray, other: Any) -> Any:
         if _HOST_FAST and family is not None and self._device is CPU:
@@ -820,7 +821,13 @@ def _tiny_on_host(func: Callable[..., Any], family: str, a: ndarray, other: Any,
         if other._device is not CPU:
             return _DECIDE
         o = other._data
-        size = max(data.size, o.size)
+        if family == "matmul":  # multiply-adds, as the matmul family's work counts them
+            first = o if reflected else data
+            size = data.size * o.size / max(first.shape[-1] if first.ndim else 1, 1)
+        else:
+            size = max(data.size, o.size)
+    elif family == "matmul":
+        return _DECIDE
     elif t in _PLAIN_SCALARS:
         o, size = other, data.size
     else:

@@ -391,7 +391,8 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     reduce = reducer.reduce
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        if _FAST and len(args) == 1 and type(args[0]) is ndarray and fast_keys.issuperset(kwargs):
+        if (_FAST or _HOST_FAST) and len(args) == 1 and type(args[0]) is ndarray \
+                and fast_keys.issuperset(kwargs) and (_FAST or _tiny_host(args[0], spec)):
             tick()
             result = reduce(args[0]._data, **({"axis": None} | kwargs))
             if type(result) is not _np_ndarray:
@@ -400,6 +401,13 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
         return call(spec, args, kwargs)
 
     return _named(function, np_func, spec.name)
+
+
+def _tiny_host(a: ndarray, spec: OpSpec) -> bool:
+    """True if ``a`` is on the host and a call of ``spec`` on it is below the model's floor
+    under ``auto``: the CPU runs it whatever else holds (a GPU usable, nothing watched)."""
+    return a._device is CPU and a._data.size < host_floor(spec.family) \
+        and get_policy() == "auto"
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -475,7 +483,9 @@ def make_creation(name: str) -> Callable[..., Any]:
 
     if not takes_arrays:
         def plain(*args: Any, **kwargs: Any) -> Any:
-            if _FAST and "device" not in kwargs and "like" not in kwargs:
+            # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
+            if (_FAST or (_HOST_FAST and get_policy() != "gpu")) and "device" not in kwargs \
+                    and "like" not in kwargs:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
                     a = _onew(ndarray)

@@ -33,6 +33,10 @@ CALLS = {
     "hypot scalar": lambda xp, a, b: xp.hypot(a, 3.0),
     "frexp": lambda xp, a, b: xp.frexp(a),
     "0-d": lambda xp, a, b: a[0:1].reshape(()) * 2,
+    "matmul": lambda xp, a, b: a[:6].reshape(2, 3) @ b[:6].reshape(3, 2),
+    "rmatmul vector": lambda xp, a, b: b @ xp.ones((7, 2)),
+    "sum": lambda xp, a, b: xp.sum(a),
+    "max axis": lambda xp, a, b: xp.max(a.reshape(1, 7), axis=1),
 }
 
 
@@ -53,9 +57,13 @@ def test_tiny_host_calls_equal_numpy_and_stay_on_the_host(name: str, sim: Any) -
 
 def test_the_policy_and_pins_are_obeyed(sim: Any) -> None:
     a = autodev.array(numpy.arange(4.0))
+    assert autodev.zeros(3).location == "cpu"
     with autodev.policy("gpu"):
         assert (a + 1).location == sim.device
         assert autodev.sin(a).location == sim.device
+        assert (a.reshape(2, 2) @ a.reshape(2, 2)).location == sim.device
+        assert autodev.zeros(3).location == sim.device
+        assert autodev.sum(a) == 6.0 and sim.calls > 0
     g = a.to_device("sim:0")  # a pin turns the shortcut off for the process
     assert (g + 1).location == sim.device and (g + 1).device == sim.device
     assert (a + 1).location == "cpu"
