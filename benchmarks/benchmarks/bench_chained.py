@@ -49,6 +49,7 @@ class PlacementVsBestFixed:
 
     params = [list(CHAINED), [0, 1]]
     param_names = ["workload", "size_index"]
+    needs_real_gpu = True  # skipped, with its reason, where none is usable
     timeout = 600.0
 
     def setup(self, workload: str, size_index: int) -> None:
