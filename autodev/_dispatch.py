@@ -733,3 +733,4 @@ STATE.listeners.append(reset_cost_model)
 from ._array import ndarray  # noqa: E402  (the array class needs this module first)
 
 _reuse._NATIVE_ON[ndarray] = R.native_on
+_reuse.SHARED_BY_VIEWS.add(ndarray)

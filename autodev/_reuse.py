@@ -112,7 +112,7 @@ def _mirror(a: Any, target: Device, gpu: Any, reason: str, watched: bool) -> boo
     STATS.reuse_bytes += nbytes
     storage = a._storage
     key = None
-    if hasattr(a, "_scalar"):  # an ndarray: views of its geometry may read the mirror
+    if type(a) in SHARED_BY_VIEWS:  # an ndarray: views of its geometry may read the mirror
         key = R.view_key(a, target)
         if storage.shared is None:
             storage.shared = {}
@@ -182,5 +182,7 @@ def credited_bytes() -> int:
 
 
 #: How to materialise an input on a device (leaving a mirror), by type; the array
-#: classes register themselves (ndarray here, sparse matrices in their module).
+#: classes register themselves (ndarray in autodev._dispatch, sparse matrices in theirs).
 _NATIVE_ON: dict[type, Callable[[Any, Device, Any], Any]] = {}
+#: Types whose mirrors later views of the same geometry may read (``autodev.ndarray``).
+SHARED_BY_VIEWS: set[type] = set()
