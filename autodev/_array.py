@@ -16,14 +16,15 @@ import numpy as np
 from . import _buffers, _residency as R
 from ._backends import STATE, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._config import get_policy
-from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, host_floor, new, \
-    native_arg
+from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, new, native_arg, \
+    tiny_on_host
 from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._trace import STATS, tick
 
-_PLAIN_OPERANDS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
-                             np.int32, np.complex128, np.complex64, np.bool_, np.ndarray})
+#: Scalar operands NumPy and CuPy both take as they are (no conversion needed).
+PLAIN_SCALARS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
+                           np.int32, np.complex128, np.complex64, np.bool_})
+_PLAIN_OPERANDS = PLAIN_SCALARS | {np.ndarray}
 _np_ndarray = np.ndarray
 _onew = object.__new__
 
@@ -828,11 +829,11 @@ def _tiny_on_host(func: Callable[..., Any], family: str, a: ndarray, other: Any,
             size = max(data.size, o.size)
     elif family == "matmul":
         return _DECIDE
-    elif t in _PLAIN_SCALARS:
+    elif t in PLAIN_SCALARS:
         o, size = other, data.size
     else:
         return _DECIDE
-    if size >= host_floor(family) or get_policy() != "auto":
+    if not tiny_on_host(family, size):
         return _DECIDE
     tick()
     result = func(o, data) if reflected else func(data, o)
@@ -841,9 +842,6 @@ def _tiny_on_host(func: Callable[..., Any], family: str, a: ndarray, other: Any,
             return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r) for r in result)
         return _zero_d(result)
     return new(result, CPU)
-
-
-_PLAIN_SCALARS = _PLAIN_OPERANDS - {np.ndarray}
 
 
 def _zero_d(result: Any) -> Any:

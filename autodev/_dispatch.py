@@ -710,13 +710,20 @@ _HOST_FLOOR: dict[str, float] = {}
 
 
 def host_floor(family: str) -> float:
-    """Work below which a host-resident call of ``family`` stays on the CPU under ``auto``:
-    the operators' and ufuncs' tiny-call path compares a size with it and calls NumPy,
-    the decision the full prediction would reach (cached until the model changes)."""
+    """Work below which a host-resident call of ``family`` stays on the CPU under ``auto``
+    (the cost model's ``cpu_only_below``, cached until the model changes)."""
     found = _HOST_FLOOR.get(family)
     if found is None:
         found = _HOST_FLOOR[family] = cost_model().cpu_only_below(family)
     return found
+
+
+def tiny_on_host(family: str, work: float) -> bool:
+    """True if a call of ``family`` whose operands are all on the host may skip the
+    decision and run on NumPy: its work is below :func:`host_floor` and the policy is
+    ``auto``, so the full prediction would choose the CPU too. The one rule behind every
+    tiny-call path (operators, ufuncs, reductions)."""
+    return work < host_floor(family) and get_policy() == "auto"
 
 
 def reset_cost_model() -> None:

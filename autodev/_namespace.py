@@ -14,14 +14,14 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _residency as R
-from ._array import _in_place, _index_native, ndarray
+from ._array import PLAIN_SCALARS as _PLAIN, _DECIDE, _in_place, _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
 from ._device import AUTO, CPU, Device
 from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
     ufunc_at_ok, ufunc_method_rule
 from ._gpu_corrections import device_operands, ufunc_list_operands
-from ._dispatch import OpSpec, call, cpu_arg, host_floor, new, placed
+from ._dispatch import OpSpec, call, cpu_arg, new, placed, tiny_on_host
 from ._dlpack import from_dlpack
 from ._memory import in_place_on_host, retrying, write_back
 from ._subclass import SUBCLASSES, of_inputs
@@ -83,11 +83,8 @@ SPECS: dict[str, OpSpec] = {}
 
 _np_ndarray = np.ndarray
 _onew = object.__new__
-_PLAIN = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, np.int32,
-                    np.complex128, np.complex64, np.bool_})
 _FAST = False  # mirrors STATE.fast (see autodev._array._FAST)
 _HOST_FAST = False  # mirrors STATE.host_fast (see autodev._array._HOST_FAST)
-_DECIDE = object()  # what a tiny-call path returns when the call must be decided in full
 
 
 def _sync_fast() -> None:
@@ -228,7 +225,7 @@ class ufunc:
                 return _DECIDE
         else:
             return _DECIDE
-        if size >= host_floor(self._tiny) or get_policy() != "auto":
+        if not tiny_on_host(self._tiny, size):
             return _DECIDE
         tick()
         result = self._np(*operands)
@@ -406,8 +403,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
 def _tiny_host(a: ndarray, spec: OpSpec) -> bool:
     """True if ``a`` is on the host and a call of ``spec`` on it is below the model's floor
     under ``auto``: the CPU runs it whatever else holds (a GPU usable, nothing watched)."""
-    return a._device is CPU and a._data.size < host_floor(spec.family) \
-        and get_policy() == "auto"
+    return a._device is CPU and tiny_on_host(spec.family, a._data.size)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
