@@ -530,10 +530,11 @@ def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto
         from ._backends import active_gpu
 
         gpu = active_gpu()
-        if gpu is not None and str(gpu.device) == device:
-            moved = arr.to_device(gpu.device)
-            moved._pin = None
-            return moved
+        if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
+            target = gpu.device
+            return retrying("unpickle", target,
+                            lambda: new(R.transfer(host, CPU, target), target, None, scalar),
+                            lambda: arr)
     return arr
 
 

@@ -44,8 +44,9 @@ _UNKNOWN_MEMORY = 8 << 30
 
 _CLOCK = itertools.count(1)
 #: GPU mirrors made by credit, oldest first: (array, storage, shared key, bytes), the
-#: first two as weak references.
+#: first two as weak references; keyed by a counter, in the order they were made.
 _CREDITED: dict[int, tuple[Any, ...]] = {}
+_IDS = itertools.count()
 
 
 def decayed(storage: R.Storage, now: int) -> float:
@@ -123,8 +124,6 @@ def _mirror(a: Any, target: Device, gpu: Any, reason: str, watched: bool) -> boo
         emit(record)
     return True
 
-
-_IDS = itertools.count()
 
 
 def budget(gpu: Any) -> int:

@@ -373,3 +373,15 @@ def test_no_credit_under_a_policy_or_a_pin(sim: Any) -> None:
     for _ in range(20):
         c @ x
     assert autodev.stats()["reuse_moves"] == 0
+
+
+def test_unpickling_an_auto_device_array_pins_nothing(sim: Any) -> None:
+    from autodev._backends import STATE
+
+    x = autodev.array(numpy.arange(4.0)).to_device("sim:0").to_device("auto")
+    STATE.pinned = False  # as in a fresh process that receives the pickle
+    STATE.refresh()
+    y = pickle.loads(pickle.dumps(x))
+    assert (y.device, y.location) == (AUTO, SIM)
+    assert not STATE.pinned  # the fast path of that process stays on
+    assert_same(y, numpy.arange(4.0))
