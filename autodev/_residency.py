@@ -77,8 +77,8 @@ def mirror_on(array: Any, device: Device) -> Any | None:
     if storage is None or not storage.shared:
         return None
     found = storage.shared.get(view_key(array, device))
-    if found is None or found[0] != storage.version:
-        return None
+    if found is None or found[0] != storage.version or storage.escaped:
+        return None  # stale, or its memory escaped since: written behind autodev's back
     return found[1]
 
 

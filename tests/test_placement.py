@@ -385,3 +385,16 @@ def test_unpickling_an_auto_device_array_pins_nothing(sim: Any) -> None:
     assert (y.device, y.location) == (AUTO, SIM)
     assert not STATE.pinned  # the fast path of that process stays on
     assert_same(y, numpy.arange(4.0))
+
+
+def test_a_shared_mirror_is_not_trusted_once_the_memory_escapes(sim: Any) -> None:
+    from autodev._backends import STATE
+
+    x = autodev.array(numpy.arange(6.0).reshape(2, 3))
+    _reuse._mirror(x, SIM, STATE.sim, "test", False)
+    view = x.T.T  # a new array of x's geometry: reads the mirror its storage shares
+    assert autodev.residency(view)["mirrors"] == [SIM]
+    host = numpy.asarray(x)  # a writable host buffer handed out: escaped
+    host[0, 0] = 42.0  # written behind autodev's back
+    with autodev.policy("gpu"):
+        assert float((x.T.T + 0)[0, 0]) == 42.0
