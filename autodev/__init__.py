@@ -12,15 +12,13 @@ from typing import Any
 
 import numpy as _np
 
-from . import _dispatch  # noqa: F401  (must load before the array class)
-from ._array import ndarray, _install_operators
+from ._array import ndarray
 from ._backends import devices as _devices_table
 from ._config import get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
 from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
 from ._trace import Record, stats, trace as _trace_block
 
-_install_operators()
 
 __version__ = "0.1.0"
 

@@ -1,24 +1,30 @@
 """``autodev.ndarray``: NumPy's array API over data living on one device.
 
-Operators and methods are generated from tables. Each has a fast path for the
-common case (no GPU usable, data on the host) that calls NumPy directly, and
-otherwise goes through :func:`autodev._dispatch.call`.
+Operators and dispatched methods are declared in the class body, each made from
+its spec in the function table (:mod:`autodev._specs`). Each has a fast path for
+the common case (no GPU usable, data on the host) that calls NumPy directly, and
+otherwise goes through :func:`autodev._dispatch.call`. The class binds itself to
+the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
 """
 
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from sys import getrefcount
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from . import _buffers, _residency as R
-from ._backends import STATE, backend_for, note_pinned, resolve_device
+from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._dispatch import DEFER_TO, OpSpec, call, cpu_arg, defers_to_other, new, native_arg, \
+from ._dispatch import DEFER_TO, bind_array, call, cpu_arg, defers_to_other, new, native_arg, \
     tiny_on_host
+from ._gpu_corrections import check_sort_kind, plain_kth
 from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
+from ._specs import METHOD_SPECS, OpSpec, ufunc_spec
+from ._subclass import cast, install
 from ._trace import STATS, tick
 
 #: Scalar operands NumPy and CuPy both take as they are (no conversion needed).
@@ -45,644 +51,6 @@ def _sync_fast() -> None:
 
 
 STATE.listeners.append(_sync_fast)
-
-
-class ndarray:
-    """An N-dimensional array whose data lives on the CPU or a GPU.
-
-    It behaves like ``numpy.ndarray``: same attributes, operators, indexing and
-    methods, same results. Create arrays with ``autodev.array``, ``zeros``,
-    ``asarray`` and the other creation functions, not with this class.
-
-    Attributes
-    ----------
-    device : Device
-        The array's placement: ``auto`` when autodev decides where it lives (the
-        default), or the device it was pinned to with ``to_device``/``device=``.
-    location : Device
-        Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
-    """
-
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
-    __array_priority__ = 100.0
-
-    _data: Any
-    _device: Device
-    _storage: R.Storage | None
-    _mirror: tuple[Device, int, Any] | None
-    _scalar: bool
-    _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
-        raise TypeError(
-            "autodev.ndarray cannot be constructed directly. Use autodev.array(), "
-            "autodev.zeros(), autodev.asarray() or another creation function."
-        )
-
-    # ------------------------------------------------------------------ attributes
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._data.shape
-
-    @shape.setter
-    def shape(self, value: Any) -> None:
-        self._data.shape = value
-        self._mirror = None  # it has the old shape
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self._data.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self._data.ndim
-
-    @property
-    def size(self) -> int:
-        return self._data.size
-
-    @property
-    def itemsize(self) -> int:
-        return self._data.itemsize
-
-    @property
-    def nbytes(self) -> int:
-        return self._data.nbytes
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        return self._data.strides
-
-    @property
-    def flags(self) -> Any:
-        return self._data.flags
-
-    @property
-    def device(self) -> Device:
-        """The array's placement: ``auto`` (autodev decides), or the device it is pinned to."""
-        pin = self._pin
-        return AUTO if pin is None else pin
-
-    @property
-    def location(self) -> Device:
-        """The device holding this array's primary copy now (read-only)."""
-        return self._device
-
-    @property
-    def T(self) -> "ndarray":
-        return self.transpose()
-
-    @property
-    def mT(self) -> "ndarray":
-        return self.swapaxes(-1, -2)
-
-    @property
-    def real(self) -> "ndarray":
-        return _view_attr(self, "real")
-
-    @real.setter
-    def real(self, value: Any) -> None:
-        self.real[...] = value
-
-    @property
-    def imag(self) -> "ndarray":
-        return _view_attr(self, "imag")
-
-    @imag.setter
-    def imag(self, value: Any) -> None:
-        self.imag[...] = value
-
-    @property
-    def flat(self) -> "_FlatIter":
-        return _FlatIter(self)
-
-    @property
-    def base(self) -> None:
-        """Always None: autodev tracks views through its storages instead."""
-        return None
-
-    # ------------------------------------------------------------------ devices
-    def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
-        """This array pinned to ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``), or placed
-        by autodev again (``"auto"``).
-
-        On its own device the result shares this array's memory, as NumPy's does; on
-        another it is a copy. Calls whose inputs are pinned run on that device and
-        return arrays pinned there.
-        """
-        target = resolve_device(device)
-        if target is AUTO or target is self._device:
-            pin = None if target is AUTO else target
-            if pin is self._pin:
-                return self
-            if pin is not None:
-                note_pinned()
-            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
-            same._mirror = self._mirror
-            return same
-        note_pinned()
-
-        def move() -> "ndarray":
-            native = R.native_on(self, target)
-            storage = self._storage
-            kept = self._mirror is not None or (storage is not None and bool(storage.shared))
-            return new(_own(native, target) if kept else native, target, None, self._scalar,
-                       target)
-
-        # out of memory on the target: the copy stays on the host (counted, warned), pinned
-        return retrying("to_device", target, move,
-                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
-
-    def get(self) -> np.ndarray:
-        """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
-        return np.array(R.host_copy(self._data, self._device), copy=True)
-
-    # ------------------------------------------------------------------ protocols
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return _buffers.host_array(self, dtype, copy)
-
-    # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
-    __array_interface__ = property(_buffers.array_interface)
-    ctypes = property(_buffers.ctypes)
-    data = property(_buffers.data)
-    setflags = _buffers.set_flags
-    __bytes__ = _buffers.to_bytes
-    __buffer__ = _buffers.buffer
-
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from ._namespace import ufunc_for
-
-        if DEFER_TO and defers_to_other(inputs, kwargs):
-            return NotImplemented  # a Dask array among the operands runs the ufunc (NEP 13)
-        wrapper = ufunc_for(ufunc)
-        if wrapper is None:
-            return NotImplemented
-        if method == "__call__":
-            return wrapper(*inputs, **kwargs)
-        return getattr(wrapper, method)(*inputs, **kwargs)
-
-    def __array_function__(self, func: Callable[..., Any], types: Any, args: Any,
-                           kwargs: Any) -> Any:
-        from ._namespace import function_for
-
-        if DEFER_TO and not DEFER_TO.isdisjoint(types):
-            return NotImplemented  # a Dask array among the arguments runs it (NEP 18)
-        found = function_for(func)
-        if found is None:
-            return NotImplemented
-        return found(*args, **kwargs)
-
-    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        """The array-API face (:mod:`autodev.array_api`): the standard's semantics over
-        these same arrays; ``import autodev as np`` stays NumPy."""
-        from . import array_api
-
-        if api_version is not None and api_version not in array_api.API_VERSIONS:
-            raise ValueError(
-                f"api_version must be one of {', '.join(array_api.API_VERSIONS)} or None. "
-                f"Got {api_version!r} instead."
-            )
-        return array_api
-
-    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        R.storage_of(self).escaped = True  # the consumer may write through it
-        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
-                                    ("dl_device", dl_device), ("copy", copy)) if v is not None}
-        return self._data.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self) -> Any:
-        return self._data.__dlpack_device__()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        host = np.array(R.host_copy(self._data, self._device), copy=True)
-        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
-
-    # ------------------------------------------------------------------ conversions
-    def _host(self) -> np.ndarray:
-        return self._data if self._device is CPU else R.host_copy(self._data, self._device)
-
-    def __bool__(self) -> bool:
-        return bool(self._host())
-
-    def __float__(self) -> float:
-        return float(self._host())
-
-    def __int__(self) -> int:
-        return int(self._host())
-
-    def __complex__(self) -> complex:
-        return complex(self._host())
-
-    def __index__(self) -> int:
-        return operator.index(self._host()[()] if self.ndim == 0 else self._host())
-
-    def __round__(self, ndigits: int | None = None) -> Any:
-        if self._scalar:  # a NumPy scalar left on the device rounds like one
-            return round(self._host()[()], ndigits)
-        raise TypeError("type autodev.ndarray doesn't define __round__ method")
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __iter__(self) -> Iterator[Any]:
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d array")
-        if self.ndim == 1:
-            return iter(self._host().copy() if self._device is not CPU else self._data)
-        return (self[i] for i in range(len(self)))
-
-    def __repr__(self) -> str:
-        host = self._host()
-        return repr(host[()]) if self._scalar else repr(host)
-
-    def __str__(self) -> str:
-        host = self._host()
-        return str(host[()]) if self._scalar else str(host)
-
-    def __format__(self, spec: str) -> str:
-        host = self._host()
-        return format(host[()] if self.ndim == 0 else host, spec)
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        if self._scalar:
-            return hash(self._host()[()])
-        raise TypeError("unhashable type: 'autodev.ndarray'")
-
-    def __copy__(self) -> "ndarray":
-        return self.copy()
-
-    def __deepcopy__(self, memo: Any) -> "ndarray":
-        return self.copy()
-
-    def item(self, *args: Any) -> Any:
-        return self._host().item(*args)
-
-    def tolist(self) -> Any:
-        return self._host().tolist()
-
-    def tobytes(self, order: str = "C") -> bytes:
-        return self._host().tobytes(order)
-
-    # ------------------------------------------------------------------ indexing
-    def __getitem__(self, key: Any) -> Any:
-        # Indexing runs where the array lives and decides nothing: a host array takes the
-        # direct path whether or not a GPU is usable (its index arrays are brought over)
-        if _FAST or self._device is CPU:
-            t = type(key)
-            if t is tuple:
-                key = tuple([cpu_arg(k) for k in key])
-            elif t is not int and t is not slice:
-                key = cpu_arg(key)
-            result = self._data[key]
-            if type(result) is not _np_ndarray:
-                return result
-            a = _onew(ndarray)
-            a._data = result
-            a._device = CPU
-            if result.base is None:
-                a._storage = None
-            else:
-                storage = self._storage
-                if storage is None:
-                    storage = self._storage = R.Storage()
-                a._storage = storage
-            a._mirror = None
-            a._scalar = False
-            a._pin = self._pin
-            return a
-        return _getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if _FAST or self._device is CPU:  # a write on the host: no device memory involved
-            t = type(key)
-            if t is tuple:
-                key = tuple([cpu_arg(k) for k in key])
-            elif t is not int and t is not slice:
-                key = cpu_arg(key)
-            self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
-            if _FAST:  # no GPU: no mirror to release
-                storage = self._storage
-                if storage is not None:
-                    storage.version += 1
-            else:
-                R.mark_written(self)
-            return
-        _setitem(self, key, value)
-
-    def __delitem__(self, key: Any) -> None:
-        raise ValueError("cannot delete array elements")
-
-    # ------------------------------------------------------------------ method-only calls
-    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
-               subok: bool = True, copy: bool = True) -> "ndarray":
-        if not copy and order in ("K", "A") and self._data.dtype == dtype:
-            return self  # as NumPy does (a device backend may hand back a new wrapper)
-        if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
-            raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
-                            f"{np.dtype(dtype)!r} according to the rule {casting!r}")
-
-        def cast(data: Any) -> Any:
-            if type(data) is np.ndarray:
-                return data.astype(dtype, order=order, casting=casting, copy=copy)
-            # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
-            return data.astype(dtype, order=order, copy=copy)
-
-        result = _allocating(self, "astype", cast)
-        return self if result._data is self._data else result
-
-    def copy(self, order: str = "C") -> "ndarray":
-        return _allocating(self, "copy", lambda data: data.copy(order=order))
-
-    def view(self, *args: Any, **kwargs: Any) -> "ndarray":
-        cls = kwargs.pop("type", None)
-        if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
-            cls, args = args[0], args[1:]
-        device = self._device
-        result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
-                                                     R.storage_of(self), False, self._pin),
-                          lambda: refuse_view("view", device))
-        if cls is None:
-            cls = type(self)
-        if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
-            from ._subclass import cast
-
-            return cast(result, cls, self)
-        return result
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
-        super().__init_subclass__(**kwargs)
-        from ._subclass import install
-
-        install(cls)
-
-    def fill(self, value: Any) -> None:
-        value = _scalar_arg(value)
-        _in_place(self, "fill", lambda data, device: data.fill(value))
-
-    def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
-        extra = {"order": order} if order is not None else {}
-        if self._device is not CPU:
-            from ._gpu_corrections import check_sort_kind
-
-            check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
-
-        def sort(data: Any, device: Device) -> None:
-            if device is CPU:
-                data.sort(axis=axis, kind=kind, **extra)
-            elif data.flags.c_contiguous:
-                data.sort(axis=axis, kind="stable")
-            else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
-                data[...] = backend_for(device).xp.sort(data, axis=axis)
-
-        _in_place(self, "sort", sort)
-
-    def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
-                  order: Any = None) -> None:
-        def partition(data: Any, device: Device) -> None:
-            if device is CPU:
-                data.partition(cpu_arg(kth), axis=axis)
-                return
-            from ._gpu_corrections import plain_kth
-
-            # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
-            k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
-            if data.flags.c_contiguous:
-                data.partition(k, axis=axis)
-            else:
-                data[...] = backend_for(device).xp.partition(data, k, axis=axis)
-
-        _in_place(self, "partition", partition)
-
-    def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
-        if self._device is not CPU and mode == "raise":
-            _check_flat_bounds(native_arg(indices, CPU, None), self.size)
-        _in_place(self, "put", lambda data, device: data.put(
-            native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
-
-    def resize(self, *shape: Any, refcheck: bool = True) -> None:
-        if self._device is CPU:
-            self._data.resize(*shape, refcheck=refcheck)
-        else:
-            raise NotImplementedError(
-                f"ndarray.resize is not available on {self._device}; "
-                "use autodev.resize(a, shape), which returns a new array."
-            )
-        R.mark_written(self)
-
-    def flatten(self, order: str = "C") -> "ndarray":
-        return _allocating(self, "flatten", lambda data: data.flatten(order))
-
-    def byteswap(self, inplace: bool = False) -> "ndarray":
-        if inplace:
-            _in_place(self, "byteswap", lambda data, device: data.byteswap(True))
-            return self
-        return _allocating(self, "byteswap", lambda data: data.byteswap(False))
-
-    def dump(self, file: Any) -> None:
-        self._host().dump(file)
-
-    def tofile(self, *args: Any, **kwargs: Any) -> None:
-        self._host().tofile(*args, **kwargs)
-
-    def __contains__(self, value: Any) -> bool:
-        return bool((self == value).any())
-
-
-class _FlatIter:
-    """``a.flat``: reads and writes by flat index, writes counted as writes."""
-
-    __slots__ = ("_array",)
-
-    def __init__(self, array: ndarray) -> None:
-        self._array = array
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._array.ravel()[key]
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        a = self._array
-        if a._device is CPU:
-            a._data.flat[cpu_arg(key)] = cpu_arg(value)
-            R.mark_written(a)
-        else:
-            flat = a.reshape(-1)
-            if flat._storage is not R.storage_of(a):
-                raise ValueError("a.flat assignment on a non-contiguous device array")
-            flat[key] = value
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._array._host().flat)
-
-    def __len__(self) -> int:
-        return self._array.size
-
-
-def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
-    """Unpickle: the data goes back where it lived when that device is usable here, and
-    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
-    raises, as ``to_device`` would."""
-    arr = new(host, CPU, None, scalar)
-    if placement != "auto":
-        return arr.to_device(placement)
-    if device != "cpu":
-        from ._backends import active_gpu
-
-        gpu = active_gpu()
-        if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
-            target = gpu.device
-            return retrying("unpickle", target,
-                            lambda: new(R.transfer(host, CPU, target), target, None, scalar),
-                            lambda: arr)
-    return arr
-
-
-def _own(native: Any, device: Device) -> Any:
-    """A private copy when ``native`` is a mirror someone else may still use (keeping its
-    memory layout, as a transfer does: the layout decides whether a reshape is a view)."""
-    if device is CPU:
-        return native.copy(order="K")
-    return backend_for(device).xp.array(native, copy=True, order="K")
-
-
-def _view_attr(a: ndarray, name: str) -> ndarray:
-    result = getattr(a._data, name)
-    owner = backend_for(a._device).owner
-    shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
-
-
-def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
-    """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
-    device, pin = a._device, a._pin
-    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
-                    lambda: new(make(a._host()), CPU, None, False, pin))
-
-
-def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
-    """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
-    copy written back into the same device memory (views of ``a`` see the write)."""
-    device = a._device
-    retrying(op, device, lambda: apply(a._data, device),
-             lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
-    R.mark_written(a)
-
-
-def _scalar_arg(value: Any) -> Any:
-    return value.item() if type(value) is ndarray else value
-
-
-# ---------------------------------------------------------------------- general indexing
-
-def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
-    """Convert an index to ``device``; check integer-array bounds where the device does not."""
-    if device is CPU:
-        return cpu_arg(key) if type(key) is not tuple else tuple(cpu_arg(k) for k in key)
-    parts = key if type(key) is tuple else (key,)
-    converted = []
-    dim = 0
-    n_consuming = sum(_consumes(k) for k in parts)
-    for k in parts:
-        if k is Ellipsis:
-            dim += len(shape) - n_consuming
-            converted.append(k)
-            continue
-        if k is None:
-            converted.append(k)
-            continue
-        t = type(k)
-        if t is list or t is np.ndarray or t is ndarray:
-            k = _check_index_array(k, shape, dim, device)
-        converted.append(k)
-        dim += _consumes(k)
-    return tuple(converted) if type(key) is tuple else converted[0]
-
-
-def _consumes(k: Any) -> int:
-    if k is None or k is Ellipsis:
-        return 0
-    dtype = getattr(k, "dtype", None)
-    if dtype is not None and dtype == np.bool_:
-        return max(k.ndim, 1)
-    if type(k) is list and k and all(isinstance(v, (bool, np.bool_)) for v in k):
-        return 1
-    return 1
-
-
-def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device) -> Any:
-    if type(k) is ndarray:
-        dtype = k.dtype
-        if dtype.kind in "iu" and dim < len(shape) and k.size:
-            n = shape[dim]
-            bad = ((k < -n) | (k >= n)).any()
-            if bool(bad):
-                raise IndexError(
-                    f"index out of bounds for axis {dim} with size {n}"
-                )
-        return R.native_on(k, device)
-    host = np.asarray(k)
-    if host.size == 0 and host.dtype.kind == "f":
-        host = host.astype(np.intp)  # ``a[[]]``: NumPy reads an empty list as integers
-    if host.dtype.kind in "iu" and dim < len(shape) and host.size:
-        n = shape[dim]
-        if host.min() < -n or host.max() >= n:
-            bad = host[(host < -n) | (host >= n)][0]
-            raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
-    if host.dtype.kind not in "iub" and host.size:
-        raise IndexError(
-            "arrays used as indices must be of integer (or boolean) type"
-        )
-    return R.transfer(host, CPU, device)
-
-
-def _check_flat_bounds(indices: Any, size: int) -> None:
-    host = np.asarray(indices)
-    if host.size and (host.min() < -size or host.max() >= size):
-        raise IndexError(f"index out of bounds for size {size}")
-
-
-def _getitem(a: ndarray, key: Any) -> Any:
-    device = a._device
-    result = retrying("__getitem__", device, lambda: a._data[_index_native(key, device, a.shape)],
-                      lambda: _getitem_on_host(a, key))
-    if type(result) is ndarray:  # the host fallback's
-        return result
-    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
-    if device is CPU:
-        if type(result) is np.ndarray:
-            return new(result, CPU, R.storage_of(a) if result.base is not None else None,
-                       False, a._pin)
-        return result
-    backend = backend_for(device)
-    if not backend.is_native(result):
-        return result
-    if result.ndim == 0 and not _has_ellipsis(key):
-        return R.transfer(result, device, CPU)[()]
-    scalar = False
-    shares = getattr(result, "base", None) is not None
-    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
-
-
-def _getitem_on_host(a: ndarray, key: Any) -> Any:
-    """Indexing a device array on the host: a copying index (list, mask) only, since
-    a basic index is a view that must keep writing to the device memory."""
-    host = a._host()
-    result = host[_index_native(key, CPU, a.shape)]
-    check_not_view("__getitem__", a._device, (host,), result)
-    STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
-    return new(result, CPU, None, False, a._pin) if type(result) is np.ndarray else result
-
-
-def _has_ellipsis(key: Any) -> bool:
-    return key is Ellipsis or (type(key) is tuple and any(k is Ellipsis for k in key))
-
-
-def _setitem(a: ndarray, key: Any, value: Any) -> None:
-    def assign(data: Any, device: Device) -> None:
-        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
-
-    _in_place(a, "__setitem__", assign)
 
 
 # ---------------------------------------------------------------------- operator tables
@@ -896,35 +264,10 @@ def _defers(other: Any) -> bool:
     return t in DEFER_TO or getattr(t, "__array_ufunc__", False) is None
 
 
-_BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
-}
 #: Operators whose result may reuse a temporary operand's buffer (same dtype, shape).
 _ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
                        "remainder", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
                        "left_shift", "right_shift"})
-_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-            "eq": "equal", "ne": "not_equal"}
-_UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
-
-
-def _install_operators() -> None:
-    from ._namespace import ufunc_spec
-
-    for dunder, name in {**_BINARY, **_COMPARE}.items():
-        # ``==``/``!=`` on the host as NumPy's own operators (all False/True for a string)
-        func = getattr(operator, dunder) if dunder in ("eq", "ne") else getattr(np, name)
-        spec = ufunc_spec(name)
-        setattr(ndarray, f"__{dunder}__", _binary(func, spec, False))
-        if dunder not in _COMPARE:
-            setattr(ndarray, f"__r{dunder}__", _binary(func, spec, True))
-            if dunder != "divmod":
-                setattr(ndarray, f"__i{dunder}__", _inplace(func, spec))
-    for dunder, name in _UNARY.items():
-        setattr(ndarray, f"__{dunder}__", _unary(getattr(np, name), ufunc_spec(name)))
 
 
 # ---------------------------------------------------------------------- method tables
@@ -965,45 +308,742 @@ def _shares(result: np.ndarray, data: np.ndarray) -> bool:
     return result.base is owner or result.base is data
 
 
-#: Methods that dispatch like their function; family, and whether they are views.
-METHODS: dict[str, tuple[str, str]] = {
-    "sum": ("reduction", "dispatch"), "prod": ("reduction", "dispatch"),
-    "mean": ("reduction", "dispatch"), "std": ("reduction", "dispatch"),
-    "var": ("reduction", "dispatch"), "min": ("reduction", "dispatch"),
-    "max": ("reduction", "dispatch"), "argmin": ("reduction", "dispatch"),
-    "argmax": ("reduction", "dispatch"), "any": ("reduction", "dispatch"),
-    "all": ("reduction", "dispatch"), "cumsum": ("reduction", "dispatch"),
-    "cumprod": ("reduction", "dispatch"), "ptp": ("reduction", "dispatch"),
-    "trace": ("reduction", "dispatch"), "dot": ("matmul", "dispatch"),
-    "argsort": ("sort", "dispatch"), "argpartition": ("sort", "dispatch"),
-    "searchsorted": ("sort", "dispatch"), "nonzero": ("copy", "dispatch"),
-    "clip": ("elementwise", "dispatch"), "round": ("elementwise", "dispatch"),
-    "conj": ("elementwise", "dispatch"), "conjugate": ("elementwise", "dispatch"),
-    "take": ("copy", "dispatch"), "repeat": ("copy", "dispatch"),
-    "compress": ("copy", "dispatch"), "choose": ("copy", "dispatch"),
-    "reshape": ("copy", "primary"), "ravel": ("copy", "primary"),
-    "transpose": ("copy", "primary"), "swapaxes": ("copy", "primary"),
-    "squeeze": ("copy", "primary"), "diagonal": ("copy", "primary"),
-}
-_SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", "argmin",
-                             "argmax", "any", "all", "ptp", "trace", "dot", "clip", "round",
-                             "take", "searchsorted", "choose"})
+_Binary = Callable[["ndarray", Any], Any]
+_Unary = Callable[["ndarray"], Any]
 
 
-def _install_methods() -> None:
-    from ._gpu_checks import METHOD_GPU_WRAPPERS, gpu_rules
+def _arithmetic(name: str) -> tuple[_Binary, _Binary, _Binary]:
+    """``__op__``, ``__rop__`` and ``__iop__`` of the NumPy ufunc ``name``."""
+    func, spec = getattr(np, name), ufunc_spec(name)
+    return _binary(func, spec, False), _binary(func, spec, True), _inplace(func, spec)
 
-    rules = gpu_rules()
-    for name, (family, where) in METHODS.items():
-        np_method = getattr(np.ndarray, name, None)
-        if np_method is None:
+
+def _comparison(name: str, func: Callable[..., Any] | None = None) -> _Binary:
+    """``__lt__`` and the like from the NumPy ufunc ``name`` (``func``: the host's own
+    operator where it differs, as ``==`` does on strings)."""
+    return _binary(func or getattr(np, name), ufunc_spec(name), False)
+
+
+def _unary_of(name: str) -> _Unary:
+    return _unary(getattr(np, name), ufunc_spec(name))
+
+
+def _dispatched(name: str) -> Callable[..., Any]:
+    """The array method ``name``, dispatched like its function (spec: ``METHOD_SPECS``)."""
+    return _method(name, METHOD_SPECS[name], getattr(np.ndarray, name))
+
+
+#: The array-API versions ``x.__array_namespace__(api_version=...)`` accepts.
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+
+def _not_bound(obj: Any) -> Any:
+    raise RuntimeError("autodev's function namespace is not loaded: import autodev first")
+
+
+@dataclass
+class _Protocols:
+    """How NumPy's protocols (``__array_ufunc__``, ``__array_function__``) find autodev's
+    own callable standing for a NumPy one. The function namespace (autodev._namespace),
+    a floor above this class, fills both in when it is built."""
+
+    ufunc_for: Callable[[Any], Any]
+    function_for: Callable[[Any], Any]
+
+
+PROTOCOLS = _Protocols(_not_bound, _not_bound)
+
+
+class ndarray:
+    """An N-dimensional array whose data lives on the CPU or a GPU.
+
+    It behaves like ``numpy.ndarray``: same attributes, operators, indexing and
+    methods, same results. Create arrays with ``autodev.array``, ``zeros``,
+    ``asarray`` and the other creation functions, not with this class.
+
+    Attributes
+    ----------
+    device : Device
+        The array's placement: ``auto`` when autodev decides where it lives (the
+        default), or the device it was pinned to with ``to_device``/``device=``.
+    location : Device
+        Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
+    """
+
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
+    __array_priority__ = 100.0
+
+    _data: Any
+    _device: Device
+    _storage: R.Storage | None
+    _mirror: tuple[Device, int, Any] | None
+    _scalar: bool
+    _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
+        raise TypeError(
+            "autodev.ndarray cannot be constructed directly. Use autodev.array(), "
+            "autodev.zeros(), autodev.asarray() or another creation function."
+        )
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        self._data.shape = value
+        self._mirror = None  # it has the old shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self._data.strides
+
+    @property
+    def flags(self) -> Any:
+        return self._data.flags
+
+    @property
+    def device(self) -> Device:
+        """The array's placement: ``auto`` (autodev decides), or the device it is pinned to."""
+        pin = self._pin
+        return AUTO if pin is None else pin
+
+    @property
+    def location(self) -> Device:
+        """The device holding this array's primary copy now (read-only)."""
+        return self._device
+
+    @property
+    def T(self) -> "ndarray":
+        return self.transpose()
+
+    @property
+    def mT(self) -> "ndarray":
+        return self.swapaxes(-1, -2)
+
+    @property
+    def real(self) -> "ndarray":
+        return _view_attr(self, "real")
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        self.real[...] = value
+
+    @property
+    def imag(self) -> "ndarray":
+        return _view_attr(self, "imag")
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self.imag[...] = value
+
+    @property
+    def flat(self) -> "_FlatIter":
+        return _FlatIter(self)
+
+    @property
+    def base(self) -> None:
+        """Always None: autodev tracks views through its storages instead."""
+        return None
+
+    # ------------------------------------------------------------------ devices
+    def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
+        """This array pinned to ``device`` (``"cpu"``, ``"gpu"``, ``"cuda:0"``), or placed
+        by autodev again (``"auto"``).
+
+        On its own device the result shares this array's memory, as NumPy's does; on
+        another it is a copy. Calls whose inputs are pinned run on that device and
+        return arrays pinned there.
+        """
+        target = resolve_device(device)
+        if target is AUTO or target is self._device:
+            pin = None if target is AUTO else target
+            if pin is self._pin:
+                return self
+            if pin is not None:
+                note_pinned()
+            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
+            same._mirror = self._mirror
+            return same
+        note_pinned()
+
+        def move() -> "ndarray":
+            native = R.native_on(self, target)
+            storage = self._storage
+            kept = self._mirror is not None or (storage is not None and bool(storage.shared))
+            return new(_own(native, target) if kept else native, target, None, self._scalar,
+                       target)
+
+        # out of memory on the target: the copy stays on the host (counted, warned), pinned
+        return retrying("to_device", target, move,
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
+
+    def get(self) -> np.ndarray:
+        """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
+        return np.array(R.host_copy(self._data, self._device), copy=True)
+
+    # ------------------------------------------------------------------ protocols
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return _buffers.host_array(self, dtype, copy)
+
+    # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
+    __array_interface__ = property(_buffers.array_interface)
+    ctypes = property(_buffers.ctypes)
+    data = property(_buffers.data)
+    setflags = _buffers.set_flags
+    __bytes__ = _buffers.to_bytes
+    __buffer__ = _buffers.buffer
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if DEFER_TO and defers_to_other(inputs, kwargs):
+            return NotImplemented  # a Dask array among the operands runs the ufunc (NEP 13)
+        wrapper = PROTOCOLS.ufunc_for(ufunc)
+        if wrapper is None:
+            return NotImplemented
+        if method == "__call__":
+            return wrapper(*inputs, **kwargs)
+        return getattr(wrapper, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func: Callable[..., Any], types: Any, args: Any,
+                           kwargs: Any) -> Any:
+        if DEFER_TO and not DEFER_TO.isdisjoint(types):
+            return NotImplemented  # a Dask array among the arguments runs it (NEP 18)
+        found = PROTOCOLS.function_for(func)
+        if found is None:
+            return NotImplemented
+        return found(*args, **kwargs)
+
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        """The array-API face (:mod:`autodev.array_api`): the standard's semantics over
+        these same arrays; ``import autodev as np`` stays NumPy."""
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ValueError(
+                f"api_version must be one of {', '.join(API_VERSIONS)} or None. "
+                f"Got {api_version!r} instead."
+            )
+        # The face is a floor above the whole package: the package (always loaded before
+        # this module) imports it on first use. The one upward reference of the array.
+        import autodev
+
+        return autodev.array_api
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        R.storage_of(self).escaped = True  # the consumer may write through it
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                    ("dl_device", dl_device), ("copy", copy)) if v is not None}
+        return self._data.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._data.__dlpack_device__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        host = np.array(R.host_copy(self._data, self._device), copy=True)
+        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
+
+    # ------------------------------------------------------------------ conversions
+    def _host(self) -> np.ndarray:
+        return self._data if self._device is CPU else R.host_copy(self._data, self._device)
+
+    def __bool__(self) -> bool:
+        return bool(self._host())
+
+    def __float__(self) -> float:
+        return float(self._host())
+
+    def __int__(self) -> int:
+        return int(self._host())
+
+    def __complex__(self) -> complex:
+        return complex(self._host())
+
+    def __index__(self) -> int:
+        return operator.index(self._host()[()] if self.ndim == 0 else self._host())
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        if self._scalar:  # a NumPy scalar left on the device rounds like one
+            return round(self._host()[()], ndigits)
+        raise TypeError("type autodev.ndarray doesn't define __round__ method")
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        if self.ndim == 1:
+            return iter(self._host().copy() if self._device is not CPU else self._data)
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        host = self._host()
+        return repr(host[()]) if self._scalar else repr(host)
+
+    def __str__(self) -> str:
+        host = self._host()
+        return str(host[()]) if self._scalar else str(host)
+
+    def __format__(self, spec: str) -> str:
+        host = self._host()
+        return format(host[()] if self.ndim == 0 else host, spec)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        if self._scalar:
+            return hash(self._host()[()])
+        raise TypeError("unhashable type: 'autodev.ndarray'")
+
+    def __copy__(self) -> "ndarray":
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "ndarray":
+        return self.copy()
+
+    def item(self, *args: Any) -> Any:
+        return self._host().item(*args)
+
+    def tolist(self) -> Any:
+        return self._host().tolist()
+
+    def tobytes(self, order: str = "C") -> bytes:
+        return self._host().tobytes(order)
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key: Any) -> Any:
+        # Indexing runs where the array lives and decides nothing: a host array takes the
+        # direct path whether or not a GPU is usable (its index arrays are brought over)
+        if _FAST or self._device is CPU:
+            t = type(key)
+            if t is tuple:
+                key = tuple([cpu_arg(k) for k in key])
+            elif t is not int and t is not slice:
+                key = cpu_arg(key)
+            result = self._data[key]
+            if type(result) is not _np_ndarray:
+                return result
+            a = _onew(ndarray)
+            a._data = result
+            a._device = CPU
+            if result.base is None:
+                a._storage = None
+            else:
+                storage = self._storage
+                if storage is None:
+                    storage = self._storage = R.Storage()
+                a._storage = storage
+            a._mirror = None
+            a._scalar = False
+            a._pin = self._pin
+            return a
+        return _getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if _FAST or self._device is CPU:  # a write on the host: no device memory involved
+            t = type(key)
+            if t is tuple:
+                key = tuple([cpu_arg(k) for k in key])
+            elif t is not int and t is not slice:
+                key = cpu_arg(key)
+            self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
+            if _FAST:  # no GPU: no mirror to release
+                storage = self._storage
+                if storage is not None:
+                    storage.version += 1
+            else:
+                R.mark_written(self)
+            return
+        _setitem(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        raise ValueError("cannot delete array elements")
+
+    # ------------------------------------------------------------------ method-only calls
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
+               subok: bool = True, copy: bool = True) -> "ndarray":
+        if not copy and order in ("K", "A") and self._data.dtype == dtype:
+            return self  # as NumPy does (a device backend may hand back a new wrapper)
+        if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
+                            f"{np.dtype(dtype)!r} according to the rule {casting!r}")
+
+        def cast(data: Any) -> Any:
+            if type(data) is np.ndarray:
+                return data.astype(dtype, order=order, casting=casting, copy=copy)
+            # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+            return data.astype(dtype, order=order, copy=copy)
+
+        result = _allocating(self, "astype", cast)
+        return self if result._data is self._data else result
+
+    def copy(self, order: str = "C") -> "ndarray":
+        return _allocating(self, "copy", lambda data: data.copy(order=order))
+
+    def view(self, *args: Any, **kwargs: Any) -> "ndarray":
+        cls = kwargs.pop("type", None)
+        if args and isinstance(args[0], type) and issubclass(args[0], ndarray):
+            cls, args = args[0], args[1:]
+        device = self._device
+        result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
+                                                     R.storage_of(self), False, self._pin),
+                          lambda: refuse_view("view", device))
+        if cls is None:
+            cls = type(self)
+        if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
+            return cast(result, cls, self)
+        return result
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
+        super().__init_subclass__(**kwargs)
+        install(cls)
+
+    def fill(self, value: Any) -> None:
+        value = _scalar_arg(value)
+        _in_place(self, "fill", lambda data, device: data.fill(value))
+
+    def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
+        extra = {"order": order} if order is not None else {}
+        if self._device is not CPU:
+            check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
+
+        def sort(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.sort(axis=axis, kind=kind, **extra)
+            elif data.flags.c_contiguous:
+                data.sort(axis=axis, kind="stable")
+            else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
+                data[...] = backend_for(device).xp.sort(data, axis=axis)
+
+        _in_place(self, "sort", sort)
+
+    def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
+                  order: Any = None) -> None:
+        def partition(data: Any, device: Device) -> None:
+            if device is CPU:
+                data.partition(cpu_arg(kth), axis=axis)
+                return
+            # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+            k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
+            if data.flags.c_contiguous:
+                data.partition(k, axis=axis)
+            else:
+                data[...] = backend_for(device).xp.partition(data, k, axis=axis)
+
+        _in_place(self, "partition", partition)
+
+    def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
+        if self._device is not CPU and mode == "raise":
+            _check_flat_bounds(native_arg(indices, CPU, None), self.size)
+        _in_place(self, "put", lambda data, device: data.put(
+            native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
+
+    def resize(self, *shape: Any, refcheck: bool = True) -> None:
+        if self._device is CPU:
+            self._data.resize(*shape, refcheck=refcheck)
+        else:
+            raise NotImplementedError(
+                f"ndarray.resize is not available on {self._device}; "
+                "use autodev.resize(a, shape), which returns a new array."
+            )
+        R.mark_written(self)
+
+    def flatten(self, order: str = "C") -> "ndarray":
+        return _allocating(self, "flatten", lambda data: data.flatten(order))
+
+    def byteswap(self, inplace: bool = False) -> "ndarray":
+        if inplace:
+            _in_place(self, "byteswap", lambda data, device: data.byteswap(True))
+            return self
+        return _allocating(self, "byteswap", lambda data: data.byteswap(False))
+
+    def dump(self, file: Any) -> None:
+        self._host().dump(file)
+
+    def tofile(self, *args: Any, **kwargs: Any) -> None:
+        self._host().tofile(*args, **kwargs)
+
+    def __contains__(self, value: Any) -> bool:
+        return bool((self == value).any())
+
+    # ------------------------------------------------------------------ operators
+    # Declared here, in NumPy's lib/mixins.py style, so that type checkers see them; each
+    # is made from its ufunc's spec. ``==``/``!=`` run on the host as NumPy's own
+    # operators (all False/True against a string).
+    __add__, __radd__, __iadd__ = _arithmetic("add")
+    __sub__, __rsub__, __isub__ = _arithmetic("subtract")
+    __mul__, __rmul__, __imul__ = _arithmetic("multiply")
+    __truediv__, __rtruediv__, __itruediv__ = _arithmetic("true_divide")
+    __floordiv__, __rfloordiv__, __ifloordiv__ = _arithmetic("floor_divide")
+    __mod__, __rmod__, __imod__ = _arithmetic("remainder")
+    __pow__, __rpow__, __ipow__ = _arithmetic("power")
+    __matmul__, __rmatmul__, __imatmul__ = _arithmetic("matmul")
+    __and__, __rand__, __iand__ = _arithmetic("bitwise_and")
+    __or__, __ror__, __ior__ = _arithmetic("bitwise_or")
+    __xor__, __rxor__, __ixor__ = _arithmetic("bitwise_xor")
+    __lshift__, __rlshift__, __ilshift__ = _arithmetic("left_shift")
+    __rshift__, __rrshift__, __irshift__ = _arithmetic("right_shift")
+    __divmod__ = _binary(np.divmod, ufunc_spec("divmod"), False)
+    __rdivmod__ = _binary(np.divmod, ufunc_spec("divmod"), True)
+    __lt__ = _comparison("less")
+    __le__ = _comparison("less_equal")
+    __gt__ = _comparison("greater")
+    __ge__ = _comparison("greater_equal")
+    __eq__ = _comparison("equal", operator.eq)  # type: ignore[assignment]
+    __ne__ = _comparison("not_equal", operator.ne)  # type: ignore[assignment]
+    __neg__ = _unary_of("negative")
+    __pos__ = _unary_of("positive")
+    __abs__ = _unary_of("absolute")
+    __invert__ = _unary_of("invert")
+
+    # ------------------------------------------------------------------ dispatched methods
+    # Each runs like its function (the function table's ``METHOD_SPECS``).
+    sum = _dispatched("sum")
+    prod = _dispatched("prod")
+    mean = _dispatched("mean")
+    std = _dispatched("std")
+    var = _dispatched("var")
+    min = _dispatched("min")
+    max = _dispatched("max")
+    argmin = _dispatched("argmin")
+    argmax = _dispatched("argmax")
+    any = _dispatched("any")
+    all = _dispatched("all")
+    cumsum = _dispatched("cumsum")
+    cumprod = _dispatched("cumprod")
+    trace = _dispatched("trace")
+    dot = _dispatched("dot")
+    argsort = _dispatched("argsort")
+    argpartition = _dispatched("argpartition")
+    searchsorted = _dispatched("searchsorted")
+    nonzero = _dispatched("nonzero")
+    clip = _dispatched("clip")
+    round = _dispatched("round")
+    conj = _dispatched("conj")
+    conjugate = _dispatched("conjugate")
+    take = _dispatched("take")
+    repeat = _dispatched("repeat")
+    compress = _dispatched("compress")
+    choose = _dispatched("choose")
+    reshape = _dispatched("reshape")
+    ravel = _dispatched("ravel")
+    transpose = _dispatched("transpose")
+    swapaxes = _dispatched("swapaxes")
+    squeeze = _dispatched("squeeze")
+    diagonal = _dispatched("diagonal")
+
+
+bind_array(ndarray)
+
+
+class _FlatIter:
+    """``a.flat``: reads and writes by flat index, writes counted as writes."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: ndarray) -> None:
+        self._array = array
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._array.ravel()[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        a = self._array
+        if a._device is CPU:
+            a._data.flat[cpu_arg(key)] = cpu_arg(value)
+            R.mark_written(a)
+        else:
+            flat = a.reshape(-1)
+            if flat._storage is not R.storage_of(a):
+                raise ValueError("a.flat assignment on a non-contiguous device array")
+            flat[key] = value
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._array._host().flat)
+
+    def __len__(self) -> int:
+        return self._array.size
+
+
+def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
+    """Unpickle: the data goes back where it lived when that device is usable here, and
+    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
+    raises, as ``to_device`` would."""
+    arr = new(host, CPU, None, scalar)
+    if placement != "auto":
+        return arr.to_device(placement)
+    if device != "cpu":
+        gpu = active_gpu()
+        if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
+            target = gpu.device
+            return retrying("unpickle", target,
+                            lambda: new(R.transfer(host, CPU, target), target, None, scalar),
+                            lambda: arr)
+    return arr
+
+
+def _own(native: Any, device: Device) -> Any:
+    """A private copy when ``native`` is a mirror someone else may still use (keeping its
+    memory layout, as a transfer does: the layout decides whether a reshape is a view)."""
+    if device is CPU:
+        return native.copy(order="K")
+    return backend_for(device).xp.array(native, copy=True, order="K")
+
+
+def _view_attr(a: ndarray, name: str) -> ndarray:
+    result = getattr(a._data, name)
+    owner = backend_for(a._device).owner
+    shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
+    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+
+
+def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
+    """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
+    device, pin = a._device, a._pin
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
+                    lambda: new(make(a._host()), CPU, None, False, pin))
+
+
+def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
+    """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
+    copy written back into the same device memory (views of ``a`` see the write)."""
+    device = a._device
+    retrying(op, device, lambda: apply(a._data, device),
+             lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
+    R.mark_written(a)
+
+
+def _scalar_arg(value: Any) -> Any:
+    return value.item() if type(value) is ndarray else value
+
+
+# ---------------------------------------------------------------------- general indexing
+
+def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
+    """Convert an index to ``device``; check integer-array bounds where the device does not."""
+    if device is CPU:
+        return cpu_arg(key) if type(key) is not tuple else tuple(cpu_arg(k) for k in key)
+    parts = key if type(key) is tuple else (key,)
+    converted = []
+    dim = 0
+    n_consuming = sum(_consumes(k) for k in parts)
+    for k in parts:
+        if k is Ellipsis:
+            dim += len(shape) - n_consuming
+            converted.append(k)
             continue
-        spec = OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
-                      gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
-                      # ndarray.clip takes min/max on both
-                      gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
-                                                                   rules.get(name)))
-        setattr(ndarray, name, _method(name, spec, np_method))
+        if k is None:
+            converted.append(k)
+            continue
+        t = type(k)
+        if t is list or t is np.ndarray or t is ndarray:
+            k = _check_index_array(k, shape, dim, device)
+        converted.append(k)
+        dim += _consumes(k)
+    return tuple(converted) if type(key) is tuple else converted[0]
 
 
-_install_methods()
+def _consumes(k: Any) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    dtype = getattr(k, "dtype", None)
+    if dtype is not None and dtype == np.bool_:
+        return max(k.ndim, 1)
+    if type(k) is list and k and all(isinstance(v, (bool, np.bool_)) for v in k):
+        return 1
+    return 1
+
+
+def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device) -> Any:
+    if type(k) is ndarray:
+        dtype = k.dtype
+        if dtype.kind in "iu" and dim < len(shape) and k.size:
+            n = shape[dim]
+            bad = ((k < -n) | (k >= n)).any()
+            if bool(bad):
+                raise IndexError(
+                    f"index out of bounds for axis {dim} with size {n}"
+                )
+        return R.native_on(k, device)
+    host = np.asarray(k)
+    if host.size == 0 and host.dtype.kind == "f":
+        host = host.astype(np.intp)  # ``a[[]]``: NumPy reads an empty list as integers
+    if host.dtype.kind in "iu" and dim < len(shape) and host.size:
+        n = shape[dim]
+        if host.min() < -n or host.max() >= n:
+            bad = host[(host < -n) | (host >= n)][0]
+            raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
+    if host.dtype.kind not in "iub" and host.size:
+        raise IndexError(
+            "arrays used as indices must be of integer (or boolean) type"
+        )
+    return R.transfer(host, CPU, device)
+
+
+def _check_flat_bounds(indices: Any, size: int) -> None:
+    host = np.asarray(indices)
+    if host.size and (host.min() < -size or host.max() >= size):
+        raise IndexError(f"index out of bounds for size {size}")
+
+
+def _getitem(a: ndarray, key: Any) -> Any:
+    device = a._device
+    result = retrying("__getitem__", device, lambda: a._data[_index_native(key, device, a.shape)],
+                      lambda: _getitem_on_host(a, key))
+    if type(result) is ndarray:  # the host fallback's
+        return result
+    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
+    if device is CPU:
+        if type(result) is np.ndarray:
+            return new(result, CPU, R.storage_of(a) if result.base is not None else None,
+                       False, a._pin)
+        return result
+    backend = backend_for(device)
+    if not backend.is_native(result):
+        return result
+    if result.ndim == 0 and not _has_ellipsis(key):
+        return R.transfer(result, device, CPU)[()]
+    scalar = False
+    shares = getattr(result, "base", None) is not None
+    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+
+
+def _getitem_on_host(a: ndarray, key: Any) -> Any:
+    """Indexing a device array on the host: a copying index (list, mask) only, since
+    a basic index is a view that must keep writing to the device memory."""
+    host = a._host()
+    result = host[_index_native(key, CPU, a.shape)]
+    check_not_view("__getitem__", a._device, (host,), result)
+    STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
+    return new(result, CPU, None, False, a._pin) if type(result) is np.ndarray else result
+
+
+def _has_ellipsis(key: Any) -> bool:
+    return key is Ellipsis or (type(key) is tuple and any(k is Ellipsis for k in key))
+
+
+def _setitem(a: ndarray, key: Any, value: Any) -> None:
+    def assign(data: Any, device: Device) -> None:
+        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
+
+    _in_place(a, "__setitem__", assign)

@@ -10,7 +10,6 @@ the device that computed them, placed ``auto`` or pinned as their inputs were.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -21,157 +20,13 @@ from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, res
 from ._config import ENV, get_policy
 from ._cost import CostModel, dtype_class
 from ._device import AUTO, CPU, Device
+from ._families import work_elements
 from ._memory import check_not_view, retrying, write_back
+from ._specs import OpSpec
 from ._trace import STATS, Record, emit, note_fallback, tick
-
-WorkFn = Callable[[list[Any]], float]
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
 LINALG_FAMILIES = frozenset({"solve", "cholesky", "svd", "eigh"})
-
-
-def work_elements(arrays: list[Any]) -> float:
-    """Largest input size (output size of a broadcast elementwise call)."""
-    largest = 1
-    for a in arrays:
-        size = a.size
-        if size > largest:
-            largest = size
-    return largest
-
-
-def work_first(arrays: list[Any]) -> float:
-    """Size of the first array (reductions, sorts' n)."""
-    return arrays[0].size if arrays else 1
-
-
-def work_matmul(arrays: list[Any]) -> float:
-    """Multiply-adds of ``a @ b``: size(a) * size(b) / k."""
-    if len(arrays) < 2:
-        return work_first(arrays)
-    a, b = arrays[0], arrays[1]
-    k = a.shape[-1] if a.ndim else 1
-    return a.size * b.size / max(k, 1)
-
-
-def work_nlogn(arrays: list[Any]) -> float:
-    """n * log2(n) of the first array."""
-    n = work_first(arrays)
-    return n * math.log2(max(n, 2))
-
-
-def work_cubic(arrays: list[Any]) -> float:
-    """n^3 per matrix (times the batch) of the first array."""
-    if not arrays or arrays[0].ndim < 2:
-        return work_first(arrays)
-    a = arrays[0]
-    return a.size * min(a.shape[-2:])
-
-
-WORK: dict[str, WorkFn] = {
-    "elementwise": work_elements,
-    "transcendental": work_elements,
-    "copy": work_elements,
-    "creation": work_elements,
-    "reduction": work_first,
-    "matmul": work_matmul,
-    "fft": work_nlogn,
-    "sort": work_nlogn,
-    "solve": work_cubic,
-    "cholesky": work_cubic,
-    "svd": work_cubic,
-    "eigh": work_cubic,
-    "sparse_matmul": work_elements,
-}
-
-
-class OpSpec:
-    """How one public function dispatches.
-
-    Parameters
-    ----------
-    name : str
-        Public name, e.g. ``"sum"`` or ``"linalg.solve"`` (used in traces).
-    path : str
-        Where each backend finds it: ``"sum"``, ``"linalg.solve"``,
-        ``"scipy.special.erf"``, or ``".sum"`` for a native array method.
-    family : str
-        Cost family (see ``autodev._cost.FAMILIES``).
-    where : str
-        ``"dispatch"`` (cost model decides), ``"primary"`` (runs where its first
-        array lives: views and cheap metadata calls) or ``"cpu"`` (NumPy only).
-    scalar : bool
-        NumPy returns a scalar where the result is 0-d (ufuncs, reductions).
-    cpu_impl : callable, optional
-        The CPU implementation, when it is not the NumPy function at ``path``.
-    gpu_ok : callable, optional
-        Extra capability rule ``(arrays, kwargs) -> bool`` for the GPU.
-    gpu_wrap : callable, optional
-        ``(backend, func) -> func``: the correction around the GPU function (NumPy's
-        checks and result types CuPy lacks; see ``autodev._gpu_checks.TABLE``).
-
-    A spec is immutable once built: each attribute is set once, by the constructor
-    (only its cache of resolved implementations fills in as backends are met).
-    """
-
-    __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
-                 "gpu_ok", "gpu_wrap", "_impls")
-
-    def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
-                 scalar: bool = False, work: WorkFn | None = None,
-                 cpu_impl: Callable[..., Any] | None = None,
-                 gpu_ok: Callable[..., bool] | None = None,
-                 gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]]
-                 | None = None) -> None:
-        self.name = name
-        self.path = path
-        self.family = family
-        self.where = where
-        self.scalar = scalar
-        self.work = work or WORK[family]
-        self.cpu_impl = cpu_impl
-        self.gpu_ok = gpu_ok
-        self.gpu_wrap = gpu_wrap
-        self._impls: dict[Backend, Callable[..., Any] | None] = {}
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        try:
-            getattr(self, name)
-        except AttributeError:  # not set yet: the constructor is setting it
-            object.__setattr__(self, name, value)
-            return
-        raise AttributeError(f"{type(self).__name__} {self.name!r} is immutable once built; "
-                             f"give {name}= to its constructor instead.")
-
-    def impl(self, backend: Backend) -> Callable[..., Any] | None:
-        """The callable running this op on ``backend``, or None if it has none."""
-        try:
-            return self._impls[backend]
-        except KeyError:
-            pass
-        if self.cpu_impl is not None and not backend.is_gpu:
-            found: Callable[..., Any] | None = self.cpu_impl
-        elif self.path.startswith("."):
-            found = _method_caller(self.path[1:])
-        elif self.where == "cpu" and backend.is_gpu:
-            found = None
-        else:
-            found = backend.resolve(self.path)
-        if found is not None and backend.is_gpu and self.gpu_wrap is not None:
-            found = self.gpu_wrap(backend, found)
-        self._impls[backend] = found
-        return found
-
-    def __repr__(self) -> str:
-        return f"OpSpec({self.name!r}, family={self.family!r}, where={self.where!r})"
-
-
-def _method_caller(name: str) -> Callable[..., Any]:
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self, name)(*args, **kwargs)
-
-    call.__name__ = name
-    return call
 
 
 # --------------------------------------------------------------------------- CPU path
@@ -737,7 +592,20 @@ def reset_cost_model() -> None:
 STATE.listeners.append(reset_cost_model)
 
 
-from ._array import ndarray  # noqa: E402  (the array class needs this module first)
+class _Unbound:
+    """Stands for the array class until :mod:`autodev._array` binds it."""
 
-_reuse._NATIVE_ON[ndarray] = R.native_on
-_reuse.SHARED_BY_VIEWS.add(ndarray)
+
+#: The array class, :class:`autodev._array.ndarray`. It is defined a floor above this
+#: module (its operators and methods call :func:`call`), so it binds itself here once it
+#: exists (:func:`bind_array`): the dispatcher makes and recognises arrays through this
+#: name, a module global, read as fast as an imported one.
+ndarray: type[Any] = _Unbound
+
+
+def bind_array(cls: type[Any]) -> None:
+    """Make ``cls`` the array class calls take and return (done once, by autodev._array)."""
+    global ndarray
+    ndarray = cls
+    _reuse._NATIVE_ON[cls] = R.native_on
+    _reuse.SHARED_BY_VIEWS.add(cls)

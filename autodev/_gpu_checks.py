@@ -364,3 +364,31 @@ def _install_imitations() -> None:
 
 
 _install_imitations()
+
+
+# --------------------------------------------------------------------------- scipy.special
+
+#: ``scipy.special`` ufuncs cupyx.scipy.special implements.
+SCIPY_SPECIAL_GPU_UFUNCS = frozenset("""
+    i0 i0e i1 i1e j0 j1 k0 k0e k1 k1e y0 y1 yn spherical_yn wright_bessel
+    bdtr bdtrc bdtri btdtr btdtri fdtr fdtrc fdtri gdtr gdtrc nbdtr nbdtrc nbdtri
+    pdtr pdtrc pdtri chdtr chdtrc chdtri ndtr log_ndtr ndtri logit expit log_expit
+    boxcox boxcox1p inv_boxcox inv_boxcox1p entr huber kl_div pseudo_huber rel_entr
+    gamma gammaln loggamma gammasgn gammainc gammaincinv gammaincc gammainccinv beta
+    betaln betainc betaincinv psi rgamma poch erf erfc erfcx erfinv erfcinv binom exp1
+    expi expn zeta zetac cbrt exp10 exp2 radian cosdg sindg tandg cotdg log1p expm1
+    exprel cosm1 round xlogy xlog1py ellipk ellipkm1 ellipj ellipkinc ellipeinc
+""".split())
+_REAL_FLOATING = frozenset(np.dtype(t) for t in ("f4", "f8"))
+
+
+def _real_floating(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
+    # cupyx's loops skip complex for most functions and resolve float16 and small
+    # integers to other result dtypes than SciPy
+    return all(a.dtype in _REAL_FLOATING for a in arrays)
+
+
+def scipy_special_ufunc(name: str) -> dict[str, Any]:
+    """The capability of the SciPy ufunc ``name`` (``scipy.special.erf``'s ``"erf"``):
+    its GPU rule (float32/float64 operands), or CPU only if cupyx lacks it."""
+    return {"gpu_ok": _real_floating} if name in SCIPY_SPECIAL_GPU_UFUNCS else {"where": "cpu"}

@@ -1,9 +1,12 @@
-"""The function table: every public NumPy name, and how autodev runs it.
+"""The function namespace: every public NumPy name, as autodev runs it.
 
-``SPECS`` is the capability table the dispatcher, the tests and the docs read:
-one :class:`~autodev._dispatch.OpSpec` per dispatched name (its family, whether
-it runs where its input lives, and where each backend finds it). Names not in
-the table run on the CPU, their inputs moved to the host once.
+Dispatched names become functions over their specs in the function table
+(:mod:`autodev._specs`), NumPy's ufuncs become :class:`ufunc` objects, creation
+functions place their results, and everything else NumPy has is either run on the
+CPU (its inputs moved to the host once) or handed out as NumPy's own object.
+:func:`resolve_name` is what ``autodev.X``, ``autodev.linalg.X`` and
+``autodev.fft.X`` are; NumPy's protocols on an array find their callables here
+(:data:`autodev._array.PROTOCOLS`).
 """
 
 from __future__ import annotations
@@ -14,72 +17,21 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _residency as R
-from ._array import PLAIN_SCALARS as _PLAIN, _DECIDE, _in_place, _index_native, ndarray
+from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _DECIDE, _in_place, _index_native, \
+    ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
 from ._device import AUTO, CPU, Device
-from ._gpu_checks import GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, \
-    ufunc_at_ok, ufunc_method_rule
-from ._gpu_corrections import device_operands, ufunc_list_operands
-from ._dispatch import OpSpec, call, cpu_arg, new, placed, tiny_on_host
-from ._dlpack import from_dlpack
+from ._dispatch import call, cpu_arg, native_arg, new, placed, tiny_on_host
+from ._gpu_checks import scipy_special_ufunc, ufunc_at_ok
+from ._specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._memory import in_place_on_host, retrying, write_back
 from ._subclass import SUBCLASSES, of_inputs
 from ._trace import tick
 
-TRANSCENDENTAL = frozenset(
-    "sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh "
-    "exp exp2 expm1 log log2 log10 log1p logaddexp logaddexp2 power float_power sqrt cbrt "
-    "hypot deg2rad rad2deg degrees radians".split()
-)
-
-#: Dispatched functions of the main namespace, by cost family.
-FAMILY_FUNCTIONS: dict[str, str] = {
-    "reduction": (
-        "sum prod mean std var min max amin amax argmin argmax any all cumsum cumprod "
-        "nansum nanprod nanmean nanstd nanvar nanmin nanmax nanargmin nanargmax nancumsum "
-        "nancumprod median nanmedian percentile nanpercentile quantile nanquantile average "
-        "ptp count_nonzero trace allclose array_equal array_equiv cumulative_sum "
-        "cumulative_prod"
-    ),
-    "matmul": "dot vdot inner outer tensordot einsum kron vecdot matvec vecmat",
-    "sort": "sort argsort lexsort partition argpartition unique searchsorted",
-    "copy": (
-        "where concatenate concat stack vstack hstack dstack column_stack take "
-        "take_along_axis repeat tile flip fliplr flipud roll rot90 diff ediff1d gradient "
-        "diag diagflat tril triu pad nonzero argwhere flatnonzero isclose clip around "
-        "round copy extract select choose compress interp convolve correlate bincount "
-        "digitize append insert delete resize trim_zeros isin cross nan_to_num "
-        "real_if_close unwrap sinc i0 angle real imag conj conjugate"
-    ),
-    "primary": (
-        "reshape ravel transpose swapaxes moveaxis rollaxis squeeze expand_dims "
-        "broadcast_to broadcast_arrays atleast_1d atleast_2d atleast_3d diagonal "
-        "permute_dims matrix_transpose split array_split hsplit vsplit dsplit "
-        "zeros_like ones_like empty_like full_like meshgrid ascontiguousarray "
-        "asfortranarray"
-    ),
-}
-_SCALAR_FAMILIES = frozenset({"reduction", "matmul"})
-
-LINALG_FUNCTIONS: dict[str, str] = {
-    "solve": "solve inv det slogdet lstsq tensorsolve tensorinv matrix_power",
-    "cholesky": "cholesky qr",
-    "svd": "svd svdvals pinv matrix_rank cond",
-    "eigh": "eigh eigvalsh eig eigvals",
-    "reduction": "norm vector_norm matrix_norm trace",
-    "matmul": "multi_dot matmul tensordot vecdot outer cross",
-    "primary": "diagonal matrix_transpose",
-}
-FFT_FUNCTIONS: dict[str, str] = {
-    "fft": "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft",
-    "primary": "fftshift ifftshift",
-}
 CREATION = frozenset(
     "zeros ones empty full arange linspace logspace geomspace eye identity tri".split()
 )
-
-SPECS: dict[str, OpSpec] = {}
 
 _np_ndarray = np.ndarray
 _onew = object.__new__
@@ -96,49 +48,6 @@ def _sync_fast() -> None:
 STATE.listeners.append(_sync_fast)
 
 
-#: Specs whose GPU function lives elsewhere: name -> (GPU path, CPU implementation).
-_ELSEWHERE: dict[str, tuple[str, Any]] = {
-    # cupy.linalg has no diagonal: the GPU runs the main one (its row's correction)
-    "linalg.diagonal": ("diagonal", getattr(np.linalg, "diagonal", None)),
-}
-
-
-#: Dispatched names -> their NumPy functions, whose array operands are converted for
-#: CuPy (``autodev._gpu_corrections.device_operands``) and refused by the sim.
-OPERANDS: dict[str, Any] = {}
-
-
-def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
-    rules = gpu_rules()
-    for family, names in table.items():
-        for name in names.split():
-            np_func = getattr(module, name, None)
-            if np_func is None:
-                continue  # not in this NumPy version
-            where = "primary" if family == "primary" else "dispatch"
-            full = prefix + name
-            path, cpu_impl = _ELSEWHERE.get(full, (full, None))
-            wrap = GPU_WRAPPERS.get(full)
-            if where == "dispatch":
-                OPERANDS[full] = np_func
-                wrap = device_operands(np_func, wrap)
-            SPECS[full] = OpSpec(
-                full, path, "copy" if where == "primary" else family,
-                where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
-                               or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
-                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=wrap,
-            )
-
-
-_SCALAR_LINALG = frozenset({"det", "slogdet", "norm", "cond", "matrix_rank", "vector_norm",
-                            "matrix_norm", "trace"})
-#: Functions outside those families for which NumPy turns a 0-d result into a scalar.
-_SCALAR_OTHERS = frozenset({"round", "around", "clip", "interp", "angle", "nan_to_num", "take",
-                            "isclose", "sinc", "searchsorted", "choose"})
-#: Functions in those families for which NumPy returns a 0-d result as an array.
-_ARRAY_ALWAYS = frozenset({"tensordot"})
-
-
 # ---------------------------------------------------------------------- ufuncs
 
 class ufunc:
@@ -151,26 +60,10 @@ class ufunc:
         self._np = np_ufunc
         self.__name__ = np_ufunc.__name__
         self.__doc__ = np_ufunc.__doc__
-        name = np_ufunc.__name__
-        # NumPy's ufuncs follow the capability table's ufunc rows; others (scipy.special's,
-        # frompyfunc's) give their own rule or run on the CPU
-        cpu = where == "cpu"
-        self._spec = OpSpec(name, path, family, where, scalar=True,
-                            cpu_impl=np_ufunc if cpu else None,
-                            gpu_ok=_UFUNC_RULE if numpy else gpu_ok,
-                            gpu_wrap=TABLE["ufunc"].correction if numpy else
-                            None if cpu else ufunc_list_operands(np_ufunc.nin))
-        self._methods = {
-            method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction", where,
-                           scalar=method == "reduce",
-                           cpu_impl=getattr(np_ufunc, method) if cpu else None,
-                           gpu_ok=ufunc_method_rule(method, name) if numpy else gpu_ok)
-            for method in UFUNC_METHODS
-        }
-        self._methods["outer"] = OpSpec(f"{name}.outer", f"{path}.outer", family, where,
-                                        work=_outer_work,
-                                        cpu_impl=np_ufunc.outer if cpu else None,
-                                        gpu_ok=_UFUNC_RULE if numpy else gpu_ok)
+        # NumPy's own ufuncs share the function table's specs (the operators use them too)
+        own = NUMPY_UFUNCS.get(np_ufunc.__name__) if numpy else None
+        self._spec, self._methods = (own[1], own[2]) if own is not None and own[0] is np_ufunc \
+            else ufunc_specs(np_ufunc, path, family, numpy=numpy, where=where, gpu_ok=gpu_ok)
         #: the family whose floor lets a tiny call on host data skip the decision (None: never)
         self._tiny = family if where == "dispatch" and family in (
             "elementwise", "transcendental") else None
@@ -270,10 +163,6 @@ class ufunc:
         return f"<autodev ufunc '{self.__name__}'>"
 
 
-#: The capability rule of a NumPy ufunc's call on the GPU (its keywords CuPy takes).
-_UFUNC_RULE = gpu_rules()["ufunc"]
-
-
 def _fast_other(result: Any) -> Any:
     """A fast-path result that is not an array: a scalar, or a tuple (``frexp``, ``divmod``)."""
     if type(result) is tuple:
@@ -282,44 +171,15 @@ def _fast_other(result: Any) -> Any:
 
 
 def _native(obj: Any, device: Device) -> Any:
-    from ._dispatch import native_arg
-
     return native_arg(obj, device, None)
-
-
-def _outer_work(arrays: list[Any]) -> float:
-    size = 1
-    for a in arrays[:2]:
-        size *= a.size
-    return size
 
 
 UFUNCS: dict[str, ufunc] = {}
 
 
-def _family_of_ufunc(name: str) -> str:
-    if name == "matmul":
-        return "matmul"
-    return "transcendental" if name in TRANSCENDENTAL else "elementwise"
-
-
 def _build_ufuncs() -> None:
-    # NumPy's namespace as loaded (its ufuncs all are): ``getattr`` over ``dir(np)`` would
-    # import every lazy submodule (f2py, testing, ma, polynomial, ...) at ``import autodev``
-    names = {name: value for name, value in vars(np).items() if not name.startswith("_")}
-    for name, value in names.items():
-        if isinstance(value, np.ufunc) and value.__name__ not in UFUNCS:
-            UFUNCS[value.__name__] = ufunc(value, value.__name__, _family_of_ufunc(value.__name__))
-    for alias, value in names.items():
-        if isinstance(value, np.ufunc):
-            SPECS.setdefault(alias, UFUNCS[value.__name__]._spec)
-
-
-def ufunc_spec(name: str) -> OpSpec:
-    """The spec of the NumPy ufunc called ``name`` (used by the operators)."""
-    if name == "divmod":
-        return UFUNCS["divmod"]._spec
-    return UFUNCS[getattr(np, name).__name__]._spec
+    for name, (np_ufunc, _, _) in NUMPY_UFUNCS.items():
+        UFUNCS[name] = ufunc(np_ufunc, name, NUMPY_UFUNCS[name][1].family)
 
 
 _FOREIGN_UFUNCS: dict[Any, ufunc] = {}
@@ -338,10 +198,8 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
         public = getattr(scipy.special, name, None)
         # SCIPY_ARRAY_API=1 wraps each scipy.special ufunc in a function (__wrapped__)
         if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
-            from .scipy.special import ufunc_options  # its GPU capability table
-
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
-                          **ufunc_options(name))
+                          **scipy_special_ufunc(name))
         else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
             found = ufunc(np_ufunc, name, "elementwise", numpy=False, where="cpu")
         _FOREIGN_UFUNCS[np_ufunc] = found
@@ -618,6 +476,40 @@ def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: An
     return _pinned(place("asarray", host, target, storage), device)
 
 
+_DLPACK_CPU = 1  # DLDeviceType.kDLCPU
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> ndarray:
+    """An autodev array sharing (or, if it must or ``copy=True``, copying) ``x``'s data.
+
+    Parameters
+    ----------
+    x : object
+        Anything with ``__dlpack__`` and ``__dlpack_device__``.
+    device : Device or str, optional
+        Where the result must live; default: where the producer's data is.
+    copy : bool, optional
+        True: always copy. False: never (ValueError if it would have to).
+        None: copy only if needed.
+    """
+    if isinstance(x, ndarray):
+        return asarray(x, device=device, copy=copy)
+    kind = x.__dlpack_device__()[0]
+    gpu = active_gpu() if kind != _DLPACK_CPU else None
+    if gpu is not None and gpu is not STATE.sim:  # a CUDA producer, CUDA usable here
+        array = asarray(gpu.xp.from_dlpack(x, copy=copy))
+    elif kind == _DLPACK_CPU:
+        array = asarray(np.from_dlpack(x, copy=copy))
+    else:  # device data and no usable device here: the producer copies it out
+        array = asarray(np.from_dlpack(x, device="cpu", copy=copy))
+    if device is None:
+        return array
+    if copy is False and device != "auto" and array.location != device:
+        raise ValueError(f"from_dlpack(copy=False) cannot move data from {array.location} to "
+                         f"{device}. Use copy=None to allow the copy.")
+    return array.to_device(device)
+
+
 def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:
     """Same as :func:`asarray` (autodev has no ndarray subclasses)."""
     return asarray(obj, dtype=dtype, order=order, **kwargs)
@@ -686,8 +578,6 @@ def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
 
 def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = True) -> None:
     """Copy ``src`` into ``dst`` where ``dst`` lives (NumPy's ``copyto``)."""
-    from ._dispatch import native_arg
-
     if type(dst) is not ndarray:  # a NumPy destination
         np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
         return
@@ -709,6 +599,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
 
 # ---------------------------------------------------------------------- resolution
 
+@functools.lru_cache(maxsize=None)
 def resolve_name(module: Any, prefix: str, name: str) -> Any:
     """What ``autodev<prefix>.name`` is: dispatched function, CPU function or NumPy object."""
     if prefix == "" and name in DIRECT:
@@ -776,19 +667,14 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
     """The autodev function standing for the NumPy function ``func``."""
     found = _numpy_index().get(id(func))
     if found is not None:
-        import autodev
-
         prefix, name = found
-        module = {"": autodev, "linalg.": autodev.linalg, "fft.": autodev.fft}[prefix]
-        return getattr(module, name)
+        return resolve_name({"": np, "linalg.": np.linalg, "fft.": np.fft}[prefix], prefix, name)
     wrapper = _FOREIGN_FUNCTIONS.get(func)
     if wrapper is None:
         wrapper = _FOREIGN_FUNCTIONS[func] = cpu_function(func, getattr(func, "__name__", "?"))
     return wrapper
 
 
-_build_specs("", np, FAMILY_FUNCTIONS)
-_build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
-_build_specs("fft.", np.fft, FFT_FUNCTIONS)
-imitate_operands(OPERANDS)  # the simulated GPU refuses host operands, as CuPy does
 _build_ufuncs()
+PROTOCOLS.ufunc_for = ufunc_for
+PROTOCOLS.function_for = function_for

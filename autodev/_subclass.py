@@ -20,9 +20,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _dispatch as D
 from . import _residency as R
-from ._array import METHODS, ndarray
 from ._dispatch import FOREIGN_ARRAYS
+from ._specs import METHODS
 
 #: Subclasses defined so far (ufuncs give their results the subclass of an input).
 SUBCLASSES: set[type] = set()
@@ -42,6 +43,7 @@ def install(cls: type) -> None:
     """Make ``cls`` (a new subclass of ``autodev.ndarray``) behave as NumPy's subclasses."""
     SUBCLASSES.add(cls)
     FOREIGN_ARRAYS[cls] = _native_on
+    ndarray = D.ndarray  # the base class (this module sits below it: it binds itself there)
     for name in _RESULT_METHODS:
         if name in cls.__dict__ or not hasattr(ndarray, name):
             continue  # the subclass's own method (its super() calls reach the wrapper below)
@@ -52,7 +54,7 @@ def install(cls: type) -> None:
         cls.__repr__ = _repr  # type: ignore[method-assign]
 
 
-def cast(array: ndarray, cls: type, parent: Any) -> Any:
+def cast(array: Any, cls: type, parent: Any) -> Any:
     """``array`` as an instance of ``cls`` (same data and storage), finalized from ``parent``."""
     obj = object.__new__(cls)
     obj._data, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin = (
@@ -65,7 +67,7 @@ def cast(array: ndarray, cls: type, parent: Any) -> Any:
 
 def keep_class(result: Any, cls: type, parent: Any) -> Any:
     """``result`` with its plain autodev arrays cast to ``cls`` (tuples walked)."""
-    if type(result) is ndarray:
+    if type(result) is D.ndarray:
         return cast(result, cls, parent)
     if type(result) is tuple:
         return tuple(keep_class(r, cls, parent) for r in result)
@@ -98,5 +100,5 @@ def _numpy_twin(name: str) -> type:
     return type(name, (np.ndarray,), {})
 
 
-def _repr(self: ndarray) -> str:
+def _repr(self: Any) -> str:
     return repr(self._host().view(_numpy_twin(type(self).__name__)))

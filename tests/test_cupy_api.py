@@ -23,7 +23,7 @@ cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install 'a
 
 from autodev._gpu_checks import TABLE  # noqa: E402
 from autodev._namespace import SPECS, UFUNCS  # noqa: E402
-from autodev._array import METHODS  # noqa: E402
+from autodev._specs import METHODS  # noqa: E402
 
 
 # ------------------------------------------------------------------ reading CuPy

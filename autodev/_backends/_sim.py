@@ -15,217 +15,19 @@ indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
-import operator
 from types import ModuleType
-from typing import Any, Callable, ContextManager, Iterator
+from typing import Any, ContextManager, Iterator
 
 import numpy as np
 
+from .._cost import CostModel, dtype_class
 from .._device import Device
+from .._families import WORK, dispatched_families
 from ._base import Backend
+from ._sim_array import (_LATEST, SimArray, SimDeviceError, SimOutOfMemoryError, _unwrap,
+                         _wrap_callable, _wrap_out)
 from ._sim_cupy import _LINALG_RAISE, CUPY_MISSING, IMITATIONS
-
-_NO_IMPLICIT = (
-    "Implicit conversion to a NumPy array is not allowed for simulated GPU arrays. "
-    "Use autodev's transfers (x.to_device('cpu')) instead."
-)
-
-
-class SimOutOfMemoryError(MemoryError):
-    """Raised by the simulated GPU when an out-of-memory fault is injected."""
-
-
-class SimDeviceError(RuntimeError):
-    """Raised by the simulated GPU when a device fault is injected."""
-
-
-class SimArray:
-    """An array on the simulated GPU: a NumPy array behind a wall."""
-
-    __slots__ = ("_a", "__weakref__")
-    __array_priority__ = 100.0
-
-    def __init__(self, array: np.ndarray) -> None:
-        self._a = array
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        raise TypeError(_NO_IMPLICIT)
-
-    __array_ufunc__ = None  # NumPy ufuncs must not see through the wall
-
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        raise TypeError(_NO_IMPLICIT)
-
-    def get(self) -> np.ndarray:
-        """Explicit copy to the host (like ``cupy.ndarray.get``)."""
-        return self._a.copy()
-
-    @property
-    def base(self) -> Any:
-        return self._a.base
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._a.shape
-
-    @shape.setter
-    def shape(self, value: Any) -> None:
-        self._a.shape = value  # in place, without copying, as CuPy allows
-
-    # plain attributes, as on cupy.ndarray (not through __getattr__: the cost
-    # model reads them on every decision)
-    dtype = property(lambda self: self._a.dtype)
-    size = property(lambda self: self._a.size)
-    ndim = property(lambda self: self._a.ndim)
-    nbytes = property(lambda self: self._a.nbytes)
-    itemsize = property(lambda self: self._a.itemsize)
-    strides = property(lambda self: self._a.strides)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        value = getattr(self._a, name)
-        if not callable(value):
-            return _wrap(value)
-        imitation = IMITATIONS.get("ndarray." + name)
-        if imitation is not None:
-            value = imitation(value)
-        return _wrap_method(self, name, value)
-
-    def __getitem__(self, key: Any) -> Any:
-        return _wrap(self._a[_index(_unwrap(key), self._a.shape)])
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._a[_index(_unwrap(key), self._a.shape)] = _unwrap(value)
-
-    def __len__(self) -> int:
-        return len(self._a)
-
-    def __iter__(self) -> Iterator[Any]:
-        return (_wrap(row) for row in self._a)
-
-    def __repr__(self) -> str:
-        return f"SimArray({self._a!r})"
-
-    def __bool__(self) -> bool:
-        return bool(self._a)
-
-    def __float__(self) -> float:
-        return float(self._a)
-
-    def __int__(self) -> int:
-        return int(self._a)
-
-    def __complex__(self) -> complex:
-        return complex(self._a)
-
-    def __index__(self) -> int:
-        return operator.index(self._a)
-
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._a.__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self) -> Any:
-        # a CUDA device, as CuPy reports (kDLCUDA = 2): a consumer must not read it as host memory
-        return (2, 0)
-
-
-def _make_operator(name: str) -> Callable[..., Any]:
-    def method(self: SimArray, *args: Any) -> Any:
-        return _wrap(getattr(self._a, name)(*(_unwrap(a) for a in args)))
-
-    method.__name__ = name
-    return method
-
-
-for _name in (
-    "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow "
-    "matmul rmatmul and rand or ror xor rxor lshift rlshift rshift rrshift "
-    "lt le gt ge eq ne neg pos abs invert iadd isub imul itruediv ifloordiv imod ipow "
-    "iand ior ixor ilshift irshift imatmul"
-).split():
-    setattr(SimArray, f"__{_name}__", _make_operator(f"__{_name}__"))
-SimArray.__hash__ = None  # type: ignore[assignment]
-
-
-def _index(key: Any, shape: tuple[int, ...]) -> Any:
-    """The index the sim applies: ``key`` as CuPy would read it (the table's
-    ``ndarray.__getitem__`` row: out-of-bounds integer-array indices wrap)."""
-    imitation = IMITATIONS.get("ndarray.__getitem__")
-    return imitation(_same_key)(key, shape) if imitation is not None else key
-
-
-def _same_key(key: Any, shape: tuple[int, ...]) -> Any:
-    return key
-
-
-def _unwrap(obj: Any) -> Any:
-    if type(obj) is SimArray:
-        return obj._a
-    if type(obj) is np.ndarray:
-        raise TypeError(
-            "Unsupported type <class 'numpy.ndarray'>: the simulated GPU refuses host "
-            "arrays, as CuPy does. Move the data first."
-        )
-    if type(obj) in (list, tuple):
-        return type(obj)(_unwrap(o) for o in obj)
-    if type(obj) is dict:
-        return {k: _unwrap(v) for k, v in obj.items()}
-    return obj
-
-
-def _wrap(obj: Any) -> Any:
-    if type(obj) is np.ndarray:
-        return SimArray(obj)
-    if isinstance(obj, np.generic):
-        return SimArray(np.asarray(obj))  # CuPy returns 0-d arrays, not scalars
-    if isinstance(obj, tuple):
-        items = [_wrap(o) for o in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if type(obj) is list:
-        return [_wrap(o) for o in obj]
-    return obj
-
-
-def _wrap_out(result: Any, kwargs: dict[str, Any]) -> Any:
-    """Wrap ``result``, returning the caller's own ``out=`` array where it is one (as CuPy)."""
-    out = kwargs.get("out")
-    outs = out if type(out) is tuple else (out,)
-    for o in outs:
-        if type(o) is SimArray and result is o._a:
-            return o
-    if type(result) is tuple and out is not None:
-        return tuple(_wrap_out(r, kwargs) for r in result)
-    return _wrap(result)
-
-
-def _wrap_callable(func: Callable[..., Any], backend: "SimBackend | None" = None,
-                   name: str = "") -> Any:
-    @functools.wraps(func)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if backend is not None:
-            backend._tick(name, args)
-        return _wrap_out(func(*_unwrap(args), **_unwrap(kwargs)), kwargs)
-
-    return call
-
-
-#: The simulated GPU made last; array methods (``x.sum()``) run "on" it.
-_LATEST: list["SimBackend"] = []
-
-
-def _wrap_method(array: SimArray, name: str, method: Callable[..., Any]) -> Any:
-    """A method of a device array: a device call, counted, timed and open to faults."""
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if _LATEST:
-            _LATEST[0]._tick(name, (array, *args))
-        return _wrap_out(method(*_unwrap(args), **_unwrap(kwargs)), kwargs)
-
-    return call
-
 
 class _SimUfunc:
     """A NumPy ufunc seen through the wall, with its methods, as strict as CuPy's."""
@@ -254,14 +56,10 @@ _FAMILIES: dict[str, str] = {}
 
 
 def _family_of(name: str) -> str | None:
-    """The cost family autodev's function table gives ``name`` ("sum", "linalg.solve")."""
+    """The cost family of the dispatched name ``name`` ("sum", "linalg.solve", "add")."""
     if not _FAMILIES:
-        from .._namespace import SPECS, _family_of_ufunc
-
-        _FAMILIES.update((n, spec.family) for n, spec in SPECS.items()
-                         if spec.where == "dispatch")
-        _FAMILIES.update((n, _family_of_ufunc(n)) for n, u in vars(np).items()
-                         if isinstance(u, np.ufunc))
+        _FAMILIES.update(dispatched_families(
+            n for n, u in vars(np).items() if isinstance(u, np.ufunc)))
     return _FAMILIES.get(name)
 
 
@@ -406,12 +204,10 @@ class SimBackend(Backend):
 
     def true_model(self) -> Any:
         """The :class:`~autodev._cost.CostModel` of this device's true curves (``gpu`` class)."""
-        from .._cost import CostModel
-
         costs = self.costs
         if self._truth is None or self._truth[0] != id(costs):
             if costs is None:
-                from .._profile import embedded_default
+                from .._profile import embedded_default  # (loaded on first use: import time)
 
                 costs = embedded_default()["devices"]["gpu"]
             self._truth = (id(self.costs), CostModel({"cpu": {}, "gpu": costs}))
@@ -428,9 +224,6 @@ class SimBackend(Backend):
         arrays = [a._a for a in args if type(a) is SimArray]
         if family is None or not arrays:
             return
-        from .._cost import dtype_class
-        from .._dispatch import WORK
-
         work = WORK[family](arrays)
         dclass = dtype_class(max(arrays, key=lambda a: a.dtype.itemsize).dtype)
         self._charge(self.true_model().compute("gpu", family, dclass, work))

@@ -1,7 +1,7 @@
 """Sparse matrices on the simulated GPU: SciPy sparse matrices behind a wall.
 
 :class:`SimSparse` plays the part of a ``cupyx.scipy.sparse`` matrix as
-:class:`~autodev._backends._sim.SimArray` plays a ``cupy.ndarray``: it refuses
+:class:`~autodev._backends._sim_array.SimArray` plays a ``cupy.ndarray``: it refuses
 implicit conversion to NumPy, its methods and the functions of
 :class:`SimSparseModule` (the sim's ``scipy("sparse")`` and ``scipy("sparse.linalg")``)
 refuse host arrays and host sparse matrices, and the only ways across are the
@@ -18,8 +18,8 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as _sp
 
-from . import _sim, _sim_cupy
-from ._sim import SimArray
+from . import _sim_array, _sim_cupy
+from ._sim_array import SimArray
 
 _NO_IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed for simulated GPU sparse "
@@ -122,7 +122,7 @@ def _unwrap(obj: Any) -> Any:
         return type(obj)(_unwrap(o) for o in obj)
     if type(obj) is dict:
         return {k: _unwrap(v) for k, v in obj.items()}
-    return _sim._unwrap(obj)
+    return _sim_array._unwrap(obj)
 
 
 def _wrap(obj: Any, backend: Any) -> Any:
@@ -135,7 +135,7 @@ def _wrap(obj: Any, backend: Any) -> Any:
         return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
     if type(obj) is list:
         return [_wrap(o, backend) for o in obj]
-    return _sim._wrap(obj)
+    return _sim_array._wrap(obj)
 
 
 def _device_callable(func: Callable[..., Any], backend: Any) -> Callable[..., Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._array import API_VERSIONS as _API_VERSIONS
 from .._inspection import Info2025 as __array_namespace_info__
 from . import fft, linalg
 from ._aliases import *  # noqa: F403
@@ -24,7 +25,7 @@ from ._aliases import __all__ as _names
 __array_api_version__ = "2025.12"
 
 #: Versions ``x.__array_namespace__(api_version=...)`` accepts.
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+API_VERSIONS = _API_VERSIONS
 
 __all__ = sorted([*_names, "__array_api_version__", "__array_namespace_info__", "fft",
                   "linalg"])

@@ -21,7 +21,7 @@ from array_api_compat.common import _aliases
 import autodev as _ad
 
 from .._array import ndarray
-from .._dlpack import from_dlpack as _from_dlpack
+from .._namespace import from_dlpack as _from_dlpack
 from ._wrap import as_arrays, standard
 
 _bind = get_xp(_ad)

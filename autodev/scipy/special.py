@@ -9,23 +9,13 @@ float16 and small integers to other result dtypes than SciPy).
 
 from __future__ import annotations
 
-from typing import Any
-
 import scipy.special as _sspecial
 
+from .._gpu_checks import SCIPY_SPECIAL_GPU_UFUNCS, scipy_special_ufunc
 from ._spec import REAL_FLOATING, build_specs, dtypes_in, module_getattr, public_names
 
-#: ``scipy.special`` ufuncs cupyx.scipy.special implements.
-GPU_UFUNCS = frozenset("""
-    i0 i0e i1 i1e j0 j1 k0 k0e k1 k1e y0 y1 yn spherical_yn wright_bessel
-    bdtr bdtrc bdtri btdtr btdtri fdtr fdtrc fdtri gdtr gdtrc nbdtr nbdtrc nbdtri
-    pdtr pdtrc pdtri chdtr chdtrc chdtri ndtr log_ndtr ndtri logit expit log_expit
-    boxcox boxcox1p inv_boxcox inv_boxcox1p entr huber kl_div pseudo_huber rel_entr
-    gamma gammaln loggamma gammasgn gammainc gammaincinv gammaincc gammainccinv beta
-    betaln betainc betaincinv psi rgamma poch erf erfc erfcx erfinv erfcinv binom exp1
-    expi expn zeta zetac cbrt exp10 exp2 radian cosdg sindg tandg cotdg log1p expm1
-    exprel cosm1 round xlogy xlog1py ellipk ellipkm1 ellipj ellipkinc ellipeinc
-""".split())
+#: ``scipy.special`` ufuncs cupyx.scipy.special implements (the capability table's).
+GPU_UFUNCS = SCIPY_SPECIAL_GPU_UFUNCS
 
 #: Dispatched non-ufunc functions, by cost family.
 FAMILIES: dict[str, str] = {
@@ -39,10 +29,7 @@ SPECS = build_specs("scipy.special.", FAMILIES, {
     "log_softmax": {"gpu_ok": _GPU_DTYPES},
 })
 
-
-def ufunc_options(name: str) -> dict[str, Any]:
-    """The capability of the SciPy ufunc ``name``: its GPU rule, or CPU only."""
-    return {"gpu_ok": _GPU_DTYPES} if name in GPU_UFUNCS else {"where": "cpu"}
+ufunc_options = scipy_special_ufunc
 
 
 __all__ = public_names(_sspecial)

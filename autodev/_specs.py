@@ -1,0 +1,276 @@
+"""The function table: one immutable :class:`OpSpec` per dispatched name.
+
+A spec says how one public function dispatches: its cost family (from
+:mod:`autodev._families`), whether it runs where its input lives, where each
+backend finds it, NumPy's scalar rule, and the GPU capability rule and correction
+that :data:`autodev._gpu_checks.TABLE` declares for its name. ``SPECS`` (functions
+and ufunc aliases), :func:`ufunc_specs` (NumPy's ufuncs and their methods) and
+``METHOD_SPECS`` (array methods) are built here, once, at import; the dispatcher,
+the array class, the function namespace, the tests and docs/coverage.md read them.
+Names not in the table run on the CPU, their inputs moved to the host once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ._backends import Backend
+from ._families import (FAMILY_FUNCTIONS, FFT_FUNCTIONS, LINALG_FUNCTIONS, WORK, WorkFn,
+                        family_of_ufunc)
+from ._gpu_checks import GPU_WRAPPERS, METHOD_GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, \
+    imitate_operands, ufunc_method_rule
+from ._gpu_corrections import device_operands, ufunc_list_operands
+
+
+class OpSpec:
+    """How one public function dispatches.
+
+    Parameters
+    ----------
+    name : str
+        Public name, e.g. ``"sum"`` or ``"linalg.solve"`` (used in traces).
+    path : str
+        Where each backend finds it: ``"sum"``, ``"linalg.solve"``,
+        ``"scipy.special.erf"``, or ``".sum"`` for a native array method.
+    family : str
+        Cost family (see ``autodev._cost.FAMILIES``).
+    where : str
+        ``"dispatch"`` (cost model decides), ``"primary"`` (runs where its first
+        array lives: views and cheap metadata calls) or ``"cpu"`` (NumPy only).
+    scalar : bool
+        NumPy returns a scalar where the result is 0-d (ufuncs, reductions).
+    cpu_impl : callable, optional
+        The CPU implementation, when it is not the NumPy function at ``path``.
+    gpu_ok : callable, optional
+        Extra capability rule ``(arrays, kwargs) -> bool`` for the GPU.
+    gpu_wrap : callable, optional
+        ``(backend, func) -> func``: the correction around the GPU function (NumPy's
+        checks and result types CuPy lacks; see :data:`autodev._gpu_checks.TABLE`).
+
+    A spec is immutable once built: each attribute is set once, by the constructor
+    (only its cache of resolved implementations fills in as backends are met).
+    """
+
+    __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
+                 "gpu_ok", "gpu_wrap", "_impls")
+
+    def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
+                 scalar: bool = False, work: WorkFn | None = None,
+                 cpu_impl: Callable[..., Any] | None = None,
+                 gpu_ok: Callable[..., bool] | None = None,
+                 gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]]
+                 | None = None) -> None:
+        self.name = name
+        self.path = path
+        self.family = family
+        self.where = where
+        self.scalar = scalar
+        self.work = work or WORK[family]
+        self.cpu_impl = cpu_impl
+        self.gpu_ok = gpu_ok
+        self.gpu_wrap = gpu_wrap
+        self._impls: dict[Backend, Callable[..., Any] | None] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            getattr(self, name)
+        except AttributeError:  # not set yet: the constructor is setting it
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(f"{type(self).__name__} {self.name!r} is immutable once built; "
+                             f"give {name}= to its constructor instead.")
+
+    def impl(self, backend: Backend) -> Callable[..., Any] | None:
+        """The callable running this op on ``backend``, or None if it has none."""
+        try:
+            return self._impls[backend]
+        except KeyError:
+            pass
+        if self.cpu_impl is not None and not backend.is_gpu:
+            found: Callable[..., Any] | None = self.cpu_impl
+        elif self.path.startswith("."):
+            found = _method_caller(self.path[1:])
+        elif self.where == "cpu" and backend.is_gpu:
+            found = None
+        else:
+            found = backend.resolve(self.path)
+        if found is not None and backend.is_gpu and self.gpu_wrap is not None:
+            found = self.gpu_wrap(backend, found)
+        self._impls[backend] = found
+        return found
+
+    def __repr__(self) -> str:
+        return f"OpSpec({self.name!r}, family={self.family!r}, where={self.where!r})"
+
+
+def _method_caller(name: str) -> Callable[..., Any]:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self, name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+#: Dispatched names -> their specs (functions of numpy, numpy.linalg, numpy.fft; ufunc
+#: aliases).
+SPECS: dict[str, OpSpec] = {}
+_SCALAR_FAMILIES = frozenset({"reduction", "matmul"})
+
+
+#: Specs whose GPU function lives elsewhere: name -> (GPU path, CPU implementation).
+_ELSEWHERE: dict[str, tuple[str, Any]] = {
+    # cupy.linalg has no diagonal: the GPU runs the main one (its row's correction)
+    "linalg.diagonal": ("diagonal", getattr(np.linalg, "diagonal", None)),
+}
+
+
+#: Dispatched names -> their NumPy functions, whose array operands are converted for
+#: CuPy (``autodev._gpu_corrections.device_operands``) and refused by the sim.
+OPERANDS: dict[str, Any] = {}
+
+
+def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
+    rules = gpu_rules()
+    for family, names in table.items():
+        for name in names.split():
+            np_func = getattr(module, name, None)
+            if np_func is None:
+                continue  # not in this NumPy version
+            where = "primary" if family == "primary" else "dispatch"
+            full = prefix + name
+            path, cpu_impl = _ELSEWHERE.get(full, (full, None))
+            wrap = GPU_WRAPPERS.get(full)
+            if where == "dispatch":
+                OPERANDS[full] = np_func
+                wrap = device_operands(np_func, wrap)
+            SPECS[full] = OpSpec(
+                full, path, "copy" if where == "primary" else family,
+                where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
+                               or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
+                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=wrap,
+            )
+
+
+_SCALAR_LINALG = frozenset({"det", "slogdet", "norm", "cond", "matrix_rank", "vector_norm",
+                            "matrix_norm", "trace"})
+#: Functions outside those families for which NumPy turns a 0-d result into a scalar.
+_SCALAR_OTHERS = frozenset({"round", "around", "clip", "interp", "angle", "nan_to_num", "take",
+                            "isclose", "sinc", "searchsorted", "choose"})
+#: Functions in those families for which NumPy returns a 0-d result as an array.
+_ARRAY_ALWAYS = frozenset({"tensordot"})
+
+
+# --------------------------------------------------------------------------- ufuncs
+
+#: The capability rule of a NumPy ufunc's call on the GPU (its keywords CuPy takes).
+_UFUNC_RULE = gpu_rules()["ufunc"]
+
+
+def _outer_work(arrays: list[Any]) -> float:
+    size = 1
+    for a in arrays[:2]:
+        size *= a.size
+    return size
+
+
+def ufunc_specs(np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
+                where: str = "dispatch", gpu_ok: Any = None
+                ) -> tuple[OpSpec, dict[str, OpSpec]]:
+    """The spec of a ufunc's call and those of its methods (``reduce``, ``outer``, ...).
+
+    NumPy's ufuncs follow the capability table's ufunc rows; others (scipy.special's,
+    frompyfunc's) give their own rule ``gpu_ok`` or run on the CPU (``where="cpu"``).
+    """
+    name = np_ufunc.__name__
+    cpu = where == "cpu"
+    spec = OpSpec(name, path, family, where, scalar=True,
+                  cpu_impl=np_ufunc if cpu else None,
+                  gpu_ok=_UFUNC_RULE if numpy else gpu_ok,
+                  gpu_wrap=TABLE["ufunc"].correction if numpy else
+                  None if cpu else ufunc_list_operands(np_ufunc.nin))
+    methods = {
+        method: OpSpec(f"{name}.{method}", f"{path}.{method}", "reduction", where,
+                       scalar=method == "reduce",
+                       cpu_impl=getattr(np_ufunc, method) if cpu else None,
+                       gpu_ok=ufunc_method_rule(method, name) if numpy else gpu_ok)
+        for method in UFUNC_METHODS
+    }
+    methods["outer"] = OpSpec(f"{name}.outer", f"{path}.outer", family, where,
+                              work=_outer_work, cpu_impl=np_ufunc.outer if cpu else None,
+                              gpu_ok=_UFUNC_RULE if numpy else gpu_ok)
+    return spec, methods
+
+
+#: NumPy's ufuncs by ``__name__``: their specs and their methods' (one of each, shared by
+#: the ufunc objects of the namespace and the array's operators).
+NUMPY_UFUNCS: dict[str, tuple[Any, OpSpec, dict[str, OpSpec]]] = {}
+
+
+def _build_ufuncs() -> None:
+    # NumPy's namespace as loaded (its ufuncs all are): ``getattr`` over ``dir(np)`` would
+    # import every lazy submodule (f2py, testing, ma, polynomial, ...) at ``import autodev``
+    names = {name: value for name, value in vars(np).items() if not name.startswith("_")}
+    for value in names.values():
+        if isinstance(value, np.ufunc) and value.__name__ not in NUMPY_UFUNCS:
+            name = value.__name__
+            NUMPY_UFUNCS[name] = (value, *ufunc_specs(value, name, family_of_ufunc(name)))
+    for alias, value in names.items():
+        if isinstance(value, np.ufunc):
+            SPECS.setdefault(alias, NUMPY_UFUNCS[value.__name__][1])
+
+
+def ufunc_spec(name: str) -> OpSpec:
+    """The spec of the NumPy ufunc called ``name`` (used by the operators)."""
+    return NUMPY_UFUNCS[name if name == "divmod" else getattr(np, name).__name__][1]
+
+
+# --------------------------------------------------------------------------- methods
+
+#: Methods that dispatch like their function; family, and whether they are views.
+METHODS: dict[str, tuple[str, str]] = {
+    "sum": ("reduction", "dispatch"), "prod": ("reduction", "dispatch"),
+    "mean": ("reduction", "dispatch"), "std": ("reduction", "dispatch"),
+    "var": ("reduction", "dispatch"), "min": ("reduction", "dispatch"),
+    "max": ("reduction", "dispatch"), "argmin": ("reduction", "dispatch"),
+    "argmax": ("reduction", "dispatch"), "any": ("reduction", "dispatch"),
+    "all": ("reduction", "dispatch"), "cumsum": ("reduction", "dispatch"),
+    "cumprod": ("reduction", "dispatch"), "ptp": ("reduction", "dispatch"),
+    "trace": ("reduction", "dispatch"), "dot": ("matmul", "dispatch"),
+    "argsort": ("sort", "dispatch"), "argpartition": ("sort", "dispatch"),
+    "searchsorted": ("sort", "dispatch"), "nonzero": ("copy", "dispatch"),
+    "clip": ("elementwise", "dispatch"), "round": ("elementwise", "dispatch"),
+    "conj": ("elementwise", "dispatch"), "conjugate": ("elementwise", "dispatch"),
+    "take": ("copy", "dispatch"), "repeat": ("copy", "dispatch"),
+    "compress": ("copy", "dispatch"), "choose": ("copy", "dispatch"),
+    "reshape": ("copy", "primary"), "ravel": ("copy", "primary"),
+    "transpose": ("copy", "primary"), "swapaxes": ("copy", "primary"),
+    "squeeze": ("copy", "primary"), "diagonal": ("copy", "primary"),
+}
+_SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", "argmin",
+                             "argmax", "any", "all", "ptp", "trace", "dot", "clip", "round",
+                             "take", "searchsorted", "choose"})
+
+
+def _method_spec(name: str, family: str, where: str) -> OpSpec:
+    rules = gpu_rules()
+    return OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
+                  gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
+                  # ndarray.clip takes min/max on both
+                  gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
+                                                               rules.get(name)))
+
+
+#: The array methods' specs (those NumPy's ndarray has in this version).
+METHOD_SPECS: dict[str, OpSpec] = {
+    name: _method_spec(name, family, where) for name, (family, where) in METHODS.items()
+    if hasattr(np.ndarray, name)
+}
+
+
+_build_specs("", np, FAMILY_FUNCTIONS)
+_build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
+_build_specs("fft.", np.fft, FFT_FUNCTIONS)
+imitate_operands(OPERANDS)  # the simulated GPU refuses host operands, as CuPy does
+_build_ufuncs()
