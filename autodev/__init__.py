@@ -42,7 +42,7 @@ def residency(x: Any) -> dict[str, Any]:
     lists the devices holding a valid read-only copy (made by a transfer or by reuse
     credit; a write drops them). Reading it changes nothing.
     """
-    from . import _residency
+    from ._residency import storage as _residency
     from ._backends import active_gpu
 
     gpu = active_gpu()
@@ -54,10 +54,10 @@ def residency(x: Any) -> dict[str, Any]:
 def calibrate(output: Any = None, **kwargs: Any) -> dict[str, Any]:
     """Measure this machine, write its profile, and return it (``autodev calibrate``).
 
-    See :func:`autodev._calibrate.calibrate` for the options (``quick``, ``ops``,
+    See :func:`autodev._calibrate.calibrate.calibrate` for the options (``quick``, ``ops``,
     ``dtypes``, ``max_seconds``, ``write``, ``progress``).
     """
-    from ._calibrate import calibrate as _calibrate
+    from ._calibrate.calibrate import calibrate as _calibrate
 
     return _calibrate(output, **kwargs)
 
@@ -158,7 +158,7 @@ def __dir__() -> list[str]:
     return __all__
 
 
-from ._dask import install as _install_dask  # noqa: E402
+from ._dask.register import install as _install_dask  # noqa: E402
 
 # Last: registering may use any public name (dask.array may be loaded already).
 _install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported

@@ -1,7 +1,7 @@
 """``autodev.ndarray``: NumPy's array API over data living on one device.
 
 Operators and dispatched methods are declared in the class body, each made from
-its spec in the function table (:mod:`autodev._specs`). Each has a fast path for
+its spec in the function table (:mod:`autodev._capability.specs`). Each has a fast path for
 the common case (no GPU usable, data on the host) that calls NumPy directly, and
 otherwise goes through :func:`autodev._dispatch.call`. The class binds itself to
 the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
@@ -16,14 +16,14 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import _buffers, _residency as R
+from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
 from ._dispatch import DEFER_TO, bind_array, call, cpu_arg, defers_to_other, new, native_arg, \
     tiny_on_host
-from ._gpu_corrections import check_sort_kind, plain_kth
-from ._memory import check_not_view, in_place_on_host, refuse_view, retrying
-from ._specs import METHOD_SPECS, OpSpec, ufunc_spec
+from ._capability.corrections import check_sort_kind, plain_kth
+from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
+from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._subclass import cast, install
 from ._trace import STATS, tick
 

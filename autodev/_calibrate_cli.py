@@ -31,7 +31,7 @@ from ._cli import CLIError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``autodev calibrate`` options."""
-    from ._workloads import DTYPES, WORKLOADS
+    from ._calibrate.workloads import DTYPES, WORKLOADS
 
     parser.add_argument("--quick", action="store_true",
                         help="about 10 s: float32/float64 only, coarser size ladders")
@@ -56,8 +56,8 @@ def _split(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Calibrate, write the profile, print what was found."""
-    from . import _profile
-    from ._calibrate import calibrate
+    from ._cost import profile as _profile
+    from ._calibrate.calibrate import calibrate
 
     target = args.output or str(_profile.default_path())
     bar = ProgressBar(sys.stderr, enabled=not args.no_progress)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._gpu_checks import TABLE, UFUNC_AT, UFUNC_METHODS, Row
+from ._capability.table import TABLE, UFUNC_AT, UFUNC_METHODS, Row
 from ._namespace import CREATION, DIRECT, SPECS, UFUNCS
 
 
@@ -78,7 +78,7 @@ def _differences() -> list[str]:
     lines = [
         f"## CuPy 14 differences ({len(TABLE)} rows)",
         "",
-        "From `autodev._gpu_checks.TABLE`: each row is one name's difference from NumPy, what",
+        "From `autodev._capability.table.TABLE`: each row is one name's difference from NumPy, what",
         "autodev does on the GPU, and whether the simulated GPU imitates it (so the CPU-only",
         "tests exercise the correction). `tests/test_cupy_api.py` checks the CuPy names and",
         "keywords against the installed CuPy; `tests/test_cupy_strict.py` shows each",

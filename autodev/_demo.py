@@ -21,7 +21,7 @@ import numpy
 import autodev
 from autodev._backends import active_gpu, devices_reason
 from autodev._device import Device
-from autodev._timing import measure
+from ._calibrate.timing import measure
 
 
 @dataclass
@@ -200,9 +200,9 @@ _OUTLOOK: dict[str, tuple[str, Callable[[float], float], Callable[[float], float
 
 def gpu_outlook() -> list[str]:
     """Where a GPU of the profile's class would start to win (for CPU-only machines)."""
-    from ._cost import CostModel
+    from ._cost.model import CostModel
     from ._info import _with_gpu_curves
-    from ._profile import load
+    from ._cost.profile import load
 
     # the profile's CPU curves against its GPU curves, or the default's where it has
     # none (a CPU-only calibration): what `autodev info` shows

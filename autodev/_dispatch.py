@@ -4,7 +4,7 @@ Per call: inputs pinned to a device run there (two pins raise); otherwise which
 devices can run it (the capability table: the function exists on the backend and
 the backend holds the dtypes) -> predicted cost on each (compute curve + moving
 every input not already there; reuse credit may mirror an input first, see
-:mod:`autodev._reuse`) -> cheapest wins, ties to the CPU -> run -> wrap results on
+:mod:`autodev._residency.reuse`) -> cheapest wins, ties to the CPU -> run -> wrap results on
 the device that computed them, placed ``auto`` or pinned as their inputs were.
 """
 
@@ -14,15 +14,15 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from . import _residency as R
-from . import _reuse
+from ._residency import storage as R
+from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
 from ._config import ENV, get_policy
-from ._cost import CostModel, dtype_class
+from ._cost.model import CostModel, dtype_class
 from ._device import AUTO, CPU, Device
-from ._families import work_elements
-from ._memory import check_not_view, retrying, write_back
-from ._specs import OpSpec
+from ._cost.families import work_elements
+from ._residency.memory import check_not_view, retrying, write_back
+from ._capability.specs import OpSpec
 from ._trace import STATS, Record, emit, note_fallback, tick
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
@@ -327,7 +327,7 @@ def _widest(arrays: list[Any]) -> Any:
 def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[str, Any],
             record: Record | None) -> Any:
     """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back
-    (:func:`autodev._memory.retrying`)."""
+    (:func:`autodev._residency.memory.retrying`)."""
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
     if device is CPU:
         run = _fallback_cpu if kwargs and "out" in kwargs else _run_cpu
@@ -548,7 +548,7 @@ def cost_model() -> CostModel:
     key = (id(gpu), id(costs))
     model = _MODEL.get(key)
     if model is None:
-        from ._profile import load
+        from ._cost.profile import load
 
         profile, _ = load(gpu=gpu)
         devices = dict(profile["devices"])

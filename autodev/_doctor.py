@@ -207,7 +207,7 @@ def _device_checks(cupy: Any, driver: tuple[int, int]) -> list[dict[str, str]]:
 
 
 def _profile_checks() -> list[dict[str, str]]:
-    from . import _profile
+    from ._cost import profile as _profile
     from ._backends import active_gpu
 
     checks = []

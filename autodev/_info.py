@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--profile must name an existing file. Got {args.profile!r} instead.")
     data = info(args.profile)
     if args.plot:
-        from . import _profile
+        from ._cost import profile as _profile
 
         folder = Path(args.plot).resolve().parent
         if not folder.is_dir():
@@ -69,9 +69,9 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
     """
     import autodev
 
-    from . import _fingerprint, _profile
+    from ._cost import fingerprint as _fingerprint, profile as _profile
     from ._backends import STATE, active_gpu
-    from ._calibrate import crossover_table
+    from ._calibrate.calibrate import crossover_table
 
     gpu = active_gpu()
     found = _profile.resolve(path, gpu)
@@ -93,7 +93,7 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
 
 
 def _with_gpu_curves(profile: dict[str, Any]) -> dict[str, Any]:
-    from . import _profile
+    from ._cost import profile as _profile
 
     devices = dict(profile["devices"])
     devices.setdefault("gpu", _profile.embedded_default()["devices"]["gpu"])
@@ -216,9 +216,9 @@ def plot(profile: dict[str, Any], path: str | Path) -> Path:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ._calibrate import crossover_size
-    from ._cost import CostModel
-    from ._workloads import WORKLOADS
+    from ._calibrate.calibrate import crossover_size
+    from ._cost.model import CostModel
+    from ._calibrate.workloads import WORKLOADS
 
     devices = _with_gpu_curves(profile)
     model = CostModel(devices)

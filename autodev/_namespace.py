@@ -1,7 +1,7 @@
 """The function namespace: every public NumPy name, as autodev runs it.
 
 Dispatched names become functions over their specs in the function table
-(:mod:`autodev._specs`), NumPy's ufuncs become :class:`ufunc` objects, creation
+(:mod:`autodev._capability.specs`), NumPy's ufuncs become :class:`ufunc` objects, creation
 functions place their results, and everything else NumPy has is either run on the
 CPU (its inputs moved to the host once) or handed out as NumPy's own object.
 :func:`resolve_name` is what ``autodev.X``, ``autodev.linalg.X`` and
@@ -16,16 +16,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _residency as R
+from ._residency import storage as R
 from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _DECIDE, _in_place, _index_native, \
     ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy
 from ._device import AUTO, CPU, Device
 from ._dispatch import call, cpu_arg, native_arg, new, placed, tiny_on_host
-from ._gpu_checks import scipy_special_ufunc, ufunc_at_ok
-from ._specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
-from ._memory import in_place_on_host, retrying, write_back
+from ._capability.table import scipy_special_ufunc, ufunc_at_ok
+from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
+from ._residency.memory import in_place_on_host, retrying, write_back
 from ._subclass import SUBCLASSES, of_inputs
 from ._trace import tick
 
@@ -408,7 +408,7 @@ def _pinned(result: Any, device: Any) -> Any:
 
 def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
     """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
-    it stays on the host (counted, warned: :func:`autodev._memory.retrying`)."""
+    it stays on the host (counted, warned: :func:`autodev._residency.memory.retrying`)."""
     if target is CPU:
         return new(host, CPU, storage)
     if type(host) is tuple:  # linspace(retstep=True)

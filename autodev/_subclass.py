@@ -21,9 +21,9 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dispatch as D
-from . import _residency as R
+from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
-from ._specs import METHODS
+from ._capability.specs import METHODS
 
 #: Subclasses defined so far (ufuncs give their results the subclass of an input).
 SUBCLASSES: set[type] = set()

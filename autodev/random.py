@@ -11,11 +11,11 @@ from typing import Any, Callable
 
 import numpy as _np
 
-from . import _residency as _R
+from ._residency import storage as _R
 from ._array import ndarray as _ndarray
 from ._device import CPU as _CPU
 from ._dispatch import cpu_arg as _cpu_arg, new as _new
-from ._memory import write_back as _write_back
+from ._residency.memory import write_back as _write_back
 from ._namespace import creation_device as _creation_device, place as _place_array
 
 __all__ = sorted(n for n in dir(_np.random) if not n.startswith("_"))

@@ -4,7 +4,7 @@ Run ``python benchmarks/overhead.py`` (``--quick`` for a rough figure in a few
 seconds, ``--json PATH`` to keep the numbers). Each case is timed for NumPy and
 for autodev in alternating rounds (NumPy first in even rounds, autodev first in
 odd ones) so that drift in clock speed or cache state falls on both alike. A
-sample is one :func:`autodev._timing.measure` call over an inner loop of the
+sample is one :func:`autodev._calibrate.timing.measure` call over an inner loop of the
 case, minus the cost of the same loop around an empty call, divided by the loop
 length. The ratio of a case is the median over rounds of autodev ÷ NumPy.
 
@@ -121,7 +121,7 @@ LARGE = [
 
 def _inner_loops(func: Callable[[], Any], target: float) -> int:
     """Calls per sample so that one sample lasts about ``target`` seconds."""
-    from autodev._timing import measure
+    from autodev._calibrate.timing import measure
 
     once = measure(func, warmup=3, min_repeats=5, max_repeats=20, budget=0.01).median
     return max(1, min(100_000, int(target / max(once, 1e-9))))
@@ -138,7 +138,7 @@ def _looped(func: Callable[[], Any], loops: int) -> Callable[[], None]:
 
 def _sample(func: Callable[[], Any], loops: int, baseline: float, budget: float) -> float:
     """Seconds per call of ``func`` net of the loop and call overhead ``baseline``."""
-    from autodev._timing import measure
+    from autodev._calibrate.timing import measure
 
     t = measure(_looped(func, loops), warmup=1, min_repeats=3, max_repeats=15, budget=budget)
     return max(t.median / loops - baseline, 1e-12)
@@ -169,7 +169,7 @@ def time_case(case: Case, np_mod: Any, ad_mod: Any, rounds: int, target: float,
 
 def _empty_call_cost(target: float) -> float:
     """Seconds per iteration of the inner loop around a call that does nothing."""
-    from autodev._timing import measure
+    from autodev._calibrate.timing import measure
 
     loops = 100_000
     t = measure(_looped(lambda: None, loops), warmup=1, min_repeats=5, max_repeats=15,

@@ -35,7 +35,7 @@ QUICK_SIZES = 2  # --quick: the two smallest sizes of each family
 
 def _measure(func: Callable[[], Any], budget: float, clock: Callable[[], float] | None = None
              ) -> float:
-    from autodev._timing import measure
+    from autodev._calibrate.timing import measure
 
     kwargs: dict[str, Any] = {"clock": clock} if clock is not None else {}
     return measure(func, warmup=1, min_repeats=3, max_repeats=30, budget=budget,

@@ -83,7 +83,7 @@ def _cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 def _reset_autodev_state() -> Iterator[None]:
     """Each test starts and ends with zeroed stats and the default policy."""
     from autodev._backends import STATE
-    from autodev import _reuse
+    from autodev._residency import reuse as _reuse
 
     autodev.stats(reset=True)
     token = autodev.set_policy("auto")

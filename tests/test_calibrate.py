@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autodev import _calibrate as C
-from autodev import _profile
+from autodev._calibrate import calibrate as C
+from autodev._cost import profile as _profile
 from autodev._backends import cpu_backend
-from autodev._cost import CostModel
-from autodev._workloads import WORKLOADS
+from autodev._cost.model import CostModel
+from autodev._calibrate.workloads import WORKLOADS
 from autodev.testing import SimBackend
 
 

@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 import autodev
-from autodev import _calibrate, _cli, _profile
+from autodev._calibrate import calibrate as _calibrate
+from autodev import _cli
+from autodev._cost import profile as _profile
 
 TINY = ["--quick", "--ops", "elementwise,matmul", "--dtypes", "f64", "--max-seconds", "0.3",
         "--no-progress"]
@@ -266,7 +268,8 @@ def test_demo_outlook_after_a_cpu_only_calibration_agrees_with_info() -> None:
 
 def test_demo_marks_noisy_rows(capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from autodev import _demo, _timing
+    from autodev import _demo
+    from autodev._calibrate import timing as _timing
 
     calls = iter(range(10**6))
 

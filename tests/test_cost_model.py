@@ -6,8 +6,8 @@ import numpy
 import pytest
 
 import autodev
-from autodev._cost import DTYPE_CLASSES, FAMILIES, CostModel
-from autodev._profile import embedded_default
+from autodev._cost.model import DTYPE_CLASSES, FAMILIES, CostModel
+from autodev._cost.profile import embedded_default
 from autodev.testing import simulated_gpu
 
 

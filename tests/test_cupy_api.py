@@ -21,9 +21,9 @@ import pytest
 
 cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install 'autodev[cuda12]')")
 
-from autodev._gpu_checks import TABLE  # noqa: E402
+from autodev._capability.table import TABLE  # noqa: E402
 from autodev._namespace import SPECS, UFUNCS  # noqa: E402
-from autodev._specs import METHODS  # noqa: E402
+from autodev._capability.specs import METHODS  # noqa: E402
 
 
 # ------------------------------------------------------------------ reading CuPy
@@ -155,7 +155,7 @@ def test_dispatched_functions_exist_in_cupy(name: str) -> None:
     if row is not None and row.cupy is None:
         return
     assert cupy_params("cupy." + SPECS[name].path) is not None, \
-        f"cupy.{SPECS[name].path} is missing: declare it in autodev._gpu_checks.TABLE"
+        f"cupy.{SPECS[name].path} is missing: declare it in autodev._capability.table.TABLE"
 
 
 @pytest.mark.parametrize("name", _gpu_specs())

@@ -1,7 +1,7 @@
 """The simulated GPU is as strict as CuPy 14, and autodev corrects every difference.
 
 Two halves, one per side of each row of the capability table
-(``autodev._gpu_checks.TABLE``):
+(``autodev._capability.table.TABLE``):
 
 - ``test_imitation_fires``: the simulated GPU's module, used directly, refuses what
   CuPy 14.2 refuses (its exception type) or returns what CuPy returns. These fail on
@@ -19,7 +19,7 @@ import numpy
 import pytest
 
 import autodev
-from autodev._gpu_checks import TABLE
+from autodev._capability.table import TABLE
 from autodev.testing import simulated_gpu
 
 from conftest import CUDA_REASON, HAS_CUDA

@@ -25,7 +25,7 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 import autodev  # noqa: E402
-from autodev import _fingerprint, _profile  # noqa: E402
+from autodev._cost import fingerprint as _fingerprint, profile as _profile  # noqa: E402
 from autodev.testing import simulated_gpu, to_numpy  # noqa: E402
 from conftest import CUDA_REASON, HAS_CUDA  # noqa: E402
 
@@ -339,7 +339,7 @@ CHECK_REGISTERED = """
     import sys
     from dask.array.chunk_types import is_valid_chunk_type
     from dask.array.dispatch import percentile_lookup
-    from autodev import _dask
+    from autodev._dask import register as _dask
     assert _dask.is_registered() and is_valid_chunk_type(autodev.ndarray)
     assert percentile_lookup.dispatch(autodev.ndarray) is not None
     assert not any(type(f).__name__ == "_AfterDaskArray" for f in sys.meta_path)

@@ -35,7 +35,7 @@ def test_one_oom_retries_after_dropping_mirrors(sim):
     h = autodev.array(b, device="cpu").to_device("auto")  # on the host, placed by autodev
     autodev.stats(reset=True)
     _ = x + h  # leaves a mirror of h on the device
-    assert autodev._residency.mirror_on(h, sim.device) is not None
+    assert autodev._residency.storage.mirror_on(h, sim.device) is not None
     before = autodev.stats(reset=True)
     assert before["h2d_count"] == 1
     sim.inject_fault("oom")
@@ -137,7 +137,7 @@ def test_device_error_during_transfer(sim):
     with pytest.raises(SimDeviceError):
         h.to_device(sim.device)
     assert numpy.array_equal(to_numpy(h), a)
-    assert autodev._residency.mirror_on(h, sim.device) is None
+    assert autodev._residency.storage.mirror_on(h, sim.device) is None
     assert_same(h.to_device(sim.device), a, sim.device)
 
 

@@ -44,7 +44,7 @@ def test_a_write_releases_stale_mirrors_of_every_view():
 
 
 def test_a_write_releases_the_mirrors_reuse_credit_shares():
-    from autodev import _residency as R
+    from autodev._residency import storage as R
 
     with simulated_gpu() as sim, autodev.policy("gpu"):
         h = autodev.array(numpy.arange(6.0), device="cpu").to_device("auto")

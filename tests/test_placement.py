@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse
 
 import autodev
-from autodev import _reuse
+from autodev._residency import reuse as _reuse
 from autodev._config import ENV
 from autodev._dispatch import cost_model
 from autodev.testing import simulated_gpu, to_numpy
@@ -354,7 +354,7 @@ def test_moves_respect_the_device_memory_budget(sim: Any, monkeypatch: pytest.Mo
 
 
 def test_credit_decays_with_disuse(sim: Any) -> None:
-    from autodev import _residency as R
+    from autodev._residency import storage as R
 
     storage = R.Storage()
     storage.credit, storage.credit_at = 1.0, 10

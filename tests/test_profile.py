@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from autodev import _fingerprint, _profile
+from autodev._cost import fingerprint as _fingerprint, profile as _profile
 from autodev.testing import SimBackend
 
 

@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import autodev
-from autodev import _residency as R
+from autodev._residency import storage as R
 from autodev.testing import simulated_gpu, to_numpy
 from diffcheck import assert_same, sample
 

@@ -134,7 +134,7 @@ class Residency(RuleBasedStateMachine):
     def credit_move(self, pair: Pair) -> None:
         """What reuse credit does when it pays: mirror the array on the other device,
         shared through its storage with later views of the same geometry."""
-        from autodev import _reuse
+        from autodev._residency import reuse as _reuse
         from autodev._backends import STATE
 
         target = autodev.Device("cpu") if pair.ad.location == SIM else SIM

@@ -5,7 +5,7 @@ conversion to NumPy, as CuPy's do, so any code path that forgets a transfer
 fails loudly. Its module functions refuse NumPy arrays for the same reason.
 Transfers are counted, faults (out-of-memory, device errors, NotImplementedError)
 can be injected at chosen calls, and it is as strict as CuPy 14: every row of the
-capability table (``autodev._gpu_checks.TABLE``) installs its imitation here
+capability table (``autodev._capability.table.TABLE``) installs its imitation here
 (``IMITATIONS``, ``CUPY_MISSING``): refused keywords, operands, ufunc methods and
 dtypes with CuPy's exception types, CuPy's result types, wrapping integer-array
 indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
@@ -21,9 +21,9 @@ from typing import Any, ContextManager, Iterator
 
 import numpy as np
 
-from .._cost import CostModel, dtype_class
+from .._cost.model import CostModel, dtype_class
 from .._device import Device
-from .._families import WORK, dispatched_families
+from .._cost.families import WORK, dispatched_families
 from ._base import Backend
 from ._sim_array import (_LATEST, SimArray, SimDeviceError, SimOutOfMemoryError, _unwrap,
                          _wrap_callable, _wrap_out)
@@ -203,11 +203,11 @@ class SimBackend(Backend):
         return self.elapsed
 
     def true_model(self) -> Any:
-        """The :class:`~autodev._cost.CostModel` of this device's true curves (``gpu`` class)."""
+        """The :class:`~autodev._cost.model.CostModel` of this device's true curves (``gpu`` class)."""
         costs = self.costs
         if self._truth is None or self._truth[0] != id(costs):
             if costs is None:
-                from .._profile import embedded_default  # (loaded on first use: import time)
+                from .._cost.profile import embedded_default  # (loaded on first use: import time)
 
                 costs = embedded_default()["devices"]["gpu"]
             self._truth = (id(self.costs), CostModel({"cpu": {}, "gpu": costs}))

@@ -3,7 +3,7 @@
 Each function here turns a NumPy function (or bound method) into one that behaves as
 CuPy's does for the same call: it refuses the keyword, operand, ufunc method or dtype
 CuPy refuses, with CuPy's exception type, or returns CuPy's result type. The capability
-table (``autodev._gpu_checks.TABLE``) gives each row's imitation to the simulator, by
+table (``autodev._capability.table.TABLE``) gives each row's imitation to the simulator, by
 qualified name, in ``IMITATIONS``; the rows' names CuPy lacks go to ``CUPY_MISSING``.
 They work on NumPy data: :mod:`autodev._backends._sim` applies them behind its wall.
 Read from the CuPy 14.2 sources.
@@ -23,7 +23,7 @@ Quirk = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 #: CuPy 14's differences from NumPy that the sim imitates, by qualified name
 #: (``"sum"``, ``"linalg.eig"``, ``"ndarray.sort"``, ``"ufunc.reduce"``). Filled from
-#: the capability table (``autodev._gpu_checks.TABLE``): each row there holds both
+#: the capability table (``autodev._capability.table.TABLE``): each row there holds both
 #: autodev's correction and this imitation, so CPU-only tests exercise every correction.
 IMITATIONS: dict[str, Quirk] = {}
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _residency as R
+from .._residency import storage as R
 from .._array import ndarray
 from .._dispatch import new
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _residency as R
+from .._residency import storage as R
 from .._array import ndarray
 from .._backends import backend_for
 from .._dispatch import new
-from .._memory import refuse_view, retrying
+from .._residency.memory import refuse_view, retrying
 
 __all__ = ["as_strided", "broadcast_arrays", "broadcast_shapes", "broadcast_to",
            "sliding_window_view"]
@@ -53,7 +53,7 @@ def _view_of(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     if backend.is_gpu:
         kwargs.pop("writeable", None)  # not a CuPy keyword: its views are always writeable
     # a view allocates nothing on a device; should the device still run out of memory,
-    # a view of a host copy would lose writes, so it is refused (autodev._memory)
+    # a view of a host copy would lose writes, so it is refused (autodev._residency.memory)
     return retrying(name, device, lambda: new(func(x._data, *args, **kwargs), device,
                                               R.storage_of(x), False, x._pin),
                     lambda: refuse_view(name, device))

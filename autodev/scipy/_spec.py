@@ -17,7 +17,7 @@ import numpy as np
 from .._backends import Backend
 from .._dispatch import call
 from .._namespace import cpu_function, ufunc_for
-from .._specs import OpSpec
+from .._capability.specs import OpSpec
 
 #: ``backend -> function``, or None where the backend lacks what it needs (an older
 #: CuPy, a cupyx module that does not import): the call then runs on the CPU.
@@ -30,7 +30,7 @@ REAL_FLOATING = frozenset(np.dtype(t) for t in ("f4", "f8"))
 
 
 class ScipySpec(OpSpec):
-    """An :class:`~autodev._specs.OpSpec` for a SciPy function.
+    """An :class:`~autodev._capability.specs.OpSpec` for a SciPy function.
 
     Parameters
     ----------

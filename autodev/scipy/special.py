@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import scipy.special as _sspecial
 
-from .._gpu_checks import SCIPY_SPECIAL_GPU_UFUNCS, scipy_special_ufunc
+from .._capability.table import SCIPY_SPECIAL_GPU_UFUNCS, scipy_special_ufunc
 from ._spec import REAL_FLOATING, build_specs, dtypes_in, module_getattr, public_names
 
 #: ``scipy.special`` ufuncs cupyx.scipy.special implements (the capability table's).

@@ -63,7 +63,7 @@ class PlacementVsBestFixed:
         self.workload, self.gpu = w, gpu
 
     def track_autodev_vs_best_fixed(self, workload: str, size_index: int) -> float:
-        from autodev._timing import measure
+        from autodev._calibrate.timing import measure
 
         times = {}
         for name, start in (("autodev", "host"), ("autodev-cpu", "host"),

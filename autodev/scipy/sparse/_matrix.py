@@ -22,13 +22,13 @@ import numpy as np
 import scipy.sparse as _sp
 
 from ... import _dispatch as D
-from ... import _residency as R
-from ... import _reuse
+from ..._residency import storage as R
+from ..._residency import reuse as _reuse
 from ..._array import ndarray
 from ..._backends import backend_for, resolve_device
 from ..._backends._sim_sparse import SimSparse, SimSparseModule
 from ..._device import AUTO, CPU, Device
-from ..._memory import retrying
+from ..._residency.memory import retrying
 from ..._trace import STATS
 from .._spec import FLOATING, ScipySpec
 

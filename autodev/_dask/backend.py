@@ -19,7 +19,7 @@ from dask.utils import Dispatch
 
 import autodev
 
-from ._dask import register
+from .register import register
 
 #: Moves a chunk to autodev (``Array.to_backend("autodev")``); NumPy, CuPy and anything
 #: ``autodev.asarray`` takes.
@@ -39,7 +39,7 @@ def _register_cupy() -> None:
     def _cupy_to_autodev(data: Any, **kwargs: Any) -> autodev.ndarray:
         # probe the GPU first: asarray keeps a CuPy array where it is only once autodev
         # has a CUDA backend, and this worker may not have made a GPU call yet
-        from ._backends import active_gpu
+        from .._backends import active_gpu
 
         active_gpu()
         return autodev.asarray(data, **kwargs)
@@ -50,7 +50,7 @@ class PCG64(np.random.PCG64):
     chunks by the bit generator's module, so this one makes ``autodev.random`` draw them
     (the very numbers NumPy's backend draws, as autodev arrays)."""
 
-    __module__ = "autodev._dask_backend"
+    __module__ = "autodev._dask.backend"
 
 
 def _meta() -> autodev.ndarray:

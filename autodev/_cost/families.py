@@ -1,6 +1,6 @@
 """Cost families: which cost curve prices each function, and how much work a call is.
 
-The cost model (:mod:`autodev._cost`) fits one curve per family and dtype class;
+The cost model (:mod:`autodev._cost.model`) fits one curve per family and dtype class;
 this module says which family each dispatched name belongs to (the function
 table builds its specs from these tables, the simulated GPU charges its virtual
 clock by them) and how a call's *work*, the curve's x, is counted from its

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _residency as R
-from ._device import CPU
+from . import storage as R
+from .._device import CPU
 
 
 def shared_host(a: Any) -> np.ndarray:

@@ -10,7 +10,7 @@ an autodev array holds (distributed's memory accounting and transfer costs).
 Nothing here imports Dask at ``import autodev``. :func:`install` registers at
 once when ``dask.array`` is already loaded, and otherwise waits for it with an
 import hook that fires once, when ``dask.array`` finishes loading, and then
-removes itself. The ``array.backend`` entry point (``autodev._dask_backend``)
+removes itself. The ``array.backend`` entry point (``autodev._dask.backend``)
 calls :func:`register` as well.
 """
 
@@ -80,7 +80,7 @@ def _register_chunk_type() -> None:
     from dask.array.chunk_types import register_chunk_type
 
     import autodev
-    from ._dispatch import DEFER_TO
+    from .._dispatch import DEFER_TO
 
     register_chunk_type(autodev.ndarray)
     DEFER_TO.add(Array)  # autodev hands ``autodev_array + dask_array`` to Dask
@@ -95,8 +95,8 @@ def _to_cupy(data: Any, **kwargs: Any) -> Any:
     """A chunk as a CuPy array: its data on the CUDA GPU (moved there, counted, if need be)."""
     import cupy
 
-    from . import _residency
-    from ._backends import active_gpu
+    from .._residency import storage as _residency
+    from .._backends import active_gpu
 
     gpu = active_gpu()
     if gpu is not None and gpu.device.kind == "cuda":

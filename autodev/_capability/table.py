@@ -10,7 +10,7 @@ table (``autodev._namespace``), the simulator, the tests (each imitation is show
 to fire; each name and keyword is checked against the installed CuPy) and
 docs/coverage.md. Read from the CuPy 14.2 sources.
 
-The corrections live in :mod:`autodev._gpu_corrections`, the imitations in
+The corrections live in :mod:`autodev._capability.corrections`, the imitations in
 :mod:`autodev._backends._sim_cupy`; this module says which name gets which.
 """
 
@@ -22,14 +22,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._gpu_corrections import (
-    Factory, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition,
-    any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis,
-    dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig,
-    named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot,
-    operand_params, searchsorted_values, shape_keyword, ufunc_operands,
-)
-from ._backends import _sim_cupy as S
+from .corrections import Factory, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
+from .._backends import _sim_cupy as S
 
 
 # --------------------------------------------------------------------------- rules

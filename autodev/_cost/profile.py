@@ -23,8 +23,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from ._config import ENV
-from ._cost import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, _find_curve
+from .._config import ENV
+from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, _find_curve
 
 FORMAT = "autodev-profile"
 VERSION = 2
@@ -281,7 +281,7 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Reso
     backend) is given. A profile without GPU curves, or measured with another
     GPU, gets the embedded default's GPU curves.
     """
-    from . import _fingerprint
+    from . import fingerprint as _fingerprint
 
     explicit = path is not None or ENV.profile is not None
     target = Path(path) if path is not None else default_path()
@@ -316,7 +316,7 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Reso
 
 
 def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: bool) -> None:
-    from . import _fingerprint
+    from . import fingerprint as _fingerprint
 
     if "gpu" not in found.profile["devices"] or (recorded and "gpu" not in recorded):
         found.gpu_fingerprint = "no GPU curves measured"
@@ -347,7 +347,7 @@ def load(path: str | os.PathLike[str] | None = None, gpu: Any = None
     """
     found = resolve(path, gpu)
     if found.problem:
-        from ._trace import warn_user
+        from .._trace import warn_user
 
         warn_user(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
                   RuntimeWarning)

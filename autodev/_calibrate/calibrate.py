@@ -1,8 +1,8 @@
 """Calibration: measure this machine, fit its cost curves, check them, write the profile.
 
-For every workload (one call per cost family, :mod:`autodev._workloads`) and
+For every workload (one call per cost family, :mod:`autodev._calibrate.workloads`) and
 dtype class, a ladder of sizes is timed on every usable device with the one
-timing primitive (:func:`autodev._timing.measure`: warm-up, synchronisation
+timing primitive (:func:`autodev._calibrate.timing.measure`: warm-up, synchronisation
 inside the timed region, repeats, median, outlier rejection). A ladder stops
 early once the GPU has been faster by a wide margin twice running (the
 crossover is behind it), once one call takes too long, or when its share of the
@@ -28,11 +28,11 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import _fingerprint
-from . import _profile
-from ._cost import CostModel
-from ._timing import measure
-from ._workloads import DTYPES, WORKLOADS, Workload
+from .._cost import fingerprint as _fingerprint
+from .._cost import profile as _profile
+from .._cost.model import CostModel
+from .timing import measure
+from .workloads import DTYPES, WORKLOADS, Workload
 
 Progress = Callable[[float, str], None]
 
@@ -452,7 +452,7 @@ def calibrate(output: str | Path | None = None, *, quick: bool = False,
     quick : bool
         About 10 seconds: float32/float64 only, coarser ladders, fewer repeats.
     ops : iterable of str, optional
-        Families to measure (default all; see ``autodev._workloads.WORKLOADS``).
+        Families to measure (default all; see ``autodev._calibrate.workloads.WORKLOADS``).
         Families not measured keep the curves of the current matching profile,
         else the embedded default's.
     dtypes : iterable of str, optional
@@ -467,7 +467,7 @@ def calibrate(output: str | Path | None = None, *, quick: bool = False,
         ``{"cpu": backend, "gpu": backend}`` to measure instead of this
         machine's (tests pass simulated devices with known curves).
     """
-    from ._backends import active_gpu, cpu_backend
+    from .._backends import active_gpu, cpu_backend
 
     settings = make_settings(quick, max_seconds, ops, dtypes)
     if backends is None:
@@ -482,7 +482,7 @@ def calibrate(output: str | Path | None = None, *, quick: bool = False,
     if write:
         target = _profile.write(profile, output)
         profile["report"]["path"] = str(target)
-        from ._dispatch import reset_cost_model
+        from .._dispatch import reset_cost_model
 
         reset_cost_model()
     return profile

@@ -19,12 +19,12 @@ from typing import Any, Callable, NoReturn, TypeVar
 
 import numpy as np
 
-from . import _residency as R
-from . import _reuse
-from ._backends import backend_for
-from ._config import ENV
-from ._device import CPU, Device
-from ._trace import STATS, note_fallback
+from . import storage as R
+from . import reuse as _reuse
+from .._backends import backend_for
+from .._config import ENV
+from .._device import CPU, Device
+from .._trace import STATS, note_fallback
 
 T = TypeVar("T")
 

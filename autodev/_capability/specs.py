@@ -1,9 +1,9 @@
 """The function table: one immutable :class:`OpSpec` per dispatched name.
 
 A spec says how one public function dispatches: its cost family (from
-:mod:`autodev._families`), whether it runs where its input lives, where each
+:mod:`autodev._cost.families`), whether it runs where its input lives, where each
 backend finds it, NumPy's scalar rule, and the GPU capability rule and correction
-that :data:`autodev._gpu_checks.TABLE` declares for its name. ``SPECS`` (functions
+that :data:`autodev._capability.table.TABLE` declares for its name. ``SPECS`` (functions
 and ufunc aliases), :func:`ufunc_specs` (NumPy's ufuncs and their methods) and
 ``METHOD_SPECS`` (array methods) are built here, once, at import; the dispatcher,
 the array class, the function namespace, the tests and docs/coverage.md read them.
@@ -16,12 +16,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._backends import Backend
-from ._families import (FAMILY_FUNCTIONS, FFT_FUNCTIONS, LINALG_FUNCTIONS, WORK, WorkFn,
-                        family_of_ufunc)
-from ._gpu_checks import GPU_WRAPPERS, METHOD_GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, \
-    imitate_operands, ufunc_method_rule
-from ._gpu_corrections import device_operands, ufunc_list_operands
+from .._backends import Backend
+from .._cost.families import FAMILY_FUNCTIONS, FFT_FUNCTIONS, LINALG_FUNCTIONS, WORK, WorkFn, family_of_ufunc
+from .table import GPU_WRAPPERS, METHOD_GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, ufunc_method_rule
+from .corrections import device_operands, ufunc_list_operands
 
 
 class OpSpec:
@@ -35,7 +33,7 @@ class OpSpec:
         Where each backend finds it: ``"sum"``, ``"linalg.solve"``,
         ``"scipy.special.erf"``, or ``".sum"`` for a native array method.
     family : str
-        Cost family (see ``autodev._cost.FAMILIES``).
+        Cost family (see ``autodev._cost.model.FAMILIES``).
     where : str
         ``"dispatch"`` (cost model decides), ``"primary"`` (runs where its first
         array lives: views and cheap metadata calls) or ``"cpu"`` (NumPy only).
@@ -47,7 +45,7 @@ class OpSpec:
         Extra capability rule ``(arrays, kwargs) -> bool`` for the GPU.
     gpu_wrap : callable, optional
         ``(backend, func) -> func``: the correction around the GPU function (NumPy's
-        checks and result types CuPy lacks; see :data:`autodev._gpu_checks.TABLE`).
+        checks and result types CuPy lacks; see :data:`autodev._capability.table.TABLE`).
 
     A spec is immutable once built: each attribute is set once, by the constructor
     (only its cache of resolved implementations fills in as backends are met).
@@ -127,7 +125,7 @@ _ELSEWHERE: dict[str, tuple[str, Any]] = {
 
 
 #: Dispatched names -> their NumPy functions, whose array operands are converted for
-#: CuPy (``autodev._gpu_corrections.device_operands``) and refused by the sim.
+#: CuPy (``autodev._capability.corrections.device_operands``) and refused by the sim.
 OPERANDS: dict[str, Any] = {}
 
 

@@ -30,11 +30,11 @@ import itertools
 import weakref
 from typing import Any, Callable
 
-from . import _residency as R
-from ._config import ENV
-from ._cost import CostModel
-from ._device import CPU, Device
-from ._trace import STATS, Record, emit
+from . import storage as R
+from .._config import ENV
+from .._cost.model import CostModel
+from .._device import CPU, Device
+from .._trace import STATS, Record, emit
 
 #: Priced calls after which unused credit is worth half: long enough that a loop body
 #: of hundreds of calls keeps nearly all of it between two uses of an array.

@@ -4,7 +4,7 @@ Each factory takes a GPU backend and the GPU function and returns a function wit
 NumPy's signature and NumPy's behaviour: the checks CuPy skips (index bounds, one
 synchronising device reduction), the keywords it lacks, the operands it cannot read
 (lists, NumPy scalars), the result types it differs in. The capability table
-(``autodev._gpu_checks.TABLE``) says which correction each name gets.
+(``autodev._capability.table.TABLE``) says which correction each name gets.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._backends import Backend
+from .._backends import Backend
 
 Func = Callable[..., Any]
 
@@ -275,8 +275,8 @@ def linalg_diagonal(backend: Backend, func: Func) -> Func:
 def upload(backend: Backend, value: Any) -> Any:
     """``value`` (a list, tuple or scalar NumPy would convert) as an array of ``backend``'s
     device, moved as a counted transfer (``autodev.stats()``)."""
-    from ._device import CPU
-    from ._residency import transfer
+    from .._device import CPU
+    from .._residency.storage import transfer
 
     return transfer(np.asarray(value), CPU, backend.device)
 

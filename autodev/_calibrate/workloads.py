@@ -31,7 +31,7 @@ class Workload:
     Attributes
     ----------
     family : str
-        Cost family (``autodev._cost.FAMILIES``).
+        Cost family (``autodev._cost.model.FAMILIES``).
     op : str
         The call timed, as autodev's function table names it.
     unit : str

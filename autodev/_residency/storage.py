@@ -15,15 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from ._backends import backend_for
-from ._device import CPU, Device
-from ._trace import STATS
+from .._backends import backend_for
+from .._device import CPU, Device
+from .._trace import STATS
 
 
 class Storage:
     """What views of one buffer share: a write version, an escape flag, whether any of its
     arrays holds a mirror (so a write knows there is device memory to release), and the
-    reuse credit earned towards the other device (see :mod:`autodev._reuse`)."""
+    reuse credit earned towards the other device (see :mod:`autodev._residency.reuse`)."""
 
     __slots__ = ("version", "escaped", "mirrored", "credit", "credit_at", "credit_calls",
                  "credit_version", "shared", "__weakref__")
