@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as _np
 
-from ._array import ndarray
+from ._array import PROTOCOLS as _PROTOCOLS, ndarray
 from ._backends import devices as _devices_table
 from ._config import get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
@@ -156,6 +156,14 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
+
+
+def _array_api_face() -> Any:
+    """``x.__array_namespace__()``: the array-API face, imported on first use."""
+    return __getattr__("array_api")
+
+
+_PROTOCOLS.array_namespace = _array_api_face
 
 
 from ._dask.register import install as _install_dask  # noqa: E402

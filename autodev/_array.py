@@ -341,17 +341,24 @@ def _not_bound(obj: Any) -> Any:
     raise RuntimeError("autodev's function namespace is not loaded: import autodev first")
 
 
+def _no_face() -> Any:
+    raise RuntimeError("autodev's array-API face is not bound: import autodev first")
+
+
 @dataclass
 class _Protocols:
-    """How NumPy's protocols (``__array_ufunc__``, ``__array_function__``) find autodev's
-    own callable standing for a NumPy one. The function namespace (autodev._namespace),
-    a floor above this class, fills both in when it is built."""
+    """What the array's protocols need from the floors above it, bound by them: the
+    function namespace (autodev._namespace) fills in how ``__array_ufunc__`` and
+    ``__array_function__`` find autodev's callable standing for a NumPy one when it is
+    built; the package (autodev/__init__.py) fills in ``__array_namespace__``'s face,
+    :mod:`autodev.array_api`, which it imports on first use."""
 
     ufunc_for: Callable[[Any], Any]
     function_for: Callable[[Any], Any]
+    array_namespace: Callable[[], Any]
 
 
-PROTOCOLS = _Protocols(_not_bound, _not_bound)
+PROTOCOLS = _Protocols(_not_bound, _not_bound, _no_face)
 
 
 class ndarray:
@@ -543,11 +550,7 @@ class ndarray:
                 f"api_version must be one of {', '.join(API_VERSIONS)} or None. "
                 f"Got {api_version!r} instead."
             )
-        # The face is a floor above the whole package: the package (always loaded before
-        # this module) imports it on first use. The one upward reference of the array.
-        import autodev
-
-        return autodev.array_api
+        return PROTOCOLS.array_namespace()
 
     def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:

@@ -25,6 +25,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._array import ndarray
+from .._dispatch import DEFER_TO
+from .._namespace import resolve_name
+
 _LOCK = threading.Lock()
 _REGISTERED = False
 
@@ -54,18 +58,17 @@ def register() -> None:
 
 
 def _register_lookups() -> None:
-    import autodev
     from dask.array import backends, dispatch
     from dask.array.percentile import _percentile
     from dask.sizeof import sizeof
 
-    array = autodev.ndarray
-    dispatch.concatenate_lookup.register(array, autodev.concatenate)
-    dispatch.take_lookup.register(array, autodev.take)
-    dispatch.tensordot_lookup.register(array, autodev.tensordot)
-    dispatch.einsum_lookup.register(array, autodev.einsum)
-    dispatch.empty_lookup.register(array, autodev.empty)
-    dispatch.divide_lookup.register(array, autodev.divide)
+    array = ndarray
+    dispatch.concatenate_lookup.register(array, _public("concatenate"))
+    dispatch.take_lookup.register(array, _public("take"))
+    dispatch.tensordot_lookup.register(array, _public("tensordot"))
+    dispatch.einsum_lookup.register(array, _public("einsum"))
+    dispatch.empty_lookup.register(array, _public("empty"))
+    dispatch.divide_lookup.register(array, _public("divide"))
     dispatch.percentile_lookup.register(array, _percentile)
     # counts stay autodev arrays, so a mean's sum and count live on one device
     dispatch.numel_lookup.register(array, backends._numel_arraylike)
@@ -79,11 +82,13 @@ def _register_chunk_type() -> None:
     from dask.array import Array
     from dask.array.chunk_types import register_chunk_type
 
-    import autodev
-    from .._dispatch import DEFER_TO
-
-    register_chunk_type(autodev.ndarray)
+    register_chunk_type(ndarray)
     DEFER_TO.add(Array)  # autodev hands ``autodev_array + dask_array`` to Dask
+
+
+def _public(name: str) -> Any:
+    """``autodev.<name>``, the very object (the namespace resolves and caches it)."""
+    return resolve_name(np, "", name)
 
 
 def _to_numpy(data: Any, **kwargs: Any) -> np.ndarray:
@@ -95,8 +100,8 @@ def _to_cupy(data: Any, **kwargs: Any) -> Any:
     """A chunk as a CuPy array: its data on the CUDA GPU (moved there, counted, if need be)."""
     import cupy
 
-    from .._residency import storage as _residency
     from .._backends import active_gpu
+    from .._residency import storage as _residency
 
     gpu = active_gpu()
     if gpu is not None and gpu.device.kind == "cuda":
