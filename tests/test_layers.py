@@ -14,7 +14,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "autodev"
 
 #: Rooms from the ground up: a module may import modules of its own room or of a room
-#: below it. A name is a module (``_dispatch``, ``_dask.register``) or a folder (``_cost/``).
+#: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).
 LAYERS: list[tuple[str, ...]] = [
     ("_config", "_device"),                                   # foundation
     ("_trace",),                                              # visibility: stats, records
@@ -25,9 +25,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("_dispatch",),                                           # decide, run, wrap
     ("_subclass", "_array"),                                  # the array class
     ("_namespace", "fft", "linalg", "random"),                # NumPy's namespace
-    ("_inspection", "_calibrate/", "_dask", "_dask.register", "testing", "_info"),  # services
+    ("_inspection", "_calibrate/", "_dask/", "testing", "_info"),  # services
     ("__init__",),                                            # the package: the public API
-    ("scipy/", "array_api/", "lib/", "_dask.backend"),        # faces over the package
+    ("scipy/", "array_api/", "lib/"),                          # faces over the package
     ("cli/", "_cli", "_doctor", "_demo", "_coverage", "_calibrate_cli", "_bench_cli",
      "__main__"),                                             # the command line
 ]

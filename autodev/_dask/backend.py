@@ -17,9 +17,12 @@ from dask import config
 from dask.array.backends import ArrayBackendEntrypoint
 from dask.utils import Dispatch
 
-import autodev
-
+from .. import random as _random
+from .._array import ndarray
+from .._namespace import asarray, resolve_name
 from .register import register
+
+_empty = resolve_name(np, "", "empty")
 
 #: Moves a chunk to autodev (``Array.to_backend("autodev")``); NumPy, CuPy and anything
 #: ``autodev.asarray`` takes.
@@ -27,8 +30,8 @@ to_autodev_dispatch = Dispatch("to_autodev_dispatch")
 
 
 @to_autodev_dispatch.register(object)
-def _to_autodev(data: Any, **kwargs: Any) -> autodev.ndarray:
-    return autodev.asarray(data, **kwargs)
+def _to_autodev(data: Any, **kwargs: Any) -> ndarray:
+    return asarray(data, **kwargs)
 
 
 @to_autodev_dispatch.register_lazy("cupy")
@@ -36,13 +39,13 @@ def _register_cupy() -> None:
     import cupy
 
     @to_autodev_dispatch.register(cupy.ndarray)
-    def _cupy_to_autodev(data: Any, **kwargs: Any) -> autodev.ndarray:
+    def _cupy_to_autodev(data: Any, **kwargs: Any) -> ndarray:
         # probe the GPU first: asarray keeps a CuPy array where it is only once autodev
         # has a CUDA backend, and this worker may not have made a GPU call yet
         from .._backends import active_gpu
 
         active_gpu()
-        return autodev.asarray(data, **kwargs)
+        return asarray(data, **kwargs)
 
 
 class PCG64(np.random.PCG64):
@@ -53,10 +56,10 @@ class PCG64(np.random.PCG64):
     __module__ = "autodev._dask.backend"
 
 
-def _meta() -> autodev.ndarray:
+def _meta() -> ndarray:
     # 1-d, not 0-d: Dask slices a meta to its ndim, and a 0-d array indexed by ``()``
     # is a NumPy scalar (as in NumPy), which would make the meta NumPy's
-    return autodev.empty((0,), dtype=np.float64)
+    return _empty((0,), dtype=np.float64)
 
 
 def _with_meta(name: str, *args: Any, meta: Any = None, **kwargs: Any) -> da.Array:
@@ -84,13 +87,13 @@ class AutodevBackendEntrypoint(ArrayBackendEntrypoint):
         (``linalg.solve``, ``unique``) make NumPy chunks under an autodev meta, and the
         map is free for chunks that are autodev arrays already.
         """
-        meta = autodev.empty((0,) * data.ndim, dtype=data.dtype)
+        meta = _empty((0,) * data.ndim, dtype=data.dtype)
         return data.map_blocks(to_autodev_dispatch, meta=meta, **kwargs)
 
     @property
     def RandomState(self) -> type:  # noqa: N802  (Dask's name)
         """The legacy generator class ``da.random.RandomState`` uses per chunk."""
-        return autodev.random.RandomState
+        return _random.RandomState
 
     @property
     def default_bit_generator(self) -> type:
