@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -209,27 +210,19 @@ def gpu_outlook() -> list[str]:
     model = CostModel(_with_gpu_curves(load()[0]))
     lines = []
     for family, (label, work, nbytes) in _OUTLOOK.items():
-        resident = _first_win(model, family, work, lambda n: 0.0)
-        hosted = _first_win(model, family, work, lambda n: model.h2d(int(nbytes(n))))
+        resident = model.crossover(family, "f32", work, largest=_LARGEST)
+        hosted = model.crossover(family, "f32", work, nbytes, largest=_LARGEST)
         lines.append(f"  {label:26s} GPU wins from n = {_fmt(resident)} with data on the GPU, "
                      f"n = {_fmt(hosted)} with data on the host")
     return lines
 
 
-def _first_win(model: Any, family: str, work: Callable[[float], float],
-               moving: Callable[[float], float]) -> int | None:
-    n = 4
-    while n <= 1 << 26:
-        w = work(n)
-        if model.compute("gpu", family, "f32", w) + moving(n) < \
-                model.compute("cpu", family, "f32", w):
-            return n
-        n = int(n * 1.25) + 1
-    return None
+#: The largest n the outlook looks at: past it, "never".
+_LARGEST = float(1 << 26)
 
 
-def _fmt(value: int | None) -> str:
-    return "never" if value is None else f"{value:,}"
+def _fmt(value: float | None) -> str:
+    return "never" if value is None else f"{math.ceil(value):,}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

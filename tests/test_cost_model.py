@@ -1,6 +1,7 @@
 """The cost model: predictions, and the shortcut that skips them for tiny host calls."""
 
 import math
+from typing import Any
 
 import numpy
 import pytest
@@ -34,7 +35,63 @@ def test_curves_missing_for_a_device_read_as_never_faster() -> None:
     cpu_only = CostModel({"cpu": embedded_default()["devices"]["cpu"]})
     lat = cpu_only.curves("matmul", "f32")
     assert math.isinf(lat[2])
-    assert cpu_only.crossover("matmul", "f32") is None
+    assert cpu_only.crossover("matmul", "f32", lambda n: n**3) is None
+
+
+def test_predict_is_the_curves_plus_each_copy(model) -> None:
+    cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves("fft", "c64")
+    work, copies = 3.0e6, (2.0e6, 5.0e5)
+    assert model.predict("fft", "c64", work) == pytest.approx(
+        (cpu_lat + work * cpu_inv, gpu_lat + work * gpu_inv))
+    cpu, gpu = model.predict("fft", "c64", work, h2d=copies, d2h=copies[:1])
+    assert gpu == pytest.approx(gpu_lat + work * gpu_inv + model.h2d(2e6) + model.h2d(5e5))
+    assert cpu == pytest.approx(cpu_lat + work * cpu_inv + model.d2h(2e6))
+
+
+def test_predict_reads_no_faster_than_a_reduction(model) -> None:
+    # a matrix-vector product: few multiply-adds per element read
+    matvec = model.predict("matmul", "f32", 1000.0 * 1000, read=1000.0 * 1000 + 2000)
+    floor = model.predict("reduction", "f32", 1000.0 * 1000 + 2000)
+    assert matvec[0] >= floor[0] and matvec[1] >= floor[1]
+    assert matvec[0] > model.predict("matmul", "f32", 1000.0 * 1000)[0]
+
+
+def _first_win_by_stepping(model: CostModel, family: str, dclass: str, work: Any,
+                           h2d: Any) -> float | None:
+    """Where the GPU first wins, found the slow way: every size 0.05 % apart."""
+    n = 1.0
+    while n < 1e7:
+        moved = (h2d(n),) if h2d is not None else ()
+        cpu, gpu = model.predict(family, dclass, work(n), h2d=moved)
+        if gpu < cpu:
+            return n
+        n *= 1.0005
+    return None
+
+
+@pytest.mark.parametrize("family, work, moved", [
+    ("matmul", lambda n: n**3, lambda n: 8 * n * n),
+    ("matmul", lambda n: n**3, None),
+    ("elementwise", lambda n: n, lambda n: 8 * n),
+    ("elementwise", lambda n: n, None),
+    ("svd", lambda n: n**3, lambda n: 4 * n * n),
+])
+def test_crossover_is_the_first_size_the_gpu_wins(model, family, work, moved) -> None:
+    found = model.crossover(family, "f32", work, moved, largest=1e7)
+    slow = _first_win_by_stepping(model, family, "f32", work, moved)
+    if slow is None:
+        assert found is None
+        return
+    assert found == pytest.approx(slow, rel=2e-3)
+    cpu, gpu = model.predict(family, "f32", work(found * 1.002),
+                             h2d=(moved(found * 1.002),) if moved else ())
+    assert gpu < cpu
+
+
+def test_crossover_with_copies_is_later_than_without(model) -> None:
+    resident = model.crossover("matmul", "f64", lambda n: n**3)
+    hosted = model.crossover("matmul", "f64", lambda n: n**3, lambda n: 16 * n * n)
+    assert resident is not None and hosted is not None and hosted > resident
 
 
 def test_tiny_host_calls_stay_on_the_host_untraced_and_traced() -> None:

@@ -128,32 +128,16 @@ def near(sizes: Iterable[float], centres: Iterable[float | None]) -> list[float]
 
 def crossover_size(model: CostModel, workload: Workload, dclass: str,
                    host_data: bool) -> float | None:
-    """Smallest size ``n`` at which the GPU is predicted faster, or None if never.
+    """Smallest size ``n`` of ``workload`` at which the GPU is predicted faster, or None
+    if never (:meth:`CostModel.crossover` in the workload's sizes, up to 1000x its ladder).
 
     ``host_data`` charges the inputs their host-to-device copy (data on the
     host); otherwise the data is already on the device.
     """
     itemsize = DTYPES[dclass].itemsize
-    family = workload.family
-
-    def gpu_wins(n: float) -> bool:
-        work = workload.work(n)
-        gpu = model.compute("gpu", family, dclass, work)
-        if host_data:
-            gpu += model.h2d(int(workload.nbytes(n, itemsize)))
-        return gpu < model.compute("cpu", family, dclass, work)
-
-    grid = np.geomspace(1.0, workload.largest * 1000.0, 241)
-    first = next((i for i, n in enumerate(grid) if gpu_wins(n)), None)
-    if first is None:
-        return None
-    if first == 0:
-        return 1.0
-    lo, hi = float(grid[first - 1]), float(grid[first])
-    while hi / lo > 1.001:
-        mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if gpu_wins(mid) else (mid, hi)
-    return hi
+    moved = (lambda n: workload.nbytes(n, itemsize)) if host_data else None
+    return model.crossover(workload.family, dclass, workload.work, moved,
+                           largest=workload.largest * 1000.0)
 
 
 def crossover_table(devices: Mapping[str, Any], families: Iterable[str] | None = None,
@@ -394,10 +378,11 @@ def _check_one(run: _Run, model: CostModel, workload: Workload, dclass: str, n: 
     host = workload.make(n, dtype, rng)
     work = workload.work(n)
     measured: dict[str, float] = {}
+    on_device = dict(zip(("cpu", "gpu"), model.predict(workload.family, dclass, work)))
     predicted: dict[str, float] = {}
     for target in _usable(run, workload, dclass):
         cls = target.device_class
-        predicted[cls] = model.compute(cls, workload.family, dclass, work)
+        predicted[cls] = on_device[cls]
         seconds = run.time_call(target, workload, host, expected=predicted[cls])
         if seconds is None:
             return []
@@ -406,12 +391,12 @@ def _check_one(run: _Run, model: CostModel, workload: Workload, dclass: str, n: 
     found = [dict(base, resident="device", predicted=predicted, measured=measured)]
     gpu = next((t for t in run.targets if t.device_class == "gpu"), None)
     if gpu is not None and "gpu" in measured:
-        moved = model.h2d(int(workload.nbytes(n, dtype.itemsize)))
-        seconds = run.time_call(gpu, workload, host, on_device=False,
-                                expected=predicted["gpu"] + moved)
+        cpu, hosted = model.predict(workload.family, dclass, work,
+                                    h2d=(int(workload.nbytes(n, dtype.itemsize)),))
+        seconds = run.time_call(gpu, workload, host, on_device=False, expected=hosted)
         if seconds is not None:
             found.append(dict(base, resident="host",
-                              predicted={"cpu": predicted["cpu"], "gpu": predicted["gpu"] + moved},
+                              predicted={"cpu": cpu, "gpu": hosted},
                               measured={"cpu": measured["cpu"], "gpu": seconds}))
     return found
 

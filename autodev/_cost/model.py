@@ -8,7 +8,7 @@ class); transfers are ``t(bytes) = latency + bytes / bandwidth``.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -129,29 +129,80 @@ class CostModel:
         """True if the profile has a curve for this device class and family."""
         return any((device_class, family, d) in self._curves for d in DTYPE_CLASSES)
 
-    def crossover(self, family: str, dclass: str, bytes_per_work: float = 0.0,
-                  lo: float = 1.0, hi: float = 1e15) -> float | None:
-        """Smallest work at which the GPU is predicted faster, or None if never.
+    def predict(self, family: str, dclass: str, work: float, *, read: float = 0.0,
+                h2d: Sequence[float] = (), d2h: Sequence[float] = ()) -> tuple[float, float]:
+        """Predicted seconds ``(cpu, gpu)`` of one call, the copies it needs included.
 
-        ``bytes_per_work`` > 0 charges host-resident inputs their transfer
-        (host data); 0 means the data is already on the device.
+        Parameters
+        ----------
+        family, dclass : str
+            The call's cost family and dtype class.
+        work : float
+            The call's work, in the family's unit (:data:`FAMILIES`).
+        read : float
+            Elements the call reads, when its time cannot be below a reduction over them
+            (a matrix-vector product is bound by memory, not by its multiply-adds); 0 for
+            no such floor.
+        h2d : sequence of float
+            Bytes of each copy the GPU would need from the host first (each copy pays the
+            link's latency).
+        d2h : sequence of float
+            Bytes of each copy the CPU would need from the GPU first.
         """
-        def gpu_wins(work: float) -> bool:
-            gpu = self.compute("gpu", family, dclass, work)
-            if bytes_per_work:
-                gpu += self.h2d(int(work * bytes_per_work))
-            return gpu < self.compute("cpu", family, dclass, work)
+        cpu_lat, cpu_inv, gpu_lat, gpu_inv = self.curves(family, dclass)
+        t_cpu = cpu_lat + work * cpu_inv
+        t_gpu = gpu_lat + work * gpu_inv
+        if read:
+            r_cpu_lat, r_cpu_inv, r_gpu_lat, r_gpu_inv = self.curves("reduction", dclass)
+            t_cpu = max(t_cpu, r_cpu_lat + read * r_cpu_inv)
+            t_gpu = max(t_gpu, r_gpu_lat + read * r_gpu_inv)
+        for nbytes in h2d:
+            t_gpu += self._h2d[0] + nbytes * self._h2d[1]
+        for nbytes in d2h:
+            t_cpu += self._d2h[0] + nbytes * self._d2h[1]
+        return t_cpu, t_gpu
 
-        if not gpu_wins(hi):
+    def crossover(self, family: str, dclass: str, work: Callable[[float], float],
+                  h2d: Callable[[float], float] | None = None, *,
+                  largest: float = 1e9) -> float | None:
+        """Smallest size ``n`` at which the GPU is predicted faster, or None if never.
+
+        Parameters
+        ----------
+        family, dclass : str
+            The cost family and dtype class.
+        work : callable
+            ``n -> work`` in the family's unit (a size people recognise: elements, the
+            side of a matrix, ...).
+        h2d : callable, optional
+            ``n -> bytes`` the inputs must move to the GPU (data on the host); None
+            for data already on the GPU.
+        largest : float
+            The largest ``n`` searched: past it, "never".
+
+        The search scans ``n`` on a geometric grid from 1 to ``largest`` for the
+        first size the GPU wins (the curves need not cross only once: a copy growing
+        as ``n**2`` against work as ``n**3``), then bisects that step to 0.1 %.
+        """
+        def gpu_wins(n: float) -> bool:
+            t_cpu, t_gpu = self.predict(family, dclass, work(n),
+                                        h2d=(h2d(n),) if h2d is not None else ())
+            return t_gpu < t_cpu
+
+        first = next((k for k in range(_GRID + 1) if gpu_wins(largest ** (k / _GRID))), None)
+        if first is None:
             return None
-        if gpu_wins(lo):
-            return lo
-        for _ in range(200):  # bisection in log space: both curves are monotone
+        if first == 0:
+            return 1.0
+        lo, hi = largest ** ((first - 1) / _GRID), largest ** (first / _GRID)
+        while hi / lo > 1.001:
             mid = math.sqrt(lo * hi)
             lo, hi = (lo, mid) if gpu_wins(mid) else (mid, hi)
-            if hi / lo < 1.01:
-                break
         return hi
+
+
+#: Steps of the crossover search's geometric grid from 1 to ``largest``.
+_GRID = 240
 
 
 def _find_curve(compute: Mapping[str, Any], family: str, dclass: str
