@@ -1,4 +1,4 @@
-"""Check the GPU set-up end to end and say how to fix each problem.
+"""Check the GPU set-up end to end and say how to fix each problem: ``doctor()``.
 
 Checks, in order: the NVIDIA driver and the CUDA version it supports; CuPy
 installed, only once, for that CUDA major, and importable; a CUDA device
@@ -7,18 +7,14 @@ allocated; the profile cache is writable; the profile matches this machine.
 Each problem comes with the command that fixes it. Without a GPU, autodev runs
 as NumPy: that is reported, not counted as a failure.
 
-examples:
-  autodev doctor
-  autodev doctor --json
+``autodev doctor`` (:mod:`autodev._cli.doctor`) prints the checks.
 """
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import ctypes.util
 import importlib.util
-import json
 import os
 import sys
 import tempfile
@@ -26,25 +22,6 @@ from importlib import metadata
 from typing import Any
 
 OK, INFO, WARN, FAIL = "ok", "info", "warn", "fail"
-_MARK = {OK: "[ok]  ", INFO: "[info]", WARN: "[warn]", FAIL: "[FAIL]"}
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``autodev doctor`` options."""
-    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run every check; exit 1 if any failed."""
-    checks = doctor()
-    if args.json:
-        print(json.dumps(checks, indent=1))
-    else:
-        for check in checks:
-            print(f"{_MARK[check['status']]} {check['check']}: {check['detail']}")
-            if check["fix"]:
-                print(f"       fix: {check['fix']}")
-    return 1 if any(c["status"] == FAIL for c in checks) else 0
 
 
 def _check(name: str, status: str, detail: str, fix: str = "") -> dict[str, str]:

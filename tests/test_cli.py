@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 import autodev
-from autodev._calibrate import calibrate as _calibrate
 from autodev import _cli
+from autodev._calibrate import calibrate as _calibrate
 from autodev._cost import profile as _profile
 
+_ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--quick", "--ops", "elementwise,matmul", "--dtypes", "f64", "--max-seconds", "0.3",
         "--no-progress"]
 
@@ -253,7 +254,7 @@ def test_a_plot_into_a_missing_folder_is_one_line(capsys: pytest.CaptureFixture[
 
 
 def test_demo_outlook_after_a_cpu_only_calibration_agrees_with_info() -> None:
-    from autodev import _demo
+    from autodev._cli import demo as _demo
     from autodev._backends import cpu_backend
 
     profile = _calibrate.calibrate(quick=True, ops=["matmul"], dtypes=["f64"],
@@ -268,8 +269,8 @@ def test_demo_outlook_after_a_cpu_only_calibration_agrees_with_info() -> None:
 
 def test_demo_marks_noisy_rows(capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from autodev import _demo
     from autodev._calibrate import timing as _timing
+    from autodev._cli import demo as _demo
 
     calls = iter(range(10**6))
 
@@ -289,7 +290,7 @@ def test_demo_marks_noisy_rows(capsys: pytest.CaptureFixture[str],
 
 
 def test_bench_report_flags_cpu_rows_faster_than_numpy() -> None:
-    from autodev._bench_cli import _report_module
+    from autodev._cli.bench import _report_module
 
     report = _report_module()
     row = {"family": "matmul", "size": 64, "numpy": 6e-3, "autodev": 1e-3, "cpu": 1e-3,
@@ -301,3 +302,72 @@ def test_bench_report_flags_cpu_rows_faster_than_numpy() -> None:
     text = report.format_report(result)
     assert "0.17x!" in text and "1.05x!" not in text
     assert "busy" in text and "matmul n=64" in text and "fft n=64" not in text
+
+
+# --------------------------------------------------------------------------- the CLI's room
+
+def test_import_autodev_leaves_the_cli_out() -> None:
+    code = ("import sys, autodev; autodev.info(); autodev.stats(); "
+            "print(sorted(m for m in sys.modules if m.startswith('autodev._cli')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(_ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def _imported_modules(path: Path, package: str) -> set[str]:
+    """Every autodev module ``path`` imports, at the top or inside a function."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_nothing_below_the_cli_imports_it() -> None:
+    package_root = _ROOT / "autodev"
+    offenders = []
+    for path in package_root.rglob("*.py"):
+        parts = path.relative_to(_ROOT).with_suffix("").parts
+        if parts[:2] == ("autodev", "_cli") or parts == ("autodev", "__main__"):
+            continue
+        package = ".".join(parts[:-1])
+        if any(m == "autodev._cli" or m.startswith("autodev._cli.")
+               for m in _imported_modules(path, package)):
+            offenders.append(str(path.relative_to(_ROOT)))
+    assert offenders == []
+
+
+def test_the_import_scan_sees_imports_inside_functions(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    from .._cli import info\n    from . import _cli\n")
+    assert "autodev._cli.info" in _imported_modules(sample, "autodev.scipy")
+    assert "autodev._cli" in _imported_modules(sample, "autodev")
+
+
+def test_every_subcommand_is_a_module_of_the_cli_package() -> None:
+    for name, (module, _) in _cli.COMMANDS.items():
+        assert module.__name__ == f"autodev._cli.{name}"
+        assert callable(module.add_arguments) and callable(module.run)
+
+
+def test_coverage_command_prints_the_page(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "coverage")
+    assert code == 0
+    assert out == (_ROOT / "docs" / "coverage.md").read_text()
+
+
+def test_python_m_autodev_runs_the_command() -> None:
+    done = subprocess.run([sys.executable, "-m", "autodev", "--help"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(_ROOT)})
+    assert done.returncode == 0, done.stderr
+    for name in _cli.COMMANDS:
+        assert name in done.stdout

@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-from autodev._coverage import render
+from autodev._cli.coverage import render
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_coverage_page_matches_capability_table() -> None:
     page = (ROOT / "docs" / "coverage.md").read_text()
-    assert page == render(), "run: python -m autodev._coverage > docs/coverage.md"
+    assert page == render(), "run: autodev coverage > docs/coverage.md"
 
 
 def test_readme_starts_with_the_two_setup_commands() -> None:

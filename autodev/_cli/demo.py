@@ -20,9 +20,13 @@ from typing import Any, Callable
 import numpy
 
 import autodev
-from autodev._backends import active_gpu, devices_reason
-from autodev._device import Device
-from ._calibrate.timing import measure
+
+from .._backends import active_gpu, devices_reason
+from .._calibrate.timing import measure
+from .._cost.model import CostModel
+from .._cost.profile import load
+from .._device import Device
+from .._info import with_gpu_curves
 
 
 @dataclass
@@ -201,13 +205,9 @@ _OUTLOOK: dict[str, tuple[str, Callable[[float], float], Callable[[float], float
 
 def gpu_outlook() -> list[str]:
     """Where a GPU of the profile's class would start to win (for CPU-only machines)."""
-    from ._cost.model import CostModel
-    from ._info import _with_gpu_curves
-    from ._cost.profile import load
-
     # the profile's CPU curves against its GPU curves, or the default's where it has
     # none (a CPU-only calibration): what `autodev info` shows
-    model = CostModel(_with_gpu_curves(load()[0]))
+    model = CostModel(with_gpu_curves(load()[0]))
     lines = []
     for family, (label, work, nbytes) in _OUTLOOK.items():
         resident = model.crossover(family, "f32", work, largest=_LARGEST)

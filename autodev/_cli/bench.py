@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from ._cli import CLIError
+from ._errors import CLIError
 
 
 def _report_module() -> ModuleType:
     """``benchmarks.report`` from the checkout autodev was installed from (or the cwd)."""
-    checkout = Path(__file__).resolve().parent.parent
+    checkout = Path(__file__).resolve().parents[2]  # autodev/_cli/bench.py -> the checkout
     for root in (checkout, Path.cwd()):
         if (root / "benchmarks" / "report.py").is_file():
             if str(root) not in sys.path:

@@ -1,14 +1,30 @@
-"""Render docs/coverage.md from the capability table (the docs and tests read one table).
+"""Print the API coverage page (docs/coverage.md), rendered from the capability table.
 
-``python -m autodev._coverage > docs/coverage.md`` regenerates it.
+The docs and the tests read one table: a test checks that the page is current.
+
+examples:
+  autodev coverage > docs/coverage.md
+  python -m autodev coverage > docs/coverage.md   (from a source checkout)
 """
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
-from ._capability.table import TABLE, UFUNC_AT, UFUNC_METHODS, Row
-from ._namespace import CREATION, DIRECT, SPECS, UFUNCS
+from .._capability.table import TABLE, UFUNC_AT, UFUNC_METHODS, Row
+from .._namespace import CREATION, DIRECT, SPECS, UFUNCS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``autodev coverage`` takes no options."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the page."""
+    print(render(), end="")
+    return 0
 
 
 def render() -> str:
@@ -24,7 +40,7 @@ def render() -> str:
         "# API coverage",
         "",
         "Generated from the capability table (`autodev._namespace.SPECS`) by",
-        "`python -m autodev._coverage > docs/coverage.md`; a test checks it is current.",
+        "`autodev coverage > docs/coverage.md`; a test checks it is current.",
         "",
         "Every public NumPy name is reachable as `autodev.X`, `autodev.linalg.X`,",
         "`autodev.fft.X`, `autodev.random.X`. The names below are **dispatched**: the cost",
@@ -102,7 +118,3 @@ def _differences() -> list[str]:
         "",
     ]
     return lines
-
-
-if __name__ == "__main__":
-    print(render(), end="")

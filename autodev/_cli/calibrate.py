@@ -26,12 +26,13 @@ import sys
 import time
 from typing import Any, TextIO
 
-from ._cli import CLIError
+from ._errors import CLIError
+from .info import format_crossovers
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``autodev calibrate`` options."""
-    from ._calibrate.workloads import DTYPES, WORKLOADS
+    from .._calibrate.workloads import DTYPES, WORKLOADS
 
     parser.add_argument("--quick", action="store_true",
                         help="about 10 s: float32/float64 only, coarser size ladders")
@@ -56,8 +57,8 @@ def _split(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Calibrate, write the profile, print what was found."""
-    from ._cost import profile as _profile
-    from ._calibrate.calibrate import calibrate
+    from .._calibrate.calibrate import calibrate
+    from .._cost import profile as _profile
 
     target = args.output or str(_profile.default_path())
     bar = ProgressBar(sys.stderr, enabled=not args.no_progress)
@@ -85,8 +86,6 @@ def run(args: argparse.Namespace) -> int:
 
 def summary(report: dict[str, Any]) -> str:
     """The calibration report for people."""
-    from ._info import format_crossovers
-
     lines = [f"Calibrated ({report['mode']}) in {report['seconds']:.1f} s on "
              f"{', '.join(report['devices'].values())}; wrote {report.get('path', '(not written)')}."]
     if report.get("note"):

@@ -1,46 +1,45 @@
 """The ``autodev`` command: a thin shell over the Python API.
 
-Each subcommand lives in its own module exposing ``add_arguments(parser)`` and
-``run(args) -> int``. Domain errors (:class:`CLIError`) become one line on
-stderr and exit code 1; bugs keep their traceback.
+The top room of the package: nothing in autodev imports it (``python -m autodev``
+and the console script do). Each subcommand is one module here, named after it,
+exposing ``add_arguments(parser)`` and ``run(args) -> int``; modules whose name
+starts with ``_`` are their shared helpers. Domain errors (:class:`CLIError`)
+become one line on stderr and exit code 1; bugs keep their traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
+from types import ModuleType
 from typing import Sequence
 
+from . import bench, calibrate, coverage, demo, doctor, info
+from ._errors import CLIError
+
+__all__ = ["COMMANDS", "CLIError", "build_parser", "main"]
+
 #: subcommand -> (module, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("autodev._demo", "run a short workload over every family and show each decision"),
-    "calibrate": ("autodev._calibrate_cli", "measure this machine and write its profile"),
-    "info": ("autodev._info", "show devices, the profile in use and the crossover table"),
-    "doctor": ("autodev._doctor", "check the CUDA/CuPy set-up and say how to fix problems"),
-    "bench": ("autodev._bench_cli", "run the reference benchmark side by side (NumPy, CPU, GPU)"),
+COMMANDS: dict[str, tuple[ModuleType, str]] = {
+    "demo": (demo, "run a short workload over every family and show each decision"),
+    "calibrate": (calibrate, "measure this machine and write its profile"),
+    "info": (info, "show devices, the profile in use and the crossover table"),
+    "doctor": (doctor, "check the CUDA/CuPy set-up and say how to fix problems"),
+    "bench": (bench, "run the reference benchmark side by side (NumPy, CPU, GPU)"),
+    "coverage": (coverage, "print the API coverage page (docs/coverage.md) from the "
+                           "capability table"),
 }
 
 
-class CLIError(Exception):
-    """An error the user can fix; printed as one line, exit code 1."""
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available subcommand."""
+    """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
         prog="autodev",
         description="NumPy/SciPy on the CPU or the GPU, whichever this machine runs faster.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as err:
-            if err.name != module_name:
-                raise
-            continue  # subcommand not built yet
+    for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=module.__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(command)
@@ -70,7 +69,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         print(f"autodev {args.command}: output closed early (broken pipe)", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
