@@ -108,6 +108,39 @@ def test_writes_bump_the_version():
         assert sim.h2d >= 3
 
 
+@pytest.mark.filterwarnings("ignore::scipy.sparse.SparseEfficiencyWarning")
+def test_a_write_through_a_view_releases_the_matrix_mirror_at_once():
+    from autodev._residency import storage as _residency
+
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        s = host()
+        a = sparse.csr_matrix(s)
+        x = autodev.ones(30)
+        a @ x  # a's GPU copy stays behind as its mirror
+        assert autodev.residency(a)["mirrors"] == [sim.device]
+        a.data[0] = 100.0  # a write through the data view, not through a
+        s.data[0] = 100.0
+        # the stale mirror's device memory is released now, not when a is next read
+        assert a._mirror is None and id(a) not in _residency._MIRRORED
+        assert autodev.residency(a)["mirrors"] == []
+        same(a @ x, s @ numpy.ones(30))
+
+
+def test_to_device_of_a_mirrored_matrix_owns_its_data():
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        s = host()
+        a = sparse.csr_matrix(s)
+        a @ autodev.ones(30)  # a mirror on the GPU
+        b = a.to_device(sim.device)
+        b.data[...] = 0.0  # writes b only: the mirror a reads stays a's
+        assert autodev.residency(a)["mirrors"] == [sim.device]
+        same(a @ autodev.ones(30), s @ numpy.ones(30))
+        same(b.toarray(), numpy.zeros((30, 30)))
+        c = b.to_device("cpu")
+        assert c.location == "cpu"
+        same(c.toarray(), numpy.zeros((30, 30)))
+
+
 def test_matvec_loop_moves_the_matrix_once():
     s = host(n=200, density=0.05)
     a = sparse.csr_matrix(s)

@@ -11,7 +11,7 @@ autodev's back, so mirrors of it are never trusted.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -175,3 +175,64 @@ def _drop_stale(storage: Storage) -> None:
         if array is not None and array._storage is storage:
             array._mirror = None
             del _MIRRORED[key]
+
+
+# ---------------------------------------------------------------------- for other array types
+# Sparse matrices (autodev.scipy.sparse) hold their data as dense arrays do (``_data``,
+# ``_device``, ``_storage``, ``_mirror``) but move it by their own copy: these functions
+# let them share the rules above instead of repeating them.
+
+def native_via(array: Any, device: Device,
+               copy: Callable[[Any, Device, list[tuple[str, int]] | None], Any],
+               moves: list[tuple[str, int]] | None = None) -> Any:
+    """:func:`native_on` for an array type that moves by its own
+    ``copy(array, device, moves)``: its data on ``device``, from the primary, a valid
+    mirror, or a copy that stays behind as the mirror."""
+    if array._device is device:
+        return array._data
+    found = mirror_on(array, device)
+    if found is not None:
+        return found
+    native = copy(array, device, moves)
+    keep_mirror(array, device, native)
+    return native
+
+
+def keep_mirror(array: Any, device: Device, native: Any) -> None:
+    """Keep ``native`` as ``array``'s mirror on ``device``, valid until the next write
+    to its storage (none if the storage escaped); memory pressure drops it with the rest."""
+    storage = storage_of(array)
+    if storage.escaped:
+        return
+    array._mirror = (device, storage.version, native)
+    storage.mirrored = True
+    if id(array) not in _MIRRORED:
+        _remember(array)
+
+
+def is_mirror(array: Any, device: Device, native: Any) -> bool:
+    """True if ``native`` is ``array``'s mirror on ``device``: read-only, never to be
+    handed out as a result's data (copy it first)."""
+    return has_mirror(array, device) and mirror_on(array, device) is native
+
+
+def count_transfer(direction: str, nbytes: int,
+                   moves: list[tuple[str, int]] | None = None) -> None:
+    """Count one copy of ``nbytes`` (``"h2d"`` or ``"d2h"``) in the stats and ``moves``."""
+    if direction == "h2d":
+        STATS.h2d_count += 1
+        STATS.h2d_bytes += nbytes
+    else:
+        STATS.d2h_count += 1
+        STATS.d2h_bytes += nbytes
+    if moves is not None:
+        moves.append((direction, nbytes))
+
+
+def promote(array: Any, device: Device, native: Any) -> None:
+    """Make ``native`` (``array``'s data on ``device``, maybe its mirror there) the
+    primary, as before a write on ``device``: the mirror it was is gone, and ``array``
+    leaves the storage it shared with views of its old primary."""
+    if array._mirror is not None and array._mirror[2] is native:
+        array._mirror = None
+    array._data, array._device, array._storage = native, device, None

@@ -29,7 +29,6 @@ from ..._backends import backend_for, resolve_device
 from ..._backends._sim_sparse import SimSparse, SimSparseModule
 from ..._device import AUTO, CPU, Device
 from ..._residency.memory import retrying
-from ..._trace import STATS
 from .._spec import FLOATING, ScipySpec
 
 FORMATS = ("csr", "csc", "coo", "dia", "bsr", "lil", "dok")
@@ -166,8 +165,8 @@ class _spbase:
 
         def move() -> "_spbase":
             native = native_on(self, target)
-            if self._mirror is not None and self._mirror[2] is native:
-                native = native.copy()
+            if R.is_mirror(self, target, native):
+                native = native.copy()  # the result owns its data
             return _new(type(self), native, target)
 
         # out of memory on the target: the copy stays on the host (counted, warned)
@@ -302,31 +301,19 @@ def native_nbytes(native: Any) -> int:
 
 
 def native_on(sp: _spbase, device: Device, moves: list[tuple[str, int]] | None = None) -> Any:
-    """The matrix as a native of ``device``, transferring (and mirroring) if needed."""
-    if sp._device is device:
-        return sp._data
-    found = R.mirror_on(sp, device)
-    if found is not None:
-        return found
-    native = _transfer(sp, device, moves)
-    storage = R.storage_of(sp)
-    if not storage.escaped:
-        sp._mirror = (device, storage.version, native)
-        if id(sp) not in R._MIRRORED:
-            R._remember(sp)  # dropped with the dense mirrors under memory pressure
-    return native
+    """The matrix as a native of ``device``, transferring (and mirroring) if needed:
+    the residency module's rules, with a sparse matrix's own copy."""
+    return R.native_via(sp, device, _transfer, moves)
 
 
 def _transfer(sp: _spbase, target: Device, moves: list[tuple[str, int]] | None) -> Any:
+    """Copy the matrix's arrays to ``target`` through the host, counting the bytes."""
     native, nbytes = sp._data, native_nbytes(sp._data)
     if sp._device is not CPU:
         native = native.get()
         if sp._is_array and not isinstance(native, _sp.sparray):
             native = CLASSES[(native.format, True)]._scipy_class(native)
-        STATS.d2h_count += 1
-        STATS.d2h_bytes += nbytes
-        if moves is not None:
-            moves.append(("d2h", nbytes))
+        R.count_transfer("d2h", nbytes, moves)
     if target is CPU:
         return native
     module = backend_for(target).scipy("sparse")
@@ -334,10 +321,7 @@ def _transfer(sp: _spbase, target: Device, moves: list[tuple[str, int]] | None) 
     # a sparse *array* stays one (cupyx 14 has csr_array, ...): its sum(axis=0) is 1-D
     kind = "array" if sp._is_array else "matrix"
     uploaded = getattr(module, f"{native.format}_{kind}")(native)
-    STATS.h2d_count += 1
-    STATS.h2d_bytes += nbytes
-    if moves is not None:
-        moves.append(("h2d", nbytes))
+    R.count_transfer("h2d", nbytes, moves)
     return uploaded
 
 
@@ -353,7 +337,7 @@ def wrap_native(native: Any, device: Device, args: tuple[Any, ...] = ()) -> _spb
         if a._device is device:
             storage = R.storage_of(a)  # it may share arrays with its input (A.T, tocsr)
             break
-        if native is R.mirror_on(a, device) or (device is CPU and _shares(native, a, device)):
+        if R.is_mirror(a, device, native) or (device is CPU and _shares(native, a, device)):
             native = native.copy()  # never hand out a mirror
             break
     return _new(CLASSES[(native.format, is_array)], native, device, storage)
@@ -395,10 +379,6 @@ def register_native_types(module: Any) -> None:
 
 
 # ---------------------------------------------------------------------- operations
-
-def _sparse_operands(arrays: list[Any]) -> list[_spbase]:
-    return [a for a in arrays if isinstance(a, _spbase)]
-
 
 def _gpu_sparse_ok(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
     for a in arrays:
@@ -491,11 +471,7 @@ def _checked_casting(sp: _spbase, args: tuple[Any, ...], kwargs: dict[str, Any]
 def _write(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run a writing method on the host primary, then bump the version."""
     if sp._device is not CPU:
-        host = native_on(sp, CPU)
-        if sp._mirror is not None and sp._mirror[2] is host:
-            sp._mirror = None
-        # the matrix leaves the storage it shared with views of the old primary
-        sp._data, sp._device, sp._storage = host, CPU, None
+        R.promote(sp, CPU, native_on(sp, CPU))
     result = getattr(sp._data, name)(*D.cpu_arg(args), **{k: D.cpu_arg(v)
                                                            for k, v in kwargs.items()})
     R.mark_written(sp)
