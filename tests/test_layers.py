@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_inspection", "_calibrate/", "_dask/", "testing", "_info"),  # services
     ("__init__",),                                            # the package: the public API
     ("scipy/", "array_api/", "lib/"),                          # faces over the package
-    ("cli/", "_cli", "_doctor", "_demo", "_coverage", "_calibrate_cli", "_bench_cli",
+    ("cli/", "_cli/", "_doctor", "_demo", "_coverage", "_calibrate_cli", "_bench_cli",
      "__main__"),                                             # the command line
 ]
 
