@@ -14,13 +14,13 @@ import numpy as _np
 
 from ._array import PROTOCOLS as _PROTOCOLS, ndarray
 from ._backends import devices as _devices_table
-from ._config import get_policy, policy, set_policy, reset_policy
+from ._config import VERSION as _VERSION, get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
 from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
 from ._trace import Record, stats, trace as _trace_block
 
 
-__version__ = "0.1.0"
+__version__ = _VERSION
 
 # -- autodev's own API ---------------------------------------------------------------
 

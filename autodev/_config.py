@@ -18,6 +18,9 @@ FallbackMode = Literal["once", "warn", "raise"]
 POLICIES: tuple[str, ...] = ("auto", "cpu", "gpu")
 FALLBACK_MODES: tuple[str, ...] = ("once", "warn", "raise")
 
+#: autodev's version (``autodev.__version__``; pyproject.toml's).
+VERSION = "0.1.0"
+
 ENV_VARS: dict[str, str] = {
     "AUTODEV_DEVICE": "Default policy: auto (cost model decides), cpu or gpu.",
     "AUTODEV_SIMULATE_GPU": "1 enables the simulated GPU device sim:0 (for tests).",

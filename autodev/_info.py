@@ -23,19 +23,18 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
     path : path, optional
         Describe this profile file instead of the one autodev would use.
     """
-    import autodev
-
+    from ._backends import STATE, active_gpu, devices as _devices
+    from ._config import VERSION
     from ._cost import fingerprint as _fingerprint, profile as _profile
-    from ._backends import STATE, active_gpu
     from ._calibrate.calibrate import crossover_table
 
     gpu = active_gpu()
     found = _profile.resolve(path, gpu)
     profile = found.profile
     devices = [{"device": str(d["device"]), "usable": d["usable"], "reason": d["reason"]}
-               for d in autodev.devices()]
+               for d in _devices()]
     return {
-        "version": autodev.__version__,
+        "version": VERSION,
         "devices": devices,
         "gpu": str(gpu.device) if gpu is not None else None,
         "simulated_gpu": STATE.sim is not None,
