@@ -18,7 +18,7 @@ from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
 from ._config import ENV, get_policy
-from ._cost.model import CostModel, dtype_class
+from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
 from ._residency.memory import check_not_view, retrying, write_back
@@ -288,29 +288,24 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None =
         dclass = dtype_class(widest._data.dtype)
     else:
         dclass = "f64"
-    cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves(spec.family, dclass)
     if work is None:
         work = spec.work(arrays)
-    t_cpu = cpu_lat + work * cpu_inv
-    t_gpu = gpu_lat + work * gpu_inv
-    if spec.family == "matmul" and arrays:
-        # A product reads every element of its operands at least once: a matrix-vector
-        # product is bound by memory, not by the multiply-adds its curve was fitted on.
-        r_cpu_lat, r_cpu_inv, r_gpu_lat, r_gpu_inv = model.curves("reduction", dclass)
-        elements = work_elements(arrays)
-        t_cpu = max(t_cpu, r_cpu_lat + elements * r_cpu_inv)
-        t_gpu = max(t_gpu, r_gpu_lat + elements * r_gpu_inv)
+    h2d: list[int] = []
+    d2h: list[int] = []
     for a in arrays:
         device = a._device
         if device is CPU:
             if not R.has_mirror(a, gdev):
-                t_gpu += model.h2d(a.nbytes)
+                h2d.append(a.nbytes)
         else:
             if not R.has_mirror(a, CPU):
-                t_cpu += model.d2h(a.nbytes)
+                d2h.append(a.nbytes)
             if device is not gdev:
-                t_gpu += model.h2d(a.nbytes)
-    return t_cpu, t_gpu
+                h2d.append(a.nbytes)
+    # a product reads every element of its operands at least once: a matrix-vector
+    # product is bound by memory, not by the multiply-adds its curve was fitted on
+    read = work_elements(arrays) if spec.family == "matmul" and arrays else 0.0
+    return model.predict(spec.family, dclass, work, read=read, h2d=h2d, d2h=d2h)
 
 
 def _widest(arrays: list[Any]) -> Any:
@@ -590,6 +585,7 @@ def reset_cost_model() -> None:
 
 
 STATE.listeners.append(reset_cost_model)
+PROFILE_WRITTEN.append(reset_cost_model)  # a new profile (calibration) means a new model
 
 
 class _Unbound:

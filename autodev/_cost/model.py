@@ -39,6 +39,10 @@ _DTYPE_FALLBACK: dict[str, tuple[str, ...]] = {
 
 _DTYPE_CLASS: dict[Any, str] = {}
 
+#: Called after a profile is written (``autodev calibrate``): whoever caches a model
+#: built from profiles (the dispatcher) subscribes, so writing is all calibration does.
+PROFILE_WRITTEN: list[Callable[[], None]] = []
+
 
 def dtype_class(dtype: np.dtype) -> str:
     """Map a dtype to the class its cost curve is measured for."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .._config import ENV
-from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, _find_curve
+from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, PROFILE_WRITTEN, _find_curve
 
 FORMAT = "autodev-profile"
 VERSION = 2
@@ -236,7 +236,9 @@ def _file_kind(mode: int) -> str:
 
 
 def write(profile: Mapping[str, Any], path: str | os.PathLike[str] | None = None) -> Path:
-    """Validate and write ``profile`` atomically (temp file + rename); return the path."""
+    """Validate and write ``profile`` atomically (temp file + rename); return the path.
+    Whoever caches a model built from profiles is then told
+    (:data:`autodev._cost.model.PROFILE_WRITTEN`)."""
     target = Path(path) if path is not None else default_path()
     validate(dict(profile), str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -251,6 +253,8 @@ def write(profile: Mapping[str, Any], path: str | os.PathLike[str] | None = None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    for listener in PROFILE_WRITTEN:
+        listener()
     return target
 
 
