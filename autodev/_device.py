@@ -1,24 +1,76 @@
 """Devices: hashable values naming where an array's data lives, or that autodev places it.
 
-``cpu``, ``cuda:N`` and ``sim:0`` are *locations*. ``auto`` is a *placement*: the
-logical device of every array autodev is free to place (``x.device`` reports it; the
-physical home is ``x.location``). See docs/dispatch.md, "Placement".
+``cpu`` and every registered GPU kind (``cuda:N``, ``sim:0``, a kind a test registers)
+are *locations*. ``auto`` is a *placement*: the logical device of every array autodev
+is free to place (``x.device`` reports it; the physical home is ``x.location``). See
+docs/dispatch.md, "Placement".
+
+Device kinds are registered (:func:`register_kind`): the backend registry
+(:func:`autodev._backends.register_backend`) adds one per backend kind, so this module
+knows no GPU by name.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-KINDS: tuple[str, ...] = ("auto", "cpu", "cuda", "sim")
+#: The kinds that are not backends: never registered, never removed.
+BUILTIN_KINDS: tuple[str, ...] = ("auto", "cpu")
+#: Words a kind may not take: the built-in kinds, and ``gpu`` (an alias of the active GPU).
+RESERVED_KINDS: frozenset[str] = frozenset(BUILTIN_KINDS + ("gpu",))
+
+_KINDS: dict[str, None] = dict.fromkeys(BUILTIN_KINDS)  # ordered: registration order
+_KIND_PATTERN = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+def kinds() -> tuple[str, ...]:
+    """Every device kind known now: ``auto``, ``cpu``, then the registered ones."""
+    return tuple(_KINDS)
+
+
+def register_kind(kind: str) -> None:
+    """Make ``kind`` a device kind (``Device(kind, i)`` and ``"kind:i"`` then work)."""
+    if not isinstance(kind, str) or not _KIND_PATTERN.match(kind):
+        raise ValueError(
+            "a device kind must be a lowercase name (letters, digits, underscores, starting "
+            f"with a letter), like 'cuda' or 'rocm'. Got {kind!r} instead."
+        )
+    if kind in RESERVED_KINDS:
+        raise ValueError(
+            f"device kind {kind!r} is reserved ({', '.join(sorted(RESERVED_KINDS))} are "
+            "autodev's own). Choose another name for the backend."
+        )
+    _KINDS[kind] = None
+
+
+def unregister_kind(kind: str) -> None:
+    """Forget ``kind``; its interned devices go too, so ``Device(kind)`` raises again."""
+    if kind in RESERVED_KINDS or kind not in _KINDS:
+        raise ValueError(f"device kind {kind!r} is not a registered kind. "
+                         f"Registered: {', '.join(_KINDS)}.")
+    del _KINDS[kind]
+    for key in [key for key in Device._interned if key[0] == kind]:
+        del Device._interned[key]
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in _KINDS:
+        raise ValueError(
+            f"device kind must be one of {', '.join(map(repr, _KINDS))} (a kind exists once "
+            f"its backend is registered: autodev._backends.register_backend). "
+            f"Got {kind!r} instead."
+        )
 
 
 class Device:
-    """A place data can live: ``cpu``, ``cuda:N`` or, in tests, ``sim:0``; or ``auto``,
-    the logical device of arrays autodev places itself.
+    """A place data can live: ``cpu``, ``cuda:N``, ``sim:0`` (tests) or any registered
+    kind; or ``auto``, the logical device of arrays autodev places itself.
 
     Devices are interned (``Device("cuda", 0) is Device("cuda", 0)``) so that the
     hot path compares them with ``is``. A device also compares equal to its string
-    form, so ``x.device == "cpu"`` works as it does for NumPy 2 arrays.
+    form, so ``x.device == "cpu"`` works as it does for NumPy 2 arrays, and index 0
+    equals its bare kind (``Device("cuda", 0) == "cuda"``).
     """
 
     __slots__ = ("kind", "index", "_name")
@@ -33,15 +85,12 @@ class Device:
         found = cls._interned.get(key)
         if found is not None:
             return found
-        if kind not in KINDS:
-            raise ValueError(
-                f"device kind must be one of {', '.join(KINDS)}. Got {kind!r} instead."
-            )
+        _check_kind(kind)
         self = object.__new__(cls)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "index", int(index))
         object.__setattr__(self, "_name",
-                           kind if kind in ("cpu", "auto") else f"{kind}:{index}")
+                           kind if kind in BUILTIN_KINDS else f"{kind}:{index}")
         cls._interned[key] = self
         return self
 
@@ -50,8 +99,8 @@ class Device:
 
     @property
     def is_gpu(self) -> bool:
-        """True for a CUDA or simulated GPU device."""
-        return self.kind != "cpu" and self.kind != "auto"
+        """True for a device of a registered backend kind (CUDA, simulated, ...)."""
+        return self.kind not in BUILTIN_KINDS
 
     def __repr__(self) -> str:
         return f"Device({self._name!r})"
@@ -66,7 +115,7 @@ class Device:
         if isinstance(other, Device):
             return self is other
         if isinstance(other, str):
-            return other == self._name or (other == "cuda" and self._name == "cuda:0")
+            return other == self._name or (self.index == 0 and other == self.kind)
         return NotImplemented
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -79,10 +128,12 @@ AUTO = Device("auto")
 
 
 def parse_device(spec: "Device | str") -> Device:
-    """Turn ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"sim:0"`` or a Device into a Device.
+    """Turn ``"auto"``, ``"cpu"``, ``"KIND"`` or ``"KIND:N"`` for a registered kind
+    (``"cuda"``, ``"cuda:1"``, ``"sim:0"``), or a Device, into a Device.
 
-    ``"gpu"`` names the active GPU (simulated or CUDA); resolving it needs the
-    backend registry, so it is handled by :func:`autodev._backends.resolve_device`.
+    ``"gpu"`` names the active GPU (the usable kind of highest priority); resolving it
+    needs the backend registry, so it is handled by
+    :func:`autodev._backends.resolve_device`.
     """
     if isinstance(spec, Device):
         return spec
@@ -93,9 +144,11 @@ def parse_device(spec: "Device | str") -> Device:
         )
     text = spec.strip().lower()
     kind, _, index = text.partition(":")
-    if kind not in KINDS or (index and not index.isdigit()):
+    if kind not in _KINDS or (index and not index.isdigit()):
+        gpus = [k for k in _KINDS if k not in BUILTIN_KINDS]
         raise ValueError(
-            f"device must be 'auto', 'cpu', 'gpu', 'cuda', 'cuda:N' or 'sim:0'. "
+            "device must be 'auto', 'cpu', 'gpu', or a registered kind with an optional "
+            f"index ({', '.join(repr(k) + ', ' + repr(k + ':N') for k in gpus) or 'none'}). "
             f"Got {spec!r} instead."
         )
     return Device(kind, int(index or 0))

@@ -10,12 +10,35 @@ import sys
 import warnings
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from ._backends import STATE
 from ._config import ENV
 
 logger = logging.getLogger("autodev")
+
+
+#: How many things watch the calls now: active ``trace()`` blocks, and AUTODEV_TRACE.
+_WATCHERS = [1 if ENV.trace else 0]
+#: Called with the new count whenever it changes (the backend registry subscribes: the
+#: hot path's flags depend on it; this module knows nothing of them).
+_WATCH_LISTENERS: list[Callable[[int], None]] = []
+
+
+def watchers() -> int:
+    """How many trace blocks (and AUTODEV_TRACE) watch the calls now."""
+    return _WATCHERS[0]
+
+
+def on_watchers(listener: Callable[[int], None]) -> None:
+    """Call ``listener(count)`` now and whenever the number of watchers changes."""
+    _WATCH_LISTENERS.append(listener)
+    listener(_WATCHERS[0])
+
+
+def _watch(delta: int) -> None:
+    _WATCHERS[0] += delta
+    for listener in _WATCH_LISTENERS:
+        listener(_WATCHERS[0])
 
 
 class _Stats:
@@ -120,7 +143,6 @@ class Record:
 _collectors: ContextVar[tuple[list[Record], ...]] = ContextVar("autodev_trace", default=())
 
 
-
 def emit(record: Record) -> None:
     """Hand a finished record to the active trace blocks and the logger."""
     for sink in _collectors.get():
@@ -143,14 +165,12 @@ def trace() -> Iterator[list[Record]]:
     """
     records: list[Record] = []
     token = _collectors.set(_collectors.get() + (records,))
-    STATE.watchers += 1
-    STATE.refresh()
+    _watch(+1)
     try:
         yield records
     finally:
         _collectors.reset(token)
-        STATE.watchers -= 1
-        STATE.refresh()
+        _watch(-1)
 
 
 def note_fallback(op: str, device: str, err: BaseException,

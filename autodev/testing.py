@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 
 from . import _dispatch
-from ._backends import disable_sim, enable_sim, STATE
+from ._backends import enable_sim, sim_backend, use_sim
 from ._backends._sim import SimArray, SimBackend, SimDeviceError, SimOutOfMemoryError
 
 __all__ = [
@@ -35,17 +35,13 @@ def simulated_gpu(costs: dict[str, Any] | None = None) -> Iterator[SimBackend]:
     >>> str(x.location)
     'sim:0'
     """
-    previous = STATE.sim
+    previous = sim_backend()
     backend = enable_sim(costs)
     _dispatch.reset_cost_model()
     try:
         yield backend
     finally:
-        if previous is None:
-            disable_sim()
-        else:
-            STATE.sim = previous
-            STATE.refresh()
+        use_sim(previous)
         _dispatch.reset_cost_model()
 
 

@@ -1,9 +1,16 @@
-"""Backend registry: which devices exist, which are usable, and why not.
+"""Backend registry: which devices exist, which are usable, why not, and which GPU is active.
 
 Backends are looked up here, never by ``if cupy:`` elsewhere. A GPU kind is
-registered with a *probe* returning ``(backend, "")`` or ``(None, reason)``;
-probes run once, lazily, on the first call that could use a GPU, so
-``import autodev`` never imports CuPy.
+registered with :func:`register_backend`: a *probe* returning ``(backend, "")`` or
+``(None, reason)``, and a *priority*. Probes run once per kind, lazily, on the first
+call that could use a GPU, so ``import autodev`` never imports CuPy. The *active GPU*
+(the one ``auto`` dispatch and ``device="gpu"`` use) is the usable kind of highest
+priority: the simulated GPU (:data:`SIM_PRIORITY`) when enabled, else CUDA
+(:data:`CUDA_PRIORITY`), else any other kind registered above or below them.
+
+State is kept by concern: :data:`REGISTRY` holds what is registered and what the
+probes found (read when the GPU choice changes); :data:`STATE` holds the flags the
+hot path reads on every call, recomputed by :meth:`_State.refresh` after any change.
 """
 
 from __future__ import annotations
@@ -11,105 +18,228 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._config import ENV, POLICY_HOOKS
-from .._device import AUTO, CPU, Device, parse_device
+from .._device import AUTO, CPU, Device, parse_device, register_kind, unregister_kind
+from .._trace import on_watchers
 from ._base import Backend
 from ._numpy import NumpyBackend
 from ._sim import SimBackend
 
 __all__ = [
     "Backend",
+    "CUDA_PRIORITY",
+    "REGISTRY",
+    "SIM_PRIORITY",
     "STATE",
     "active_gpu",
     "backend_for",
     "cpu_backend",
     "devices",
+    "devices_reason",
     "disable_sim",
     "enable_sim",
     "note_pinned",
     "register_backend",
     "resolve_device",
+    "sim_backend",
+    "unregister_backend",
+    "use_sim",
 ]
 
 Probe = Callable[[], "tuple[Backend | None, str]"]
 
+#: Priority of the CUDA backend (CuPy): the active GPU unless a kind ranks above it.
+CUDA_PRIORITY = 0
+#: Priority of the simulated GPU: above every built-in kind, so that enabling it makes it
+#: the active GPU whatever else is usable (tests and benchmarks rely on that).
+SIM_PRIORITY = 100
+_SIM_OFF = "the simulated GPU is off (AUTODEV_SIMULATE_GPU=1 or autodev.testing.simulated_gpu())"
+#: Kinds autodev itself registers: their probe can be replaced, they cannot be removed.
+_BUILTIN = ("cuda", "sim")
 
-def _probe_cuda() -> tuple[Backend | None, str]:
-    from ._cupy import CupyBackend, probe_cuda
 
-    cupy, reason = probe_cuda()
-    return (CupyBackend(cupy, 0), "") if cupy is not None else (None, reason)
+class _Registry:
+    """What is registered (probe and priority per kind) and what probing found.
 
+    A kind is *probed* once it is in ``found`` (usable: its backend) or in ``reasons``
+    (why not). ``settled`` is True when no unprobed kind could outrank the active GPU,
+    so that :func:`active_gpu` answers without probing.
+    """
 
-_PROBES: dict[str, Probe] = {"cuda": _probe_cuda}
+    __slots__ = ("probes", "priorities", "found", "reasons", "by_device", "settled")
 
+    def __init__(self) -> None:
+        self.probes: dict[str, Probe] = {}
+        self.priorities: dict[str, int] = {}
+        self.found: dict[str, Backend] = {}
+        self.reasons: dict[str, str] = {}
+        self.by_device: dict[Device, Backend] = {}
+        self.settled = False
 
-def register_backend(kind: str, probe: Probe) -> None:
-    """Register a GPU ``kind`` with a probe returning ``(backend, "")`` or ``(None, reason)``."""
-    _PROBES[kind] = probe
-    STATE.probed = False
+    def ranked(self) -> list[str]:
+        """Registered kinds, highest priority first (ties: the earlier registered)."""
+        return sorted(self.probes, key=lambda kind: -self.priorities[kind])
+
+    def is_probed(self, kind: str) -> bool:
+        return kind in self.found or kind in self.reasons
+
+    def forget(self, kind: str) -> None:
+        """Forget what probing ``kind`` found (it is unprobed again)."""
+        old = self.found.pop(kind, None)
+        if old is not None:
+            self.by_device.pop(old.device, None)
+        self.reasons.pop(kind, None)
+
+    def settle(self, kind: str, backend: Backend | None, reason: str) -> None:
+        """Record what probing ``kind`` found: its backend, or why it is not usable."""
+        self.forget(kind)
+        if backend is not None:
+            self.found[kind] = backend
+            self.by_device[backend.device] = backend
+        else:
+            self.reasons[kind] = reason
+
+    def probe(self, kind: str) -> None:
+        """Run ``kind``'s probe and record what it found."""
+        backend, reason = self.probes[kind]()
+        if backend is not None and (not backend.is_gpu or backend.device.kind != kind):
+            raise ValueError(
+                f"the probe of device kind {kind!r} must return a GPU backend whose device "
+                f"is of kind {kind!r} (is_gpu = True). Got {backend!r} on "
+                f"{backend.device} instead."
+            )
+        self.settle(kind, backend, reason or "its probe found no usable device")
+
+    def best(self) -> tuple[Backend | None, bool]:
+        """The usable backend of highest priority among probed kinds, and whether that
+        choice is settled (no unprobed kind ranks above it)."""
+        for kind in self.ranked():
+            if kind in self.found:
+                return self.found[kind], True
+            if kind not in self.reasons:
+                return self._best_probed(), False
+        return None, True
+
+    def _best_probed(self) -> Backend | None:
+        for kind in self.ranked():
+            if kind in self.found:
+                return self.found[kind]
+        return None
 
 
 class _State:
-    """Mutable registry state, read on the hot path.
+    """The flags the hot path reads on every call (attribute reads only).
 
     ``fast`` is True when no GPU is usable and nothing watches the calls: the
     array then runs NumPy directly, with no cost model at all.
     """
 
-    __slots__ = ("fast", "host_fast", "probed", "gpu", "sim", "found", "reasons", "watchers",
-                 "listeners", "pinned")
+    __slots__ = ("fast", "host_fast", "gpu", "sim", "watchers", "listeners", "pinned")
 
     def __init__(self) -> None:
         self.fast = False
         #: A GPU is usable but nothing watches and nothing is pinned: tiny elementwise calls
         #: on host data may skip the general path (a size check against the model's floor).
         self.host_fast = False
-        self.probed = False
+        #: The active GPU's backend (the usable kind of highest priority), or None.
         self.gpu: Backend | None = None
-        self.sim: SimBackend | None = None
-        self.found: dict[str, Backend] = {}
-        self.reasons: dict[str, str] = {}
-        self.watchers = 0  # active trace() blocks and AUTODEV_TRACE
+        #: The simulated GPU's backend while it is enabled, else None (read-only: derived
+        #: from the registry; :func:`enable_sim` / :func:`disable_sim` change it).
+        self.sim: Backend | None = None
+        #: Active trace() blocks and AUTODEV_TRACE (kept by autodev._trace, mirrored here).
+        self.watchers = 0
+        #: Called after every refresh (modules that copy a flag into a global, caches
+        #: that depend on the active GPU).
         self.listeners: list[Callable[[], None]] = []
         #: Some array was pinned (to_device, device=): the fast path, which knows no
         #: placement, is off from then on so that pinned results stay pinned.
         self.pinned = False
 
     def refresh(self) -> None:
-        """Recompute the active GPU and the fast flag after any change."""
-        self.gpu = self.sim if self.sim is not None else self.found.get("cuda")
+        """Recompute the active GPU and the fast flags after any change."""
+        self.gpu, settled = REGISTRY.best()
+        REGISTRY.settled = settled
+        self.sim = REGISTRY.found.get("sim")
         # Under AUTODEV_DEVICE=cpu nothing probes for a GPU (so CuPy is never imported)
         # until some context sets another policy; until then the host is all there is.
-        settled = self.probed or ENV.device == "cpu"
+        settled = settled or ENV.device == "cpu"
         self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
         self.host_fast = self.gpu is not None and self.watchers == 0 and not self.pinned
         for listener in self.listeners:
             listener()
 
 
+REGISTRY = _Registry()
 STATE = _State()
 _CPU_BACKEND = NumpyBackend()
 
 
+def register_backend(kind: str, probe: Probe, priority: int = 0) -> None:
+    """Register the GPU device kind ``kind``, or replace its probe.
+
+    Parameters
+    ----------
+    kind : str
+        A lowercase name (``"rocm"``); ``Device(kind, 0)`` and ``"kind:0"`` then
+        work everywhere a device is taken. ``"auto"``, ``"cpu"`` and ``"gpu"`` are
+        reserved (ValueError).
+    probe : callable
+        Called once, lazily, with no arguments: returns ``(backend, "")`` when the kind
+        is usable here (a :class:`Backend` with ``is_gpu = True`` on a device of this
+        kind), else ``(None, reason)``, the reason ``autodev.devices()`` shows.
+    priority : int, optional
+        Rank among usable kinds for the active GPU; the highest wins, ties go to the
+        kind registered first. CUDA has :data:`CUDA_PRIORITY` (0), the simulated GPU
+        :data:`SIM_PRIORITY` (100).
+    """
+    if not callable(probe):
+        raise TypeError(f"probe must be callable, returning (backend, reason). "
+                        f"Got {probe!r} instead.")
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise TypeError(f"priority must be an int (higher wins). Got {priority!r} instead.")
+    register_kind(kind)
+    REGISTRY.probes[kind] = probe
+    REGISTRY.priorities[kind] = priority
+    REGISTRY.forget(kind)  # probed again, lazily, with the new probe
+    STATE.refresh()
+
+
+def unregister_backend(kind: str) -> None:
+    """Remove a kind registered with :func:`register_backend` (not a built-in one)."""
+    if kind in _BUILTIN:
+        raise ValueError(f"device kind {kind!r} is built in and cannot be removed; "
+                         "register_backend(kind, probe) replaces its probe instead.")
+    if kind not in REGISTRY.probes:
+        raise ValueError(f"device kind {kind!r} is not registered. "
+                         f"Registered: {', '.join(REGISTRY.probes)}.")
+    REGISTRY.forget(kind)
+    del REGISTRY.probes[kind], REGISTRY.priorities[kind]
+    unregister_kind(kind)
+    STATE.refresh()
+
+
 def _ensure_probed() -> None:
-    if STATE.probed:
-        return
-    for kind, probe in _PROBES.items():
-        backend, reason = probe()
-        if backend is not None:
-            STATE.found[kind] = backend
-        else:
-            STATE.reasons[kind] = reason
-    STATE.probed = True
+    """Probe every kind not probed yet (``devices()`` shows them all)."""
+    unprobed = [kind for kind in REGISTRY.ranked() if not REGISTRY.is_probed(kind)]
+    for kind in unprobed:
+        REGISTRY.probe(kind)
+    if unprobed:
+        STATE.refresh()
+
+
+def _settle_active() -> None:
+    """Probe kinds from the highest priority down until one is usable."""
+    for kind in REGISTRY.ranked():
+        if not REGISTRY.is_probed(kind):
+            REGISTRY.probe(kind)
+        if kind in REGISTRY.found:
+            break
     STATE.refresh()
 
 
 def active_gpu() -> Backend | None:
-    """The GPU backend calls may use (the simulated one if enabled), or None."""
-    if STATE.sim is not None:
-        return STATE.sim
-    if not STATE.probed:
-        _ensure_probed()
+    """The GPU backend calls may use (the usable kind of highest priority), or None."""
+    if not REGISTRY.settled:
+        _settle_active()
     return STATE.gpu
 
 
@@ -122,11 +252,14 @@ def backend_for(device: Device) -> Backend:
     """The backend that owns ``device``."""
     if device is CPU:
         return _CPU_BACKEND
-    if STATE.sim is not None and device is STATE.sim.device:
-        return STATE.sim
-    _ensure_probed()
-    for backend in STATE.found.values():
-        if backend.device is device:
+    backend = REGISTRY.by_device.get(device)
+    if backend is not None:
+        return backend
+    if device.kind in REGISTRY.probes and not REGISTRY.is_probed(device.kind):
+        REGISTRY.probe(device.kind)
+        STATE.refresh()
+        backend = REGISTRY.by_device.get(device)
+        if backend is not None:
             return backend
     raise RuntimeError(
         f"device {device} is not usable: {devices_reason(device)}. "
@@ -136,10 +269,15 @@ def backend_for(device: Device) -> Backend:
 
 def devices_reason(device: Device) -> str:
     """Why ``device`` is not usable (empty if it is)."""
-    _ensure_probed()
-    if device.kind == "sim":
-        return "" if STATE.sim is not None else "the simulated GPU is off (AUTODEV_SIMULATE_GPU=1)"
-    return STATE.reasons.get(device.kind, "no such device")
+    if device is CPU or device is AUTO or device in REGISTRY.by_device:
+        return ""
+    if device.kind in REGISTRY.probes and not REGISTRY.is_probed(device.kind):
+        REGISTRY.probe(device.kind)
+        STATE.refresh()
+    found = REGISTRY.found.get(device.kind)
+    if found is not None:
+        return "" if found.device is device else f"no such device (its kind has {found.device})"
+    return REGISTRY.reasons.get(device.kind, "no such device")
 
 
 def note_pinned() -> None:
@@ -156,7 +294,7 @@ def resolve_device(spec: Device | str) -> Device:
         gpu = active_gpu()
         if gpu is None:
             raise RuntimeError(
-                f"no GPU is usable: {devices_reason(Device('cuda', 0))}. "
+                f"no GPU is usable: {_why_no_gpu()}. "
                 "Run `autodev doctor` to see what to install."
             )
         return gpu.device
@@ -166,41 +304,80 @@ def resolve_device(spec: Device | str) -> Device:
     return device
 
 
+def _why_no_gpu() -> str:
+    """Why each registered kind but the simulated GPU is not usable (with only CUDA
+    registered, as usual, just CUDA's reason)."""
+    kinds = [kind for kind in REGISTRY.ranked() if kind != "sim" and kind in REGISTRY.reasons]
+    if len(kinds) == 1:
+        return REGISTRY.reasons[kinds[0]]
+    return "; ".join(f"{kind}: {REGISTRY.reasons[kind]}" for kind in kinds) \
+        or "no GPU backend is registered"
+
+
 def devices() -> list[dict[str, Any]]:
-    """List every known device: ``{"device", "usable", "reason"}`` each, ``auto`` first."""
+    """List every known device: ``{"device", "usable", "reason"}`` each, ``auto`` first,
+    then the CPU, then the registered kinds from the highest priority down."""
     _ensure_probed()
     out: list[dict[str, Any]] = [
         {"device": AUTO, "usable": True, "reason": "autodev places the array (the default)"},
         {"device": CPU, "usable": True, "reason": ""},
     ]
-    if STATE.sim is not None:
-        out.append({"device": STATE.sim.device, "usable": True, "reason": "simulated"})
-    for kind in _PROBES:
-        backend = STATE.found.get(kind)
-        if backend is not None:
+    for kind in REGISTRY.ranked():
+        backend = REGISTRY.found.get(kind)
+        if kind == "sim":  # listed only while on: a test device, not something to install
+            if backend is not None:
+                out.append({"device": backend.device, "usable": True, "reason": "simulated"})
+        elif backend is not None:
             out.append({"device": backend.device, "usable": True, "reason": ""})
         else:
             out.append({"device": Device(kind, 0), "usable": False,
-                        "reason": STATE.reasons.get(kind, "")})
+                        "reason": REGISTRY.reasons.get(kind, "")})
     return out
+
+
+def sim_backend() -> SimBackend | None:
+    """The simulated GPU's backend while it is enabled, else None."""
+    backend = REGISTRY.found.get("sim")
+    return backend if isinstance(backend, SimBackend) else None
+
+
+def use_sim(backend: SimBackend | None) -> None:
+    """Make ``backend`` the simulated GPU (None turns it off): the sim kind's probe result."""
+    REGISTRY.settle("sim", backend, _SIM_OFF)
+    STATE.refresh()
 
 
 def enable_sim(costs: dict[str, Any] | None = None) -> SimBackend:
     """Turn on the simulated GPU ``sim:0`` (it becomes the active GPU)."""
-    STATE.sim = SimBackend(costs)
-    STATE.refresh()
-    return STATE.sim
+    backend = SimBackend(costs)
+    use_sim(backend)
+    return backend
 
 
 def disable_sim() -> None:
     """Turn the simulated GPU off again."""
-    STATE.sim = None
+    use_sim(None)
+
+
+def _probe_cuda() -> tuple[Backend | None, str]:
+    from ._cupy import CupyBackend, probe_cuda
+
+    cupy, reason = probe_cuda()
+    return (CupyBackend(cupy, 0), "") if cupy is not None else (None, reason)
+
+
+def _probe_sim() -> tuple[Backend | None, str]:
+    # The environment turns it on; enable_sim/disable_sim settle it directly afterwards.
+    return (SimBackend(), "") if ENV.simulate_gpu else (None, _SIM_OFF)
+
+
+def _set_watchers(count: int) -> None:
+    STATE.watchers = count
     STATE.refresh()
 
 
-POLICY_HOOKS.append(lambda policy: _ensure_probed())
-
-if ENV.simulate_gpu:
-    STATE.sim = SimBackend()
-if ENV.trace:
-    STATE.watchers += 1
+register_backend("cuda", _probe_cuda, priority=CUDA_PRIORITY)
+register_backend("sim", _probe_sim, priority=SIM_PRIORITY)
+REGISTRY.probe("sim")  # no I/O, no import: the active GPU is known at once when it is on
+on_watchers(_set_watchers)
+POLICY_HOOKS.append(lambda policy: _settle_active())
