@@ -17,7 +17,7 @@ from ._backends import devices as _devices_table
 from ._config import VERSION as _VERSION, get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
 from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
-from ._trace import Record, stats, trace as _trace_block
+from ._trace import FallbackWarning, Record, stats, trace as _trace_block
 
 
 __version__ = _VERSION
@@ -88,8 +88,8 @@ def trace(*args: Any, **kwargs: Any) -> Any:
 
 
 _OWN_API = [
-    "Device", "Record", "calibrate", "devices", "get_policy", "info", "ndarray", "policy",
-    "reset_policy", "residency", "set_policy", "stats", "trace", "ufunc",
+    "Device", "FallbackWarning", "Record", "calibrate", "devices", "get_policy", "info",
+    "ndarray", "policy", "reset_policy", "residency", "set_policy", "stats", "trace", "ufunc",
 ]
 
 # -- NumPy's constants, dtypes and helper classes (the very same objects) ------------

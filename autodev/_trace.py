@@ -17,6 +17,14 @@ from ._config import ENV
 logger = logging.getLogger("autodev")
 
 
+class FallbackWarning(RuntimeWarning):
+    """A call that was to run on a GPU ran on the CPU instead (out of memory there, or the
+    GPU library does not implement it). ``AUTODEV_FALLBACK`` says how often it is shown;
+    ``autodev.stats()["fallback_reasons"]`` counts every one."""
+
+    __module__ = "autodev"
+
+
 #: How many things watch the calls now: active ``trace()`` blocks, and AUTODEV_TRACE.
 _WATCHERS = [1 if ENV.trace else 0]
 #: Called with the new count whenever it changes (the backend registry subscribes: the
@@ -185,7 +193,7 @@ def note_fallback(op: str, device: str, err: BaseException,
         warn_user(
             f"autodev: {op} {what} on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
-            ResourceWarning,
+            FallbackWarning,
         )
 
 

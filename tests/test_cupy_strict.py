@@ -415,7 +415,7 @@ def test_not_implemented_runs_on_the_cpu_counted_and_traced() -> None:
     with simulated_gpu() as sim, autodev.policy("gpu"), autodev.trace() as records:
         a = put(x, sim.device)
         sim.inject_fault("unimplemented")
-        with pytest.warns(ResourceWarning, match="not implemented"):
+        with pytest.warns(autodev.FallbackWarning, match="not implemented"):
             got = autodev.cumsum(a)
     numpy.testing.assert_array_equal(got.get(), numpy.cumsum(x))
     assert str(got.location) == "cpu"

@@ -53,7 +53,7 @@ def test_two_ooms_fall_back_to_cpu_and_warn_once(sim):
     a = sample((6, 6))
     x = on_sim(a, sim)
     sim.inject_fault("oom", count=2)
-    with pytest.warns(ResourceWarning, match="out of memory"):
+    with pytest.warns(autodev.FallbackWarning, match="out of memory"):
         z = autodev.linalg.inv(x)
     assert z.location == "cpu"
     assert_same(z, numpy.linalg.inv(a), "cpu")
@@ -71,7 +71,7 @@ def test_two_ooms_fall_back_to_cpu_and_warn_once(sim):
 def test_fallback_visible_in_trace(sim):
     x = on_sim(sample((3,)), sim)
     sim.inject_fault("oom", count=2)
-    with autodev.trace() as records, pytest.warns(ResourceWarning):
+    with autodev.trace() as records, pytest.warns(autodev.FallbackWarning):
         autodev.sin(x)
     assert records[-1].device == "cpu" and "out of memory" in records[-1].reason
 
@@ -80,7 +80,7 @@ def test_fallback_into_device_out_array(sim):
     a, b = sample((4, 4)), sample((4, 4), seed=1)
     x, y = on_sim(a, sim), on_sim(b, sim)
     sim.inject_fault("oom", count=2)
-    with pytest.warns(ResourceWarning):
+    with pytest.warns(autodev.FallbackWarning):
         x += y
     assert x.location == sim.device
     assert_same(x, a + b, sim.device)
@@ -96,7 +96,7 @@ def test_fallback_warn_mode_warns_every_time(sim, monkeypatch):
     x = on_sim(sample((3,)), sim)
     for _ in range(2):
         sim.inject_fault("oom", count=2)
-        with pytest.warns(ResourceWarning):
+        with pytest.warns(autodev.FallbackWarning):
             autodev.exp(x)
 
 
@@ -221,7 +221,7 @@ def test_out_of_memory_at_every_allocating_call(sim, name, persistent):
     autodev.stats(reset=True)
     sim.inject_fault("oom", count=None if persistent else 1)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
+        warnings.simplefilter("ignore", autodev.FallbackWarning)
         got = ALLOCATING[name](autodev, x)
     sim.clear_faults()
     if expected is None:
@@ -243,7 +243,7 @@ def test_to_device_and_asarray_device_fall_back_to_the_host(sim):
     a = sample((3, 3))
     h = autodev.asarray(a.copy())
     sim.inject_fault("oom", count=None)
-    with pytest.warns(ResourceWarning, match="to_device ran out of memory"):
+    with pytest.warns(autodev.FallbackWarning, match="to_device ran out of memory"):
         moved = h.to_device(sim.device)
     placed = autodev.asarray(a, device=sim.device)
     sim.clear_faults()
@@ -329,7 +329,7 @@ def test_a_copying_reshape_falls_back_to_the_host(sim):
     a = sample((4, 5))
     x = on_sim(a, sim).T  # not contiguous: reshape must copy, on either device
     sim.inject_fault("oom", count=None)
-    with pytest.warns(ResourceWarning):
+    with pytest.warns(autodev.FallbackWarning):
         r = x.reshape(20)
     sim.clear_faults()
     assert r.location == "cpu"
@@ -344,7 +344,7 @@ def test_transpose_write_then_solve_under_persistent_oom(sim):
     x = on_sim(a, sim)
     sim.inject_fault("oom", count=None)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
+        warnings.simplefilter("ignore", autodev.FallbackWarning)
         x.T[0] = 1.0
         got = autodev.linalg.solve(x, b)
     sim.clear_faults()
@@ -375,7 +375,7 @@ def test_sparse_to_device_falls_back_to_the_host(sim):
     dense = numpy.eye(5) * 2.0
     a = sparse.csr_matrix(scipy.sparse.csr_matrix(dense))
     sim.inject_fault("oom", count=None)
-    with pytest.warns(ResourceWarning, match="to_device"):
+    with pytest.warns(autodev.FallbackWarning, match="to_device"):
         moved = a.to_device(sim.device)
     sim.clear_faults()
     assert moved.location == "cpu"
