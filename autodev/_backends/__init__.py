@@ -61,11 +61,10 @@ class _Registry:
     """What is registered (probe and priority per kind) and what probing found.
 
     A kind is *probed* once it is in ``found`` (usable: its backend) or in ``reasons``
-    (why not). ``settled`` is True when no unprobed kind could outrank the active GPU,
-    so that :func:`active_gpu` answers without probing.
+    (why not).
     """
 
-    __slots__ = ("probes", "priorities", "found", "reasons", "by_device", "settled")
+    __slots__ = ("probes", "priorities", "found", "reasons", "by_device")
 
     def __init__(self) -> None:
         self.probes: dict[str, Probe] = {}
@@ -73,7 +72,6 @@ class _Registry:
         self.found: dict[str, Backend] = {}
         self.reasons: dict[str, str] = {}
         self.by_device: dict[Device, Backend] = {}
-        self.settled = False
 
     def ranked(self) -> list[str]:
         """Registered kinds, highest priority first (ties: the earlier registered)."""
@@ -133,7 +131,8 @@ class _State:
     array then runs NumPy directly, with no cost model at all.
     """
 
-    __slots__ = ("fast", "host_fast", "gpu", "sim", "watchers", "listeners", "pinned")
+    __slots__ = ("fast", "host_fast", "gpu", "settled", "sim", "watchers", "listeners",
+                 "pinned")
 
     def __init__(self) -> None:
         self.fast = False
@@ -142,6 +141,8 @@ class _State:
         self.host_fast = False
         #: The active GPU's backend (the usable kind of highest priority), or None.
         self.gpu: Backend | None = None
+        #: No unprobed kind could outrank ``gpu``: :func:`active_gpu` needs no probing.
+        self.settled = False
         #: The simulated GPU's backend while it is enabled, else None (read-only: derived
         #: from the registry; :func:`enable_sim` / :func:`disable_sim` change it).
         self.sim: Backend | None = None
@@ -156,12 +157,11 @@ class _State:
 
     def refresh(self) -> None:
         """Recompute the active GPU and the fast flags after any change."""
-        self.gpu, settled = REGISTRY.best()
-        REGISTRY.settled = settled
+        self.gpu, self.settled = REGISTRY.best()
         self.sim = REGISTRY.found.get("sim")
         # Under AUTODEV_DEVICE=cpu nothing probes for a GPU (so CuPy is never imported)
         # until some context sets another policy; until then the host is all there is.
-        settled = settled or ENV.device == "cpu"
+        settled = self.settled or ENV.device == "cpu"
         self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
         self.host_fast = self.gpu is not None and self.watchers == 0 and not self.pinned
         for listener in self.listeners:
@@ -238,8 +238,9 @@ def _settle_active() -> None:
 
 def active_gpu() -> Backend | None:
     """The GPU backend calls may use (the usable kind of highest priority), or None."""
-    if not REGISTRY.settled:
-        _settle_active()
+    if STATE.settled:
+        return STATE.gpu
+    _settle_active()
     return STATE.gpu
 
 
@@ -252,6 +253,9 @@ def backend_for(device: Device) -> Backend:
     """The backend that owns ``device``."""
     if device is CPU:
         return _CPU_BACKEND
+    gpu = STATE.gpu  # the device nearly every GPU call names: no hashing (Device.__hash__)
+    if gpu is not None and device is gpu.device:
+        return gpu
     backend = REGISTRY.by_device.get(device)
     if backend is not None:
         return backend
