@@ -230,6 +230,15 @@ def test_the_simulated_gpu_outranks_the_kind(fake: FakeBackend) -> None:
     assert active_gpu() is fake
 
 
+def test_calls_on_a_kind_that_is_not_the_active_gpu_raise(fake: FakeBackend) -> None:
+    x = autodev.asarray(_host(3), device="fake")
+    with simulated_gpu():
+        moved = x.to_device("cpu")  # moving off it works
+        numpy.testing.assert_array_equal(to_numpy(moved), _host(3))
+        with pytest.raises(RuntimeError, match="pinned to fake:0.*the GPU in use is sim:0"):
+            autodev.sin(x)
+
+
 def test_unregistering_removes_the_kind() -> None:
     with registered(FAKE, lambda: (FakeBackend(), ""), FAKE_PRIORITY):
         assert autodev.Device("fake", 0).is_gpu

@@ -1,4 +1,4 @@
-"""The Backend contract and its registry."""
+"""The Backend contract (the registry that holds backends is :mod:`autodev._backends`)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ class Backend(ABC):
     - ``linalg_errors()`` is a context in which singular or not positive-definite
       matrices raise ``numpy.linalg.LinAlgError`` as NumPy does.
     - ``synchronize()`` waits for queued work (for timing).
+    - A GPU backend sets ``is_gpu = True`` and a ``device`` of the kind it is registered
+      under (:func:`autodev._backends.register_backend`); its native arrays must be a type
+      of their own, never ``numpy.ndarray``, so that no one mistakes them for host data.
     """
 
     device: Device
