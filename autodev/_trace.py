@@ -10,6 +10,7 @@ import sys
 import warnings
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Callable, Iterator
 
 from ._config import ENV
@@ -203,7 +204,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 def warn_user(message: str, category: type[Warning]) -> None:
     """Warn at the user's line: the first frame outside autodev (NumPy's stacklevel rule),
     so the user sees where, and a second warning from another of their lines is shown."""
-    frame = sys._getframe(0)
+    frame: FrameType | None = sys._getframe(0)
     level = 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
