@@ -39,9 +39,9 @@ def sim(request: pytest.FixtureRequest) -> Any:
     if request.param == "cuda":
         if not HAS_CUDA:
             pytest.skip(f"CUDA: {CUDA_REASON}")
-        from autodev._backends import STATE
+        from autodev._backends import backend_for
 
-        yield STATE.found["cuda"]
+        yield backend_for(autodev.Device("cuda", 0))
         return
     with simulated_gpu() as backend:
         yield backend
