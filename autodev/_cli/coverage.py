@@ -14,7 +14,8 @@ import argparse
 import numpy as np
 
 from .._capability.table import TABLE, UFUNC_AT, UFUNC_METHODS, Row
-from .._namespace import CREATION, DIRECT, SPECS, UFUNCS
+from .._capability.specs import SPECS
+from .._namespace import CREATION, DIRECT, UFUNCS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +40,7 @@ def render() -> str:
     lines = [
         "# API coverage",
         "",
-        "Generated from the capability table (`autodev._namespace.SPECS`) by",
+        "Generated from the function table (`autodev._capability.specs.SPECS`) by",
         "`autodev coverage > docs/coverage.md`; a test checks it is current.",
         "",
         "Every public NumPy name is reachable as `autodev.X`, `autodev.linalg.X`,",
