@@ -26,6 +26,7 @@ from ._residency.memory import check_not_view, in_place_on_host, refuse_view, re
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._subclass import cast, install
 from ._trace import STATS, tick
+from ._typing import Casting, Order
 
 #: Scalar operands NumPy and CuPy both take as they are (no conversion needed).
 PLAIN_SCALARS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
@@ -76,6 +77,7 @@ def _probe_held_refcount() -> int:
 
     class Holder:
         __slots__ = ("data",)
+        data: object
 
     holder = Holder()
     holder.data = object()
@@ -143,8 +145,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             else:
                 o = cpu_arg(other)
             tick()
+            # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
             if can_elide and self._data.nbytes >= _ELIDE_BYTES \
-                    and getrefcount(self) <= _TEMPORARY_REFS and _elide(func, self, o, reflected):
+                    and getrefcount(self) <= _TEMPORARY_REFS and _elide(func, self, o, reflected):  # type: ignore[operator]
                 return self
             result = func(o, self._data) if reflected else func(self._data, o)
             if type(result) is not _np_ndarray:
@@ -587,7 +590,7 @@ class ndarray:
 
     def __round__(self, ndigits: int | None = None) -> Any:
         if self._scalar:  # a NumPy scalar left on the device rounds like one
-            return round(self._host()[()], ndigits)
+            return round(self._host()[()], ndigits)  # type: ignore[call-overload]
         raise TypeError("type autodev.ndarray doesn't define __round__ method")
 
     def __len__(self) -> int:
@@ -612,7 +615,7 @@ class ndarray:
         host = self._host()
         return format(host[()] if self.ndim == 0 else host, spec)
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:
         if self._scalar:
             return hash(self._host()[()])
         raise TypeError("unhashable type: 'autodev.ndarray'")
@@ -629,7 +632,7 @@ class ndarray:
     def tolist(self) -> Any:
         return self._host().tolist()
 
-    def tobytes(self, order: str = "C") -> bytes:
+    def tobytes(self, order: Order = "C") -> bytes:
         return self._host().tobytes(order)
 
     # ------------------------------------------------------------------ indexing
@@ -682,7 +685,7 @@ class ndarray:
         raise ValueError("cannot delete array elements")
 
     # ------------------------------------------------------------------ method-only calls
-    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
+    def astype(self, dtype: Any, order: Order = "K", casting: Casting = "unsafe",
                subok: bool = True, copy: bool = True) -> "ndarray":
         if not copy and order in ("K", "A") and self._data.dtype == dtype:
             return self  # as NumPy does (a device backend may hand back a new wrapper)
@@ -812,8 +815,8 @@ class ndarray:
     __le__ = _comparison("less_equal")
     __gt__ = _comparison("greater")
     __ge__ = _comparison("greater_equal")
-    __eq__ = _comparison("equal", operator.eq)  # type: ignore[assignment]
-    __ne__ = _comparison("not_equal", operator.ne)  # type: ignore[assignment]
+    __eq__ = _comparison("equal", operator.eq)
+    __ne__ = _comparison("not_equal", operator.ne)
     __neg__ = _unary_of("negative")
     __pos__ = _unary_of("positive")
     __abs__ = _unary_of("absolute")
@@ -947,7 +950,7 @@ def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
     if device is CPU:
         return cpu_arg(key) if type(key) is not tuple else tuple(cpu_arg(k) for k in key)
     parts = key if type(key) is tuple else (key,)
-    converted = []
+    converted: list[Any] = []
     dim = 0
     n_consuming = sum(_consumes(k) for k in parts)
     for k in parts:

@@ -28,6 +28,7 @@ from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
 from ._subclass import SUBCLASSES, of_inputs
 from ._trace import tick
+from ._typing import Casting, Order
 
 CREATION = frozenset(
     "zeros ones empty full arange linspace logspace geomspace eye identity tri".split()
@@ -106,6 +107,7 @@ class ufunc:
         x = args[0] if args else None
         if type(x) is not ndarray or x._device is not CPU:
             return _DECIDE
+        operands: tuple[Any, ...]
         if len(args) == 1:
             operands, size = (x._data,), x._data.size
         elif len(args) == 2:
@@ -118,7 +120,7 @@ class ufunc:
                 return _DECIDE
         else:
             return _DECIDE
-        if not tiny_on_host(self._tiny, size):
+        if not tiny_on_host(self._tiny, size):  # type: ignore[arg-type]  # set: the caller checked
             return _DECIDE
         tick()
         result = self._np(*operands)
@@ -413,7 +415,7 @@ def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) 
         return new(host, CPU, storage)
     if type(host) is tuple:  # linspace(retstep=True)
         array, step = host
-        return place(op, array, target), step
+        return place(op, array, target), step  # type: ignore[return-value]  # retstep's pair
     return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
                     lambda: new(host, CPU, storage))
 
@@ -428,7 +430,7 @@ def _created(result: Any, device: Device) -> Any:
     return new(result, device)
 
 
-def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str = "K",
+def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
           subok: bool = False, ndmin: int = 0, like: Any = None, device: Any = None) -> ndarray:
     """Create an array (NumPy's ``array``), on ``device=`` or where ``obj`` lives."""
     if type(obj) is ndarray and device is None:
@@ -457,7 +459,7 @@ def _ndmin(data: Any, ndmin: int) -> Any:
     return data.reshape((1,) * (ndmin - data.ndim) + data.shape)
 
 
-def asarray(obj: Any, dtype: Any = None, order: str | None = None, *, device: Any = None,
+def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *, device: Any = None,
             copy: bool | None = None, like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
     if type(obj) is ndarray:
@@ -510,7 +512,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> n
     return array.to_device(device)
 
 
-def asanyarray(obj: Any, dtype: Any = None, order: str | None = None, **kwargs: Any) -> ndarray:
+def asanyarray(obj: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
     """Same as :func:`asarray` (autodev has no ndarray subclasses)."""
     return asarray(obj, dtype=dtype, order=order, **kwargs)
 
@@ -576,10 +578,10 @@ def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     return bool(np.shares_memory(cpu_arg(a), cpu_arg(b)))
 
 
-def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+def copyto(dst: ndarray, src: Any, casting: Casting = "same_kind", where: Any = True) -> None:
     """Copy ``src`` into ``dst`` where ``dst`` lives (NumPy's ``copyto``)."""
     if type(dst) is not ndarray:  # a NumPy destination
-        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
+        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))  # type: ignore[arg-type]
         return
     def copy(data: Any, device: Device) -> None:
         xp = backend_for(device).xp
