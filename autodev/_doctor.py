@@ -140,7 +140,7 @@ def _wheel_cuda_major(name: str) -> int | None:
     return int(digits) if digits else None
 
 
-def _device_checks(cupy: Any, driver: tuple[int, int]) -> list[dict[str, str]]:
+def _device_checks(cupy: Any, driver: tuple[int, int] | None) -> list[dict[str, str]]:
     runtime = cupy.cuda.runtime
     errors = (runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError)
     try:

@@ -51,12 +51,12 @@ def install(cls: type) -> None:
             continue  # already wrapped on a subclass it derives from
         setattr(cls, name, _keeping_class(getattr(ndarray, name)))
     if "__repr__" not in cls.__dict__:
-        cls.__repr__ = _repr  # type: ignore[method-assign]
+        cls.__repr__ = _repr  # type: ignore[method-assign, assignment]
 
 
 def cast(array: Any, cls: type, parent: Any) -> Any:
     """``array`` as an instance of ``cls`` (same data and storage), finalized from ``parent``."""
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     obj._data, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin = (
         array._data, array._device, array._storage, array._mirror, array._scalar, array._pin)
     finalize = getattr(cls, "__array_finalize__", None)

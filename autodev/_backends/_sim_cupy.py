@@ -300,7 +300,7 @@ def _check_kth(kth: Any) -> None:
 
 def inplace_sort(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.sort``: C-contiguous arrays only, ``kind`` None or 'stable'."""
-    array = method.__self__
+    array: np.ndarray = method.__self__  # type: ignore[attr-defined]  # a bound ndarray method
 
     def sort(axis: int = -1, kind: Any = None) -> Any:
         _check_kind(kind)
@@ -312,7 +312,7 @@ def inplace_sort(method: Callable[..., Any]) -> Callable[..., Any]:
 
 def inplace_partition(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.partition``: C-contiguous arrays, ``kth`` an int or ints, no ``kind``."""
-    array = method.__self__
+    array: np.ndarray = method.__self__  # type: ignore[attr-defined]  # a bound ndarray method
 
     def partition(kth: Any, axis: int = -1) -> Any:
         _check_contiguous(array)
@@ -372,7 +372,7 @@ def dot_function(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def take_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.take(indices, axis=None, out=None)``: no ``mode``; indices wrap."""
-    array = method.__self__
+    array: np.ndarray = method.__self__  # type: ignore[attr-defined]  # a bound ndarray method
 
     def take(indices: Any, axis: Any = None, out: Any = None) -> Any:
         n = array.size if axis is None else array.shape[axis]

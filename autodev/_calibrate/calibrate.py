@@ -217,6 +217,7 @@ class _Run:
                    on_device: bool) -> float | None:
         backend = target.backend
         func = workload.function(backend)
+        assert func is not None  # _usable keeps only the targets that have the function
         settings = self.settings
         try:
             if on_device:
@@ -264,7 +265,8 @@ def _measure_ladder(run: _Run, workload: Workload, dclass: str, deadline: float
     settings = run.settings
     dtype = DTYPES[dclass]
     targets = _usable(run, workload, dclass)
-    series = {t.device_class: {"n": [], "work": [], "seconds": []} for t in targets}
+    series: dict[str, dict[str, list[float]]] = {
+        t.device_class: {"n": [], "work": [], "seconds": []} for t in targets}
     rng = np.random.default_rng(0)
     gpu_ahead = 0
     sizes = _ladder(workload, settings.step)

@@ -140,7 +140,7 @@ def float_quantile(percent: bool) -> Factory:
     interpolates integer input in float64, and returns a dtype of its own making (int64
     for ``quantile(ints, 1)``, float64 for ``quantile(ints, 1, method='hazen')``): the
     GPU computes in float64 and casts to the dtype NumPy gives on a two-element rehearsal."""
-    numpy_func = np.percentile if percent else np.quantile
+    numpy_func: Callable[..., Any] = np.percentile if percent else np.quantile
 
     def factory(backend: Backend, func: Func) -> Func:
         xp = backend.xp

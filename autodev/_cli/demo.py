@@ -122,7 +122,7 @@ def cases(quick: bool = False) -> list[Case]:
             Case("fft2", f"{n['fft2']}x{n['fft2']}", _square(n["fft2"]),
                  lambda xp, a: xp.fft.fft2(a)),
             Case("solve", f"{n['solve']}x{n['solve']}",
-                 lambda xp, n=n["solve"]: _spd(xp, n),
+                 lambda xp, n=n["solve"]: _spd(xp, n),  # type: ignore[misc]  # n bound now
                  lambda xp, a, b: xp.linalg.solve(a, b)),
             Case("svd", f"{n['svd']}x{n['svd']}", _square(n["svd"]),
                  lambda xp, a: xp.linalg.svd(a, full_matrices=False)),

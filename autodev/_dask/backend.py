@@ -88,7 +88,8 @@ class AutodevBackendEntrypoint(ArrayBackendEntrypoint):
         map is free for chunks that are autodev arrays already.
         """
         meta = _empty((0,) * data.ndim, dtype=data.dtype)
-        return data.map_blocks(to_autodev_dispatch, meta=meta, **kwargs)
+        # Dask's stubs lose map_blocks' binding to the array (functools.wraps)
+        return data.map_blocks(to_autodev_dispatch, meta=meta, **kwargs)  # type: ignore[arg-type]
 
     @property
     def RandomState(self) -> type:  # noqa: N802  (Dask's name)

@@ -79,7 +79,8 @@ def ctypes(a: Any) -> Any:
 
 def data(a: Any) -> memoryview:
     """``a.data``: the host memory as a memoryview (read-only for a device array)."""
-    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))
+    # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
+    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))  # type: ignore[arg-type]
 
 
 def set_flags(a: Any, write: bool | None = None, align: bool | None = None,
@@ -102,4 +103,5 @@ def to_bytes(a: Any) -> bytes:
 
 def buffer(a: Any, flags: int) -> memoryview:
     """PEP 688 ``__buffer__`` (Python 3.12+): shared on the host, read-only on a device."""
-    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))
+    # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
+    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))  # type: ignore[arg-type]

@@ -232,7 +232,7 @@ def solve_triangular(backend: Backend) -> Callable[..., Any] | None:
 
 
 def checked(path: str, arrays: int = 1, drop: tuple[str, ...] = ()
-            ) -> Callable[[Backend], Callable[..., Any]]:
+            ) -> Callable[[Backend], Callable[..., Any] | None]:
     """Factory for a cupyx function with SciPy's signature that needs only the
     ``check_finite`` check made explicit (cupyx skips complex input); the keywords
     ``drop`` cupyx lacks are dropped (the capability rule keeps them at SciPy's default)."""
@@ -247,11 +247,11 @@ def checked(path: str, arrays: int = 1, drop: tuple[str, ...] = ()
                 require_finite(xp, *operands[:1], *args[1:arrays])
             for name in drop:
                 kwargs.pop(name, None)
-            return func(*args, check_finite=False, **kwargs)  # type: ignore[misc]
+            return func(*args, check_finite=False, **kwargs)
 
         return run
 
-    factory.passes_through = (path, drop)  # type: ignore[attr-defined]  (tests read it)
+    factory.passes_through = (path, drop)  # type: ignore[attr-defined]  # tests read it
     return factory
 
 

@@ -87,7 +87,7 @@ def dropping(*names: str) -> Callable[[str], GpuFactory]:
             def run(*args: Any, **kwargs: Any) -> Any:
                 for name in names:
                     kwargs.pop(name, None)
-                return func(*args, **kwargs)  # type: ignore[misc]
+                return func(*args, **kwargs)
 
             return run
 

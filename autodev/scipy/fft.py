@@ -61,7 +61,8 @@ def __ua_function__(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) 
         function = __getattr__(method.__name__)
     except AttributeError:
         return NotImplemented
-    with _sfft.skip_backend(_sys.modules[__name__]):
+    # uarray takes any object with __ua_domain__; the stubs want a _Backend class
+    with _sfft.skip_backend(_sys.modules[__name__]):  # type: ignore[arg-type]
         return function(*args, **kwargs)
 
 

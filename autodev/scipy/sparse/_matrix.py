@@ -210,7 +210,7 @@ class _spbase:
     def __iter__(self) -> Any:
         return iter(D.wrap(list(native_on(self, CPU)), CPU, (self,), {}, None, False))
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:
         return id(self)
 
     # ------------------------------------------------------------------ products
@@ -461,7 +461,7 @@ def _checked_casting(sp: _spbase, args: tuple[Any, ...], kwargs: dict[str, Any]
     SciPy's would (NumPy's can_cast), and not passed on."""
     kwargs = dict(kwargs)
     casting = kwargs.pop("casting")
-    dtype = args[0] if args else kwargs.get("dtype")
+    dtype: Any = args[0] if args else kwargs.get("dtype")
     if not np.can_cast(sp.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {sp.dtype!r} to {np.dtype(dtype)!r} "
                         f"according to the rule {casting!r}")

@@ -59,7 +59,7 @@ def _promoted(*arrays: Any) -> list[Any]:
     return [a if a is None or a.dtype == dtype else a.astype(dtype) for a in arrays]
 
 
-def _iterative(path: str) -> Callable[[Any], Callable[..., Any]]:
+def _iterative(path: str) -> Callable[[Any], Callable[..., Any] | None]:
     """GPU factory for cg/gmres/minres: SciPy's ``rtol`` under the GPU function's name
     for it (cupyx's minres calls it ``tol``), operands promoted to one dtype."""
     def factory(backend: Any) -> Callable[..., Any] | None:
@@ -80,8 +80,8 @@ def _iterative(path: str) -> Callable[[Any], Callable[..., Any]]:
         return run
 
     # rtol is renamed where cupyx calls it tol; M/callback/show/check are None/False
-    factory.passes_through = (path, ("rtol", "M", "callback", "callback_type", "show",
-                                     "check"))  # type: ignore[attr-defined]
+    factory.passes_through = (  # type: ignore[attr-defined]  # tests read it
+        path, ("rtol", "M", "callback", "callback_type", "show", "check"))
     return factory
 
 
@@ -97,7 +97,7 @@ def _spsolve(backend: Any) -> Callable[..., Any] | None:
     return run
 
 
-def _keeping(path: str, *drop: str) -> Callable[[Any], Callable[..., Any]]:
+def _keeping(path: str, *drop: str) -> Callable[[Any], Callable[..., Any] | None]:
     """GPU factory calling ``path`` without the keywords ``drop`` (all None by the rule)."""
     def factory(backend: Any) -> Callable[..., Any] | None:
         func = backend.resolve(path)
@@ -111,7 +111,7 @@ def _keeping(path: str, *drop: str) -> Callable[[Any], Callable[..., Any]]:
 
         return run
 
-    factory.passes_through = (path, drop)  # type: ignore[attr-defined]  (tests read it)
+    factory.passes_through = (path, drop)  # type: ignore[attr-defined]  # tests read it
     return factory
 
 
