@@ -34,7 +34,7 @@ def devices() -> list[dict[str, Any]]:
     return _devices_table()
 
 
-def residency(x: Any) -> dict[str, Any]:
+def residency(x: ndarray) -> dict[str, Any]:
     """Where ``x``'s data is now: ``{"placement", "primary", "mirrors"}``.
 
     ``placement`` is ``x.device`` (``auto``, or the device it is pinned to);

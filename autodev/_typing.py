@@ -1,13 +1,18 @@
-"""Type aliases for the keywords NumPy accepts as fixed strings (``order=``, ``casting=``).
+"""Type aliases for arguments that take one of several forms: the keywords NumPy accepts
+as fixed strings (``order=``, ``casting=``) and autodev's ``device=``.
 
-Only annotations use them: NumPy checks the strings at run time, as it always did.
+Only annotations use them: the values are checked at run time, as they always were.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeAlias
+
+from ._device import Device
 
 #: ``order=`` of NumPy's array creation and copies.
 Order = Literal["K", "A", "C", "F"]
 #: ``casting=`` of ``astype``, ``copyto`` and ``can_cast`` (``same_value``: NumPy 2.4+).
 Casting = Literal["no", "equiv", "safe", "same_kind", "same_value", "unsafe"]
+#: A ``device=`` argument: a Device or its name (``"cpu"``, ``"gpu"``, ``"cuda:1"``).
+DeviceLike: TypeAlias = "Device | str"

@@ -68,7 +68,7 @@ class _Wrapped:
 
     _np_cls: Any = None
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: _np.random.Generator | _np.random.RandomState) -> None:
         object.__setattr__(self, "_inner", inner)
 
     def __getattr__(self, name: str) -> Any:
@@ -83,17 +83,17 @@ class _Wrapped:
     def __repr__(self) -> str:
         return repr(self._inner)
 
-    def __getstate__(self) -> Any:
+    def __getstate__(self) -> _np.random.Generator | _np.random.RandomState:
         return self._inner
 
-    def __setstate__(self, inner: Any) -> None:
+    def __setstate__(self, inner: _np.random.Generator | _np.random.RandomState) -> None:
         object.__setattr__(self, "_inner", inner)
 
 
 class Generator(_Wrapped):
     """``numpy.random.Generator`` whose draws are autodev arrays."""
 
-    def __init__(self, bit_generator: Any) -> None:
+    def __init__(self, bit_generator: _np.random.BitGenerator | _np.random.Generator) -> None:
         inner = bit_generator if isinstance(bit_generator, _np.random.Generator) \
             else _np.random.Generator(bit_generator)
         super().__init__(inner)

@@ -15,12 +15,14 @@ from builtins import bool as py_bool
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 from array_api_compat._internal import get_xp
 from array_api_compat.common import _aliases
 
 import autodev as _ad
 
 from .._array import ndarray
+from .._typing import DeviceLike
 from .._namespace import from_dlpack as _from_dlpack
 from ._wrap import as_arrays, standard
 
@@ -32,7 +34,7 @@ def _generic(func: Any) -> Any:
     return standard(_bind(func))
 
 
-def _dev(device: Any) -> dict[str, Any]:
+def _dev(device: DeviceLike | None) -> dict[str, Any]:
     """``device=`` for an autodev creation call: omitted when None (the policy decides)."""
     return {} if device is None else {"device": device}
 
@@ -135,47 +137,50 @@ def finfo(type: Any, /) -> finfo_object:  # noqa: A002  (the standard's name)
 
 # -- creation: device= is an autodev device (or a string naming one) ------------------
 
-def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
+def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
             copy: py_bool | None = None) -> ndarray:
     """Convert ``obj`` to an array on ``device`` (or where it lives), copying only if told."""
     return as_arrays(_ad.asarray(obj, dtype=dtype, copy=copy, **_dev(device)))
 
 
-def arange(start: float, /, stop: float | None = None, step: float = 1, *, dtype: Any = None,
-           device: Any = None) -> ndarray:
+def arange(start: float, /, stop: float | None = None, step: float = 1, *,
+           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """Evenly spaced values in ``[start, stop)``."""
     return _ad.arange(start, stop, step, dtype=dtype, **_dev(device))
 
 
-def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> ndarray:
+def empty(shape: int | tuple[int, ...], *,
+          dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """An uninitialised array of ``shape``."""
     return _ad.empty(shape, dtype=dtype, **_dev(device))
 
 
-def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> ndarray:
+def zeros(shape: int | tuple[int, ...], *,
+          dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """An array of zeros of ``shape``."""
     return _ad.zeros(shape, dtype=dtype, **_dev(device))
 
 
-def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> ndarray:
+def ones(shape: int | tuple[int, ...], *,
+         dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """An array of ones of ``shape``."""
     return _ad.ones(shape, dtype=dtype, **_dev(device))
 
 
-def full(shape: int | tuple[int, ...], fill_value: complex, *, dtype: Any = None,
-         device: Any = None) -> ndarray:
+def full(shape: int | tuple[int, ...], fill_value: complex, *, dtype: DTypeLike | None = None,
+         device: DeviceLike | None = None) -> ndarray:
     """An array of ``shape`` filled with ``fill_value``."""
     return _ad.full(shape, as_arrays(fill_value), dtype=dtype, **_dev(device))
 
 
-def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
-        device: Any = None) -> ndarray:
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
+        device: DeviceLike | None = None) -> ndarray:
     """A 2-d array with ones on the ``k``-th diagonal."""
     return _ad.eye(n_rows, n_cols, k=k, dtype=dtype, **_dev(device))
 
 
-def linspace(start: complex, stop: complex, /, num: int, *, dtype: Any = None,
-             device: Any = None, endpoint: py_bool = True) -> ndarray:
+def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | None = None,
+             device: DeviceLike | None = None, endpoint: py_bool = True) -> ndarray:
     """``num`` evenly spaced numbers over ``[start, stop]``."""
     return _ad.linspace(start, stop, num, dtype=dtype, endpoint=endpoint, **_dev(device))
 
@@ -190,7 +195,8 @@ def _like(name: str) -> Any:
     like = getattr(_ad, name)
     plain = getattr(_ad, name[:-len("_like")])
 
-    def function(x: ndarray, /, *, dtype: Any = None, device: Any = None) -> ndarray:
+    def function(x: ndarray, /, *,
+                 dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
         if device is None:
             return like(x, dtype=dtype)
         return plain(x.shape, dtype=x.dtype if dtype is None else dtype, device=device)
@@ -205,8 +211,8 @@ zeros_like = _like("zeros_like")
 ones_like = _like("ones_like")
 
 
-def full_like(x: ndarray, /, fill_value: complex, *, dtype: Any = None,
-              device: Any = None) -> ndarray:
+def full_like(x: ndarray, /, fill_value: complex, *, dtype: DTypeLike | None = None,
+              device: DeviceLike | None = None) -> ndarray:
     """An array shaped as ``x`` filled with ``fill_value``, on ``device`` or with ``x``."""
     if device is None:
         return _ad.full_like(x, as_arrays(fill_value), dtype=dtype)
@@ -217,8 +223,8 @@ def full_like(x: ndarray, /, fill_value: complex, *, dtype: Any = None,
 from_dlpack = standard(_from_dlpack, "from_dlpack")
 
 
-def astype(x: ndarray, dtype: Any, /, *, copy: py_bool = True,
-           device: Any = None) -> ndarray:
+def astype(x: ndarray, dtype: DTypeLike, /, *, copy: py_bool = True,
+           device: DeviceLike | None = None) -> ndarray:
     """``x`` cast to ``dtype``, where ``x`` lives (or on ``device``)."""
     result = as_arrays(x).astype(dtype, copy=copy)
     if device is None:

@@ -7,13 +7,13 @@ helpers take autodev's devices.
 
 from __future__ import annotations
 
-from typing import Any
-
 from array_api_compat.common import _fft
+from numpy.typing import DTypeLike
 
 import autodev as _ad
 
 from .._array import ndarray
+from .._typing import DeviceLike
 from ._aliases import _generic
 
 fft = _generic(_fft.fft)
@@ -30,17 +30,19 @@ fftshift = _generic(_fft.fftshift)
 ifftshift = _generic(_fft.ifftshift)
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> ndarray:
+def fftfreq(n: int, /, *, d: float = 1.0,
+            dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """Sample frequencies of a length-``n`` DFT, on ``device`` (the host by default)."""
     return _placed(_ad.fft.fftfreq(n, d=d), dtype, device)
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> ndarray:
+def rfftfreq(n: int, /, *, d: float = 1.0,
+             dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """Sample frequencies of a length-``n`` real DFT, on ``device`` (the host by default)."""
     return _placed(_ad.fft.rfftfreq(n, d=d), dtype, device)
 
 
-def _placed(result: ndarray, dtype: Any, device: Any) -> ndarray:
+def _placed(result: ndarray, dtype: DTypeLike | None, device: DeviceLike | None) -> ndarray:
     if dtype is not None:
         result = result.astype(dtype, copy=False)
     return result if device is None else result.to_device(device)
