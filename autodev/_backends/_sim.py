@@ -202,7 +202,7 @@ class SimBackend(Backend):
         """The virtual clock: seconds of simulated device time so far."""
         return self.elapsed
 
-    def true_model(self) -> Any:
+    def true_model(self) -> CostModel:
         """The :class:`~autodev._cost.model.CostModel` of this device's true curves (``gpu`` class)."""
         costs = self.costs
         if self._truth is None or self._truth[0] != id(costs):

@@ -12,6 +12,7 @@ Names not in the table run on the CPU, their inputs moved to the host once.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, Callable
 
 import numpy as np
@@ -129,7 +130,7 @@ _ELSEWHERE: dict[str, tuple[str, Any]] = {
 OPERANDS: dict[str, Any] = {}
 
 
-def _build_specs(prefix: str, module: Any, table: dict[str, str]) -> None:
+def _build_specs(prefix: str, module: ModuleType, table: dict[str, str]) -> None:
     rules = gpu_rules()
     for family, names in table.items():
         for name in names.split():
@@ -173,8 +174,8 @@ def _outer_work(arrays: list[Any]) -> float:
     return size
 
 
-def ufunc_specs(np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
-                where: str = "dispatch", gpu_ok: Any = None
+def ufunc_specs(np_ufunc: np.ufunc, path: str, family: str, *, numpy: bool = True,
+                where: str = "dispatch", gpu_ok: Callable[..., bool] | None = None
                 ) -> tuple[OpSpec, dict[str, OpSpec]]:
     """The spec of a ufunc's call and those of its methods (``reduce``, ``outer``, ...).
 

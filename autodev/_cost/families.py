@@ -10,7 +10,7 @@ arrays. It imports nothing else of autodev.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 WorkFn = Callable[[list[Any]], float]
 
@@ -125,7 +125,7 @@ def family_of_ufunc(name: str) -> str:
     return "transcendental" if name in TRANSCENDENTAL else "elementwise"
 
 
-def dispatched_families(ufunc_names: Any) -> dict[str, str]:
+def dispatched_families(ufunc_names: Iterable[str]) -> dict[str, str]:
     """Dispatched name (``"sum"``, ``"linalg.solve"``, a ufunc's) -> its cost family; the
     names that run where their input lives (``primary``) are not priced and left out."""
     found: dict[str, str] = {}

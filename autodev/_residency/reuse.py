@@ -31,6 +31,7 @@ import weakref
 from typing import Any, Callable
 
 from . import storage as R
+from .._backends._base import Backend
 from .._config import ENV
 from .._cost.model import CostModel
 from .._device import CPU, Device
@@ -61,7 +62,7 @@ def decayed(storage: R.Storage, now: int) -> float:
     return storage.credit
 
 
-def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: Any,
+def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: Backend,
            model: CostModel, watched: bool) -> str | None:
     """Credit the inputs of a priced call; mirror the first whose credit paid its move.
 
@@ -97,7 +98,7 @@ def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: A
     return None
 
 
-def _mirror(a: Any, target: Device, gpu: Any, reason: str, watched: bool) -> bool:
+def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) -> bool:
     """Mirror ``a`` on ``target`` within the budget; trace and count the move.
 
     An array's mirror is shared through its storage with every later view of the
@@ -126,7 +127,7 @@ def _mirror(a: Any, target: Device, gpu: Any, reason: str, watched: bool) -> boo
 
 
 
-def budget(gpu: Any) -> int:
+def budget(gpu: Backend) -> int:
     """Bytes of device memory that credit-made mirrors may hold."""
     info = gpu.memory_info()
     total = info[1] if info is not None else _UNKNOWN_MEMORY
@@ -151,7 +152,7 @@ def _evict(entry: tuple[Any, ...]) -> None:
         array._mirror = None
 
 
-def _make_room(nbytes: int, gpu: Any) -> bool:
+def _make_room(nbytes: int, gpu: Backend) -> bool:
     """Evict the oldest credit-made mirrors until ``nbytes`` more fit the budget."""
     limit = budget(gpu)
     if nbytes > limit:
