@@ -28,7 +28,7 @@ from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
 from ._subclass import SUBCLASSES, of_inputs
 from ._trace import tick
-from ._typing import Casting, Order
+from ._typing import Casting, DeviceLike, Order
 
 CREATION = frozenset(
     "zeros ones empty full arange linspace logspace geomspace eye identity tri".split()
@@ -319,7 +319,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
     return function
 
 
-def creation_device(device: Any) -> Device:
+def creation_device(device: DeviceLike | None) -> Device:
     """Where a creation call puts its array: ``device=``, else the policy's choice."""
     if device is not None:
         target = resolve_device(device)
@@ -394,7 +394,7 @@ def _creation_arg(value: Any) -> Any:
     return host[()] if host.ndim == 0 else host
 
 
-def _pinned(result: Any, device: Any) -> Any:
+def _pinned(result: Any, device: DeviceLike | None) -> Any:
     """A created array pinned where ``device=`` asked (None or ``"auto"``: not pinned)."""
     if device is None:
         return result
@@ -431,7 +431,8 @@ def _created(result: Any, device: Device) -> Any:
 
 
 def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
-          subok: bool = False, ndmin: int = 0, like: Any = None, device: Any = None) -> ndarray:
+          subok: bool = False, ndmin: int = 0, like: Any = None,
+          device: DeviceLike | None = None) -> ndarray:
     """Create an array (NumPy's ``array``), on ``device=`` or where ``obj`` lives."""
     if type(obj) is ndarray and device is None:
         data = obj._data
@@ -459,8 +460,9 @@ def _ndmin(data: Any, ndmin: int) -> Any:
     return data.reshape((1,) * (ndmin - data.ndim) + data.shape)
 
 
-def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *, device: Any = None,
-            copy: bool | None = None, like: Any = None) -> ndarray:
+def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
+            device: DeviceLike | None = None, copy: bool | None = None,
+            like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
     if type(obj) is ndarray:
         moved = obj if device is None else obj.to_device(device)
@@ -481,7 +483,8 @@ def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *, device: 
 _DLPACK_CPU = 1  # DLDeviceType.kDLCPU
 
 
-def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> ndarray:
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None,
+                copy: bool | None = None) -> ndarray:
     """An autodev array sharing (or, if it must or ``copy=True``, copying) ``x``'s data.
 
     Parameters
@@ -637,7 +640,7 @@ PLACED = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "fft.f
 def placing(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` taking ``device=`` as an autodev device (or a string naming one)."""
 
-    def placed(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+    def placed(*args: Any, device: DeviceLike | None = None, **kwargs: Any) -> Any:
         result = function(*args, **kwargs)
         return result if device is None else result.to_device(device)
 
