@@ -562,7 +562,7 @@ class ndarray:
                                     ("dl_device", dl_device), ("copy", copy)) if v is not None}
         return self._data.__dlpack__(**kwargs)
 
-    def __dlpack_device__(self) -> Any:
+    def __dlpack_device__(self) -> tuple[int, int]:
         return self._data.__dlpack_device__()
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -8,9 +8,12 @@ devices autodev knows, in its order, usable ones only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
+
+from ._device import Device
+from ._typing import DeviceLike
 
 #: The standard's dtypes by kind, in the order NumPy's inspection lists them.
 _KINDS: dict[str, tuple[str, ...]] = {
@@ -48,13 +51,13 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
         return {"boolean indexing": True, "data-dependent shapes": True,
                 "max dimensions": 64}
 
-    def default_device(self) -> Any:
+    def default_device(self) -> Device:
         """The device a creation call puts its array on when given no ``device=``."""
         from ._namespace import creation_device
 
         return creation_device(None)
 
-    def devices(self) -> Any:
+    def devices(self) -> Sequence[Device]:
         """Every usable device, in the order :func:`autodev.devices` lists them."""
         from ._backends import devices
 
@@ -63,14 +66,14 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
     #: ``devices()`` gives a list up to the standard's 2024.12 (NumPy's), a tuple from 2025.12.
     _sequence: Any = list
 
-    def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
+    def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, np.dtype]:
         """The default real, complex, integer and index dtypes (the same on every device)."""
         self._check_device(device)
         return {"real floating": np.dtype(np.float64),
                 "complex floating": np.dtype(np.complex128),
                 "integral": np.dtype(np.intp), "indexing": np.dtype(np.intp)}
 
-    def dtypes(self, *, device: Any = None,
+    def dtypes(self, *, device: DeviceLike | None = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, np.dtype]:
         """The standard's dtypes of ``kind`` (a kind name or a tuple of them) on ``device``."""
         self._check_device(device)
@@ -88,7 +91,7 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
         order = _KINDS["bool"] + _KINDS["numeric"]
         return {n: names[n] for n in order if n in names}
 
-    def _check_device(self, device: Any) -> None:
+    def _check_device(self, device: DeviceLike | None) -> None:
         """Every usable device holds every standard dtype; an unknown one is an error."""
         if device is not None and device not in self.devices():
             raise ValueError(

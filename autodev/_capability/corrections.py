@@ -323,7 +323,7 @@ ARRAY_OPERANDS = frozenset("""
 OperandParams = tuple[tuple[int, str], ...]
 
 
-def operand_params(np_func: Any) -> OperandParams:
+def operand_params(np_func: Func) -> OperandParams:
     """The (position, name) of ``np_func``'s array-operand parameters."""
     try:
         params = list(inspect.signature(np_func).parameters.values())
@@ -333,7 +333,7 @@ def operand_params(np_func: Any) -> OperandParams:
                  if p.name in ARRAY_OPERANDS and p.kind is not p.VAR_POSITIONAL)
 
 
-def device_operands(np_func: Any, inner: Factory | None) -> Factory:
+def device_operands(np_func: Func, inner: Factory | None) -> Factory:
     """Correction: ``np_func``'s array operands that are lists, tuples (holding no device
     array) or NumPy scalars become device arrays (as NumPy converts them), then
     ``inner``'s correction, if any, runs. Python scalars pass: CuPy takes them where NumPy
@@ -473,7 +473,7 @@ def ufunc_list_operands(nin: int) -> Factory:
     return factory
 
 
-def _rehearse(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def _rehearse(np_ufunc: np.ufunc, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Run ``np_ufunc`` on one-element host arrays of the call's dtypes and ranks (core
     dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data."""
     def probe(a: Any) -> Any:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .corrections import Factory, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
+from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
 from .._backends import _sim_cupy as S
 
 
@@ -55,7 +55,7 @@ def imitate_operands(functions: Mapping[str, Any]) -> None:
     for name, np_func in functions.items():
         own = S.IMITATIONS.get(name)
 
-        def quirk(func: Any, own: Any = own, np_func: Any = np_func) -> Any:
+        def quirk(func: Func, own: S.Quirk | None = own, np_func: Func = np_func) -> Func:
             params = operand_params(np_func)
             refusing = S.host_operands(params)(func) if params else func
             return own(refusing) if own is not None else refusing

@@ -8,7 +8,7 @@ NumPy. ``broadcast_to``/``broadcast_arrays``/``broadcast_shapes`` are autodev's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -22,8 +22,8 @@ __all__ = ["as_strided", "broadcast_arrays", "broadcast_shapes", "broadcast_to",
            "sliding_window_view"]
 
 
-def as_strided(x: Any, shape: Any = None, strides: Any = None, subok: bool = False,
-               writeable: bool = True) -> Any:
+def as_strided(x: Any, shape: Sequence[int] | None = None, strides: Sequence[int] | None = None,
+               subok: bool = False, writeable: bool = True) -> Any:
     """A view of ``x`` with the given ``shape`` and ``strides`` (bytes), where ``x`` lives.
 
     As NumPy's, it does no bounds checking: strides reaching outside ``x``'s memory
@@ -32,7 +32,8 @@ def as_strided(x: Any, shape: Any = None, strides: Any = None, subok: bool = Fal
     return _view_of(x, "as_strided", shape=shape, strides=strides, writeable=writeable)
 
 
-def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: bool = False,
+def sliding_window_view(x: Any, window_shape: int | Sequence[int],
+                        axis: int | Sequence[int] | None = None, *, subok: bool = False,
                         writeable: bool = False) -> Any:
     """Sliding windows of ``window_shape`` over ``x`` (a read-only view unless asked)."""
     return _view_of(x, "sliding_window_view", window_shape, axis=axis, writeable=writeable)
