@@ -20,7 +20,7 @@ from . import storage as R
 from .._device import CPU
 
 
-def shared_host(a: Any) -> np.ndarray:
+def shared_host(a: R.Resident) -> np.ndarray:
     """The host memory of a host-resident array, marked escaped if writable."""
     data = a._data
     if data.flags.writeable:
@@ -28,14 +28,14 @@ def shared_host(a: Any) -> np.ndarray:
     return data
 
 
-def read_only_copy(a: Any) -> np.ndarray:
+def read_only_copy(a: R.Resident) -> np.ndarray:
     """A read-only host copy of a device-resident array (a write raises ValueError)."""
     host = R.host_copy(a._data, a._device)
     host.flags.writeable = False
     return host
 
 
-def host_array(a: Any, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
     """``numpy.asarray(a)`` / ``numpy.array(a)``: shared on the host, else a copy that is
     read-only unless the caller asked for a copy (``copy=True``)."""
     if a._device is CPU:
@@ -56,7 +56,7 @@ def host_array(a: Any, dtype: Any = None, copy: bool | None = None) -> np.ndarra
     return host
 
 
-def array_interface(a: Any) -> dict[str, Any]:
+def array_interface(a: R.Resident) -> dict[str, Any]:
     """``__array_interface__`` of a host-resident array (AttributeError on a device,
     so NumPy takes ``__array__``'s read-only copy instead)."""
     if a._device is not CPU:
@@ -67,7 +67,7 @@ def array_interface(a: Any) -> dict[str, Any]:
     return shared_host(a).__array_interface__
 
 
-def ctypes(a: Any) -> Any:
+def ctypes(a: R.Resident) -> Any:
     """``a.ctypes`` of a host-resident array; a device array has no host pointer."""
     if a._device is not CPU:
         raise ValueError(
@@ -77,13 +77,13 @@ def ctypes(a: Any) -> Any:
     return shared_host(a).ctypes
 
 
-def data(a: Any) -> memoryview:
+def data(a: R.Resident) -> memoryview:
     """``a.data``: the host memory as a memoryview (read-only for a device array)."""
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
     return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))  # type: ignore[arg-type]
 
 
-def set_flags(a: Any, write: bool | None = None, align: bool | None = None,
+def set_flags(a: R.Resident, write: bool | None = None, align: bool | None = None,
               uic: bool | None = None) -> None:
     """``a.setflags``: NumPy's on the host; a device array is always writable."""
     if a._device is CPU:
@@ -101,7 +101,7 @@ def to_bytes(a: Any) -> bytes:
     return a.tobytes()
 
 
-def buffer(a: Any, flags: int) -> memoryview:
+def buffer(a: R.Resident, flags: int) -> memoryview:
     """PEP 688 ``__buffer__`` (Python 3.12+): shared on the host, read-only on a device."""
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
     return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))  # type: ignore[arg-type]

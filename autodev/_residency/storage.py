@@ -11,7 +11,7 @@ autodev's back, so mirrors of it are never trusted.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -42,12 +42,22 @@ class Storage:
         self.shared: dict[tuple[Any, ...], tuple[int, Any]] | None = None
 
 
+class Resident(Protocol):
+    """What residency reads and writes of an array (``autodev.ndarray`` and the sparse
+    matrices fit): its native data, the device holding it, its storage and its mirror."""
+
+    _data: Any
+    _device: Device
+    _storage: Storage | None
+    _mirror: tuple[Device, int, Any] | None
+
+
 #: Arrays currently holding a mirror (id -> weak reference), so memory pressure
 #: can drop them all. Not a WeakSet: arrays are unhashable, as NumPy's are.
 _MIRRORED: dict[int, "weakref.ref[Any]"] = {}
 
 
-def _remember(array: Any) -> None:
+def _remember(array: Resident) -> None:
     key = id(array)
 
     def forget(ref: "weakref.ref[Any]") -> None:
@@ -57,7 +67,7 @@ def _remember(array: Any) -> None:
     _MIRRORED[key] = weakref.ref(array, forget)
 
 
-def storage_of(array: Any) -> Storage:
+def storage_of(array: Resident) -> Storage:
     """The array's storage, created on first need."""
     storage = array._storage
     if storage is None:
@@ -65,12 +75,13 @@ def storage_of(array: Any) -> Storage:
     return storage
 
 
-def mirror_on(array: Any, device: Device) -> Any | None:
+def mirror_on(array: Resident, device: Device) -> Any | None:
     """The array's valid mirror on ``device`` (its own, or one its storage shares), or None."""
     mirror = array._mirror
     storage = array._storage
     if mirror is not None and mirror[0] is device:
-        if storage.escaped or mirror[1] != storage.version:
+        # a mirror is made only for an array with a storage (storage_of)
+        if storage.escaped or mirror[1] != storage.version:  # type: ignore[union-attr]
             array._mirror = None
             return None
         return mirror[2]
@@ -82,14 +93,14 @@ def mirror_on(array: Any, device: Device) -> Any | None:
     return found[1]
 
 
-def has_mirror(array: Any, device: Device) -> bool:
+def has_mirror(array: Resident, device: Device) -> bool:
     """True if ``array`` can be read on ``device`` without a transfer (a valid mirror)."""
     if array._mirror is None and (array._storage is None or not array._storage.shared):
         return False
     return mirror_on(array, device) is not None
 
 
-def view_key(array: Any, device: Device) -> tuple[Any, ...]:
+def view_key(array: Resident, device: Device) -> tuple[Any, ...]:
     """What names ``array``'s view of its buffer, for a mirror on ``device``."""
     data = array._data
     return (device, data.shape, data.strides, data.dtype.str,
@@ -97,7 +108,7 @@ def view_key(array: Any, device: Device) -> tuple[Any, ...]:
 
 
 
-def native_on(array: Any, device: Device, moves: list[tuple[str, int]] | None = None) -> Any:
+def native_on(array: Resident, device: Device, moves: list[tuple[str, int]] | None = None) -> Any:
     """The array's data as a native array of ``device``, transferring if needed.
 
     A transfer leaves a mirror behind (unless the storage escaped), so the next
@@ -155,7 +166,7 @@ def drop_mirrors() -> int:
     return dropped
 
 
-def mark_written(array: Any) -> None:
+def mark_written(array: Resident) -> None:
     """Record a write through ``array`` (invalidates mirrors of all its views)."""
     storage = array._storage
     if storage is not None:
