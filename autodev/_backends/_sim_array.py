@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Collection, Iterator, Protocol
 
 import numpy as np
 
@@ -44,12 +44,13 @@ class SimArray:
     def __init__(self, array: np.ndarray) -> None:
         self._a = array
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError(_NO_IMPLICIT)
 
     __array_ufunc__ = None  # NumPy ufuncs must not see through the wall
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+    def __array_function__(self, func: Callable[..., Any], types: Collection[type],
+                           args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         raise TypeError(_NO_IMPLICIT)
 
     def get(self) -> np.ndarray:
@@ -121,7 +122,7 @@ class SimArray:
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._a.__dlpack__(*args, **kwargs)
 
-    def __dlpack_device__(self) -> Any:
+    def __dlpack_device__(self) -> tuple[int, int]:
         # a CUDA device, as CuPy reports (kDLCUDA = 2): a consumer must not read it as host memory
         return (2, 0)
 
