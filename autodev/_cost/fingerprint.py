@@ -112,7 +112,7 @@ def machine(gpu_backend: Any = None) -> dict[str, Any]:
     return found
 
 
-def differences(recorded: Any, current: Any, parts: tuple[str, ...]) -> list[str]:
+def differences(recorded: object, current: dict[str, Any], parts: tuple[str, ...]) -> list[str]:
     """Human-readable differences between two fingerprints in the given parts."""
     found: list[str] = []
     for part in parts:
@@ -128,7 +128,7 @@ def differences(recorded: Any, current: Any, parts: tuple[str, ...]) -> list[str
     return found
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     if isinstance(value, dict):
         return repr(value.get("name", "recorded"))
     return "none" if value is None else repr(value)
