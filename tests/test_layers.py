@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autodev"
 #: Rooms from the ground up: a module may import modules of its own room or of a room
 #: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).
 LAYERS: list[tuple[str, ...]] = [
-    ("_config", "_device"),                                   # foundation
+    ("_config", "_device", "_typing"),                        # foundation
     ("_trace",),                                              # visibility: stats, records
     ("_cost/",),                                              # the cost model, profiles
     ("_backends/",),                                          # numpy, cupy, sim, the registry
