@@ -17,7 +17,7 @@ import numpy as np
 from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
-from ._config import ENV, get_policy
+from ._config import ENV, get_policy, policy_now
 from ._cost.model import CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
@@ -561,15 +561,17 @@ def cost_model() -> CostModel:
 
 #: family -> the cost model's ``cpu_only_below``: the work under which a call whose
 #: inputs are on the host runs on the CPU whatever else holds (see :func:`host_floor`).
-_HOST_FLOOR: dict[str, float] = {}
+#: Hot paths read it directly (``HOST_FLOOR.get(family)``, then :func:`host_floor` on a
+#: miss); it is cleared, never replaced, when the model changes.
+HOST_FLOOR: dict[str, float] = {}
 
 
 def host_floor(family: str) -> float:
     """Work below which a host-resident call of ``family`` stays on the CPU under ``auto``
     (the cost model's ``cpu_only_below``, cached until the model changes)."""
-    found = _HOST_FLOOR.get(family)
+    found = HOST_FLOOR.get(family)
     if found is None:
-        found = _HOST_FLOOR[family] = cost_model().cpu_only_below(family)
+        found = HOST_FLOOR[family] = cost_model().cpu_only_below(family)
     return found
 
 
@@ -577,8 +579,12 @@ def tiny_on_host(family: str, work: float) -> bool:
     """True if a call of ``family`` whose operands are all on the host may skip the
     decision and run on NumPy: its work is below :func:`host_floor` and the policy is
     ``auto``, so the full prediction would choose the CPU too. The one rule behind every
-    tiny-call path (operators, ufuncs, reductions)."""
-    return work < host_floor(family) and get_policy() == "auto"
+    tiny-call path (operators, ufuncs, reductions, creation); the hottest paths inline it
+    as ``work < (HOST_FLOOR.get(family) or host_floor(family)) and policy_now() == "auto"``."""
+    floor = HOST_FLOOR.get(family)
+    if floor is None:
+        floor = host_floor(family)
+    return work < floor and policy_now() == "auto"
 
 
 def reset_cost_model() -> None:
@@ -586,7 +592,7 @@ def reset_cost_model() -> None:
     _MODEL.clear()
     _LAST[0] = None
     _GPU_DTYPES.clear()
-    _HOST_FLOOR.clear()
+    HOST_FLOOR.clear()
 
 
 STATE.listeners.append(reset_cost_model)

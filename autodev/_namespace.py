@@ -17,12 +17,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ._residency import storage as R
-from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _DECIDE, _in_place, _index_native, \
-    ndarray
+from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
-from ._config import get_policy
+from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
-from ._dispatch import call, cpu_arg, native_arg, new, placed, tiny_on_host
+from ._dispatch import HOST_FLOOR, call, cpu_arg, host_floor, native_arg, new, placed
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
@@ -50,6 +49,10 @@ STATE.listeners.append(_sync_fast)
 
 # ---------------------------------------------------------------------- ufuncs
 
+#: A ufunc operand not given (``sin(x)`` leaves the second one out).
+_NO_ARGUMENT: Any = object()
+
+
 class ufunc:
     """A NumPy ufunc that dispatches: ``__call__``, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
@@ -68,61 +71,69 @@ class ufunc:
         self._tiny = family if where == "dispatch" and family in (
             "elementwise", "transcendental") else None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _FAST and not kwargs:
-            n = len(args)
-            if n == 1:
-                x = args[0]
-                if type(x) is ndarray:
+    def __call__(self, x: Any = _NO_ARGUMENT, y: Any = _NO_ARGUMENT, /, *rest: Any,
+                 **kwargs: Any) -> Any:
+        # Operands named, not packed: the one- and two-operand calls without keywords
+        # (nearly all calls) never build an argument tuple on the fast paths.
+        if type(x) is ndarray and not rest and not kwargs:
+            if _FAST:
+                if y is _NO_ARGUMENT:
                     tick()
                     result = self._np(x._data)
-                    if type(result) is not _np_ndarray:
-                        return _fast_other(result)
-                    a = _onew(ndarray)  # inlined new(): this is the hottest path there is
-                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
-                        result, CPU, None, None, False, None
-                    return a
-            elif n == 2:
-                x, y = args
-                if type(x) is ndarray and (type(y) is ndarray or type(y) in _PLAIN):
+                elif type(y) is ndarray:
                     tick()
-                    result = self._np(x._data, y._data if type(y) is ndarray else y)
+                    result = self._np(x._data, y._data)
+                elif type(y) in _PLAIN:
+                    tick()
+                    result = self._np(x._data, y)
+                else:
+                    return self._call(x, y, rest, kwargs)
+                if type(result) is not _np_ndarray:
+                    return _fast_other(result)
+                a = _onew(ndarray)  # inlined new(): this is the hottest path there is
+                a._data = result
+                a._device = CPU
+                a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                return a
+            family = self._tiny
+            if _HOST_FAST and family is not None and x._device is CPU:
+                # below the model's floor with host operands under ``auto``, the full
+                # decision is the CPU (see autodev._dispatch.tiny_on_host)
+                data = x._data
+                size = data.size
+                if y is _NO_ARGUMENT:
+                    operands: tuple[Any, ...] = (data,)
+                elif type(y) is ndarray and y._device is CPU:
+                    other = y._data
+                    operands = (data, other)
+                    if other.size > size:
+                        size = other.size
+                elif type(y) in _PLAIN:
+                    operands = (data, y)
+                else:
+                    return self._call(x, y, rest, kwargs)
+                if size < (HOST_FLOOR.get(family) or host_floor(family)) \
+                        and policy_now() == "auto":
+                    tick()
+                    result = self._np(*operands)
                     if type(result) is not _np_ndarray:
                         return _fast_other(result)
-                    a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
-                        result, CPU, None, None, False, None
-                    return a
-        elif _HOST_FAST and not kwargs and self._tiny is not None:
-            result = self._tiny_on_host(args)
-            if result is not _DECIDE:
-                return result
+                    return new(result, CPU)
+        return self._call(x, y, rest, kwargs)
+
+    def _call(self, x: Any, y: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The general call: dispatched through the cost model."""
+        if x is _NO_ARGUMENT:
+            args: tuple[Any, ...] = rest
+        elif y is _NO_ARGUMENT:
+            args = (x, *rest)
+        else:
+            args = (x, y, *rest)
         result = call(self._spec, args, kwargs)
         return of_inputs(args, result) if SUBCLASSES else result
-
-    def _tiny_on_host(self, args: tuple[Any, ...]) -> Any:
-        """NumPy's ufunc on host operands below the model's floor under ``auto`` (the
-        decision the full prediction would make), else :data:`_DECIDE`."""
-        x = args[0] if args else None
-        if type(x) is not ndarray or x._device is not CPU:
-            return _DECIDE
-        if len(args) == 1:
-            operands, size = (x._data,), x._data.size
-        elif len(args) == 2:
-            y = args[1]
-            if type(y) is ndarray and y._device is CPU:
-                operands, size = (x._data, y._data), max(x._data.size, y._data.size)
-            elif type(y) in _PLAIN:
-                operands, size = (x._data, y), x._data.size
-            else:
-                return _DECIDE
-        else:
-            return _DECIDE
-        if not tiny_on_host(self._tiny, size):
-            return _DECIDE
-        tick()
-        result = self._np(*operands)
-        return _fast_other(result) if type(result) is not _np_ndarray else new(result, CPU)
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return call(self._methods["reduce"], args, kwargs)
@@ -244,24 +255,29 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     """``sum``, ``max``, ...: on the fast path ``a`` alone (or with ``axis``, ``dtype``,
     ``keepdims``) goes straight to ``ufunc.reduce``, as ``numpy.sum`` itself ends up doing."""
     reduce = reducer.reduce
+    family = spec.family
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        if (_FAST or _HOST_FAST) and len(args) == 1 and type(args[0]) is ndarray \
-                and fast_keys.issuperset(kwargs) and (_FAST or _tiny_host(args[0], spec)):
-            tick()
-            result = reduce(args[0]._data, **({"axis": None} | kwargs))
-            if type(result) is not _np_ndarray:
-                return result
-            return new(result, CPU)
+        if len(args) == 1:
+            a = args[0]
+            if type(a) is ndarray and (_FAST or (
+                    _HOST_FAST and a._device is CPU
+                    and a._data.size < (HOST_FLOOR.get(family) or host_floor(family))
+                    and policy_now() == "auto")):
+                if not kwargs:
+                    tick()
+                    result = reduce(a._data, None)  # axis=None, passed by position
+                elif fast_keys.issuperset(kwargs):
+                    tick()
+                    result = reduce(a._data, **({"axis": None} | kwargs))
+                else:
+                    return call(spec, args, kwargs)
+                if type(result) is not _np_ndarray:
+                    return result
+                return new(result, CPU)
         return call(spec, args, kwargs)
 
     return _named(function, np_func, spec.name)
-
-
-def _tiny_host(a: ndarray, spec: OpSpec) -> bool:
-    """True if ``a`` is on the host and a call of ``spec`` on it is below the model's floor
-    under ``auto``: the CPU runs it whatever else holds (a GPU usable, nothing watched)."""
-    return a._device is CPU and tiny_on_host(spec.family, a._data.size)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -335,10 +351,29 @@ def make_creation(name: str) -> Callable[..., Any]:
     np_func = getattr(np, name)
     takes_arrays = name in _ARRAY_ARGUMENTS
 
-    if not takes_arrays:
+    if name in _SHAPED:
+        def shaped(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None,
+                   like: Any = None) -> Any:
+            # NumPy's own signature, so that the common call needs no argument packing;
+            # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
+            if device is None and like is None and (
+                    _FAST or (_HOST_FAST and policy_now() != "gpu")):
+                result = np_func(shape, dtype, order)
+                a = _onew(ndarray)
+                a._data = result
+                a._device = CPU
+                a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                return a
+            return function(shape, dtype, order, device=device)
+
+        public = shaped
+    elif not takes_arrays:
         def plain(*args: Any, **kwargs: Any) -> Any:
             # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
-            if (_FAST or (_HOST_FAST and get_policy() != "gpu")) and "device" not in kwargs \
+            if (_FAST or (_HOST_FAST and policy_now() != "gpu")) and "device" not in kwargs \
                     and "like" not in kwargs:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
@@ -380,6 +415,9 @@ def make_creation(name: str) -> Callable[..., Any]:
     return result
 
 
+#: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,
+#: like=None)``.
+_SHAPED = frozenset({"zeros", "ones", "empty"})
 #: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
 _ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
 
