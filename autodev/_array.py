@@ -20,8 +20,8 @@ from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
 from ._config import policy_now
-from ._dispatch import DEFER_TO, HOST_FLOOR, bind_array, call, cpu_arg, defers_to_other, \
-    host_floor, new, native_arg
+from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
+    host_floor_work, new, native_arg
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
@@ -128,7 +128,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
     family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
         else None
     matmul = family == "matmul"
-    floors = HOST_FLOOR
+    floors = HOST_FLOOR_WORK
 
     def op(self: ndarray, other: Any) -> Any:
         if _FAST:
@@ -164,17 +164,24 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             data = self._data
             if t is ndarray and other._device is CPU:
                 o = other._data
-                if matmul:  # multiply-adds, as the matmul family's work counts them
-                    first = o if reflected else data
-                    size = data.size * o.size / max(first.shape[-1] if first.ndim else 1, 1)
+                size = data.size
+                if matmul:  # multiply-adds, as the matmul family's work counts them (an
+                    # integer: the inner dimension divides both sizes)
+                    inner = (o if reflected else data).shape
+                    size = size * o.size // (inner[-1] or 1 if inner else 1)
                 else:
-                    size = data.size if data.size >= o.size else o.size
+                    osize = o.size
+                    if osize > size:
+                        size = osize
             elif not matmul and t in PLAIN_SCALARS:
                 o, size = other, data.size
             else:
-                size = None
-            if size is not None and size < (floors.get(family) or host_floor(family)) \
-                    and policy_now() == "auto":
+                size = _NO_SIZE
+            try:
+                floor = floors[family]
+            except KeyError:
+                floor = host_floor_work(family)
+            if size < floor and policy_now() == "auto":
                 tick()
                 result = func(o, data) if reflected else func(data, o)
                 if type(result) is not _np_ndarray:
@@ -201,6 +208,10 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         return _zero_d(result)
 
     return op
+
+
+#: The size of a call that must be decided in full (no size is below it).
+_NO_SIZE = float("inf")
 
 
 def _not_array(result: Any) -> Any:

@@ -10,6 +10,7 @@ the device that computed them, placed ``auto`` or pinned as their inputs were.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -561,17 +562,28 @@ def cost_model() -> CostModel:
 
 #: family -> the cost model's ``cpu_only_below``: the work under which a call whose
 #: inputs are on the host runs on the CPU whatever else holds (see :func:`host_floor`).
-#: Hot paths read it directly (``HOST_FLOOR.get(family)``, then :func:`host_floor` on a
-#: miss); it is cleared, never replaced, when the model changes.
-HOST_FLOOR: dict[str, float] = {}
+_HOST_FLOOR: dict[str, float] = {}
+#: family -> :func:`host_floor` rounded up: an integer work ``n`` is below the floor
+#: exactly when ``n < HOST_FLOOR_WORK[family]``, a comparison of two ints (an int against
+#: a float takes CPython's slow path). The hot paths read it directly and call
+#: :func:`host_floor_work` on a miss; it is cleared, never replaced, when the model changes.
+HOST_FLOOR_WORK: dict[str, int] = {}
 
 
 def host_floor(family: str) -> float:
     """Work below which a host-resident call of ``family`` stays on the CPU under ``auto``
     (the cost model's ``cpu_only_below``, cached until the model changes)."""
-    found = HOST_FLOOR.get(family)
+    found = _HOST_FLOOR.get(family)
     if found is None:
-        found = HOST_FLOOR[family] = cost_model().cpu_only_below(family)
+        found = _HOST_FLOOR[family] = cost_model().cpu_only_below(family)
+    return found
+
+
+def host_floor_work(family: str) -> int:
+    """The least integer work that is not below :func:`host_floor` (cached)."""
+    found = HOST_FLOOR_WORK.get(family)
+    if found is None:
+        found = HOST_FLOOR_WORK[family] = math.ceil(host_floor(family))
     return found
 
 
@@ -579,12 +591,9 @@ def tiny_on_host(family: str, work: float) -> bool:
     """True if a call of ``family`` whose operands are all on the host may skip the
     decision and run on NumPy: its work is below :func:`host_floor` and the policy is
     ``auto``, so the full prediction would choose the CPU too. The one rule behind every
-    tiny-call path (operators, ufuncs, reductions, creation); the hottest paths inline it
-    as ``work < (HOST_FLOOR.get(family) or host_floor(family)) and policy_now() == "auto"``."""
-    floor = HOST_FLOOR.get(family)
-    if floor is None:
-        floor = host_floor(family)
-    return work < floor and policy_now() == "auto"
+    tiny-call path (operators, ufuncs, reductions); the hottest paths inline it for an
+    integer work as ``work < HOST_FLOOR_WORK[family] and policy_now() == "auto"``."""
+    return work < host_floor(family) and policy_now() == "auto"
 
 
 def reset_cost_model() -> None:
@@ -592,7 +601,8 @@ def reset_cost_model() -> None:
     _MODEL.clear()
     _LAST[0] = None
     _GPU_DTYPES.clear()
-    HOST_FLOOR.clear()
+    _HOST_FLOOR.clear()
+    HOST_FLOOR_WORK.clear()
 
 
 STATE.listeners.append(reset_cost_model)
