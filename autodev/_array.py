@@ -689,6 +689,14 @@ class ndarray:
         return _getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if _FAST:  # the commonest write: a plain index, a plain value, no GPU at all
+            t = type(key)
+            if (t is int or t is slice) and type(value) in _PLAIN_OPERANDS:
+                self._data[key] = value
+                storage = self._storage
+                if storage is not None:
+                    storage.version += 1
+                return
         if _FAST or self._device is CPU:  # a write on the host: no device memory involved
             t = type(key)
             if t is not int and t is not slice:

@@ -296,9 +296,8 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     reduce = reducer.reduce
     family = spec.family
 
-    def function(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1:
-            a = args[0]
+    def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
+        if not args:
             if type(a) is ndarray and (_FAST or (
                     _HOST_FAST and a._device is CPU and a._data.size < _floor(family)
                     and policy_now() == "auto")):
@@ -309,11 +308,11 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                     tick()
                     result = reduce(a._data, **({"axis": None} | kwargs))
                 else:
-                    return call(spec, args, kwargs)
+                    return call(spec, (a,), kwargs)
                 if type(result) is not _np_ndarray:
                     return result
                 return new(result, CPU)
-        return call(spec, args, kwargs)
+        return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
 
     return _named(function, np_func, spec.name)
 
