@@ -8,13 +8,15 @@ probes run once, lazily, on the first call that could use a GPU, so
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._config import ENV, POLICY_HOOKS
 from .._device import AUTO, CPU, Device, parse_device
 from ._base import Backend
 from ._numpy import NumpyBackend
-from ._sim import SimBackend
+
+if TYPE_CHECKING:  # the simulator loads only when enabled (enable_sim, AUTODEV_SIMULATE_GPU)
+    from ._sim import SimBackend
 
 __all__ = [
     "Backend",
@@ -187,6 +189,8 @@ def devices() -> list[dict[str, Any]]:
 
 def enable_sim(costs: dict[str, Any] | None = None) -> SimBackend:
     """Turn on the simulated GPU ``sim:0`` (it becomes the active GPU)."""
+    from ._sim import SimBackend
+
     STATE.sim = SimBackend(costs)
     STATE.refresh()
     return STATE.sim
@@ -201,6 +205,8 @@ def disable_sim() -> None:
 POLICY_HOOKS.append(lambda policy: _ensure_probed())
 
 if ENV.simulate_gpu:
+    from ._sim import SimBackend
+
     STATE.sim = SimBackend()
 if ENV.trace:
     STATE.watchers += 1
