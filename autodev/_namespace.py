@@ -63,6 +63,7 @@ class ufunc(functools.partial):
     # argument re-pack first (~0.1 us of a 0.3 us tiny ufunc call). ``func``, ``args`` and
     # ``keywords`` are the partial's; everything else NumPy's ufunc has is forwarded.
 
+    __name__: str
     _np: Any
     _spec: OpSpec
     _methods: dict[str, OpSpec]
@@ -388,6 +389,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     np_func = getattr(np, name)
     takes_arrays = name in _ARRAY_ARGUMENTS
 
+    public: Callable[..., Any] | None
     if name in _SHAPED:
         def shaped(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None,
                    like: Any = None) -> Any:
@@ -404,7 +406,7 @@ def make_creation(name: str) -> Callable[..., Any]:
                 a._scalar = False
                 a._pin = None
                 return a
-            return function(shape, dtype, order, device=device)
+            return general(shape, dtype, order, device=device)
 
         public = shaped
     elif not takes_arrays:
@@ -419,13 +421,13 @@ def make_creation(name: str) -> Callable[..., Any]:
                         result, CPU, None, None, False, None
                     return a
                 return _created(result, CPU)
-            return function(*args, **kwargs)
+            return general(*args, **kwargs)
 
         public = plain
     else:
         public = None
 
-    def function(*args: Any, **kwargs: Any) -> Any:
+    def general(*args: Any, **kwargs: Any) -> Any:
         if takes_arrays:
             args = tuple(_creation_arg(a) for a in args)
             kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
@@ -443,12 +445,12 @@ def make_creation(name: str) -> Callable[..., Any]:
         return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
                                 lambda: _created(np_func(*args, **kwargs), CPU)), device)
 
-    result = public or function
+    result: Any = public or general
     result.__name__ = name
     result.__qualname__ = name
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
-    result.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
+    result.__wrapped__ = np_func  # NumPy's signature
     return result
 
 

@@ -125,7 +125,7 @@ class _AfterDaskArray:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         if spec is not None and spec.loader is not None:
-            spec.loader = _RegisteringLoader(spec.loader, self)
+            spec.loader = _RegisteringLoader(spec.loader, self)  # type: ignore[assignment]
         return spec
 
 
