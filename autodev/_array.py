@@ -19,8 +19,9 @@ import numpy as np
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._dispatch import DEFER_TO, bind_array, call, cpu_arg, defers_to_other, new, native_arg, \
-    tiny_on_host
+from ._config import policy_now
+from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
+    host_floor_work, new, native_arg
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
@@ -128,12 +129,10 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         and _TEMPORARY_REFS is not None
     family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
         else None
+    matmul = family == "matmul"
+    floors = HOST_FLOOR_WORK
 
     def op(self: ndarray, other: Any) -> Any:
-        if _HOST_FAST and family is not None and self._device is CPU:
-            result = _tiny_on_host(func, family, self, other, reflected)
-            if result is not _DECIDE:
-                return result
         if _FAST:
             t = type(other)
             if t is ndarray:
@@ -145,16 +144,15 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             else:
                 o = cpu_arg(other)
             tick()
+            data = self._data
             # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
-            if can_elide and self._data.nbytes >= _ELIDE_BYTES \
-                    and getrefcount(self) <= _TEMPORARY_REFS and _elide(func, self, o, reflected):  # type: ignore[operator]
+            if (can_elide
+                    and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
+                    and data.nbytes >= _ELIDE_BYTES and _elide(func, self, o, reflected)):
                 return self
-            result = func(o, self._data) if reflected else func(self._data, o)
+            result = func(o, data) if reflected else func(data, o)
             if type(result) is not _np_ndarray:
-                if type(result) is tuple:  # divmod
-                    return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r)
-                                 for r in result)
-                return _zero_d(result)
+                return _not_array(result)
             a = _onew(ndarray)
             a._data = result
             a._device = CPU
@@ -163,6 +161,43 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             a._scalar = False
             a._pin = None
             return a
+        if _HOST_FAST and family is not None and self._device is CPU:
+            # A GPU is usable: below the model's floor, with every operand on the host,
+            # the full decision is the CPU (see tiny_on_host); one size check decides.
+            t = type(other)
+            data = self._data
+            if t is ndarray and other._device is CPU:
+                o = other._data
+                size = data.size
+                if matmul:  # multiply-adds, as the matmul family's work counts them (an
+                    # integer: the inner dimension divides both sizes)
+                    inner = (o if reflected else data).shape
+                    size = size * o.size // (inner[-1] or 1 if inner else 1)
+                else:
+                    osize = o.size
+                    if osize > size:
+                        size = osize
+            elif not matmul and t in PLAIN_SCALARS:
+                o, size = other, data.size
+            else:
+                size = _NO_SIZE
+            try:
+                floor = floors[family]
+            except KeyError:
+                floor = host_floor_work(family)
+            if size < floor and policy_now() == "auto":
+                tick()
+                result = func(o, data) if reflected else func(data, o)
+                if type(result) is not _np_ndarray:
+                    return _not_array(result)
+                a = _onew(ndarray)
+                a._data = result
+                a._device = CPU
+                a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                return a
         if _defers(other):
             return NotImplemented
         if type(other) is str or type(other) is bytes or _structured(self, other):
@@ -179,41 +214,16 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
     return op
 
 
-#: What :func:`_tiny_on_host` returns when the call must be decided in full.
-_DECIDE = object()
+#: The size of a call that must be decided in full (no size is below it).
+_NO_SIZE = float("inf")
 
 
-def _tiny_on_host(func: Callable[..., Any], family: str, a: ndarray, other: Any,
-                  reflected: bool) -> Any:
-    """``func(a, other)`` on NumPy if every operand is on the host and the call is below
-    the work at which the GPU could win (the cost model's floor, under ``auto``); else
-    :data:`_DECIDE`. The decision is the one the full prediction would make."""
-    t = type(other)
-    data = a._data
-    if t is ndarray:
-        if other._device is not CPU:
-            return _DECIDE
-        o = other._data
-        if family == "matmul":  # multiply-adds, as the matmul family's work counts them
-            first = o if reflected else data
-            size = data.size * o.size / max(first.shape[-1] if first.ndim else 1, 1)
-        else:
-            size = max(data.size, o.size)
-    elif family == "matmul":
-        return _DECIDE
-    elif t in PLAIN_SCALARS:
-        o, size = other, data.size
-    else:
-        return _DECIDE
-    if not tiny_on_host(family, size):
-        return _DECIDE
-    tick()
-    result = func(o, data) if reflected else func(data, o)
-    if type(result) is not _np_ndarray:
-        if type(result) is tuple:  # divmod
-            return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r) for r in result)
-        return _zero_d(result)
-    return new(result, CPU)
+def _not_array(result: Any) -> Any:
+    """A host operator's result that is not one array: a NumPy scalar (all operands 0-d)
+    or a tuple (``divmod``)."""
+    if type(result) is tuple:
+        return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r) for r in result)
+    return _zero_d(result)
 
 
 def _zero_d(result: Any) -> Any:
@@ -276,26 +286,47 @@ _ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "
 # ---------------------------------------------------------------------- method tables
 
 def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[..., Any]:
+    # a view method (reshape, transpose, ...) runs where its array lives and decides
+    # nothing: on a host array it takes the direct path with a GPU usable too
+    primary = spec.where == "primary"
+
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-        if _FAST:
-            if args:
-                args = tuple(cpu_arg(a) for a in args)
+        if _FAST or (_HOST_FAST and primary and self._device is CPU):
+            for x in args:  # plain arguments (axis, shape, ...) pass as they are
+                if type(x) not in _PLAIN_ARGUMENTS:
+                    args = tuple([cpu_arg(a) for a in args])
+                    break
             out = None
             if kwargs:
                 out = kwargs.get("out")
                 kwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
             tick()
-            result = np_method(self._data, *args, **kwargs)
-            if type(result) is np.ndarray:
-                if out is not None and type(out) is ndarray and result is out._data:
-                    R.mark_written(out)
-                    return out
-                if result is out:  # a NumPy out=
-                    return out
-                return new(result, CPU, R.storage_of(self) if result.base is not None
-                           and _shares(result, self._data) else None)
+            data = self._data
+            result = np_method(data, *args, **kwargs)
+            if type(result) is _np_ndarray:
+                if out is not None:
+                    if type(out) is ndarray and result is out._data:
+                        R.mark_written(out)
+                        return out
+                    if result is out:  # a NumPy out=
+                        return out
+                a = _onew(ndarray)
+                a._data = result
+                a._device = CPU
+                base = result.base
+                if base is not None and (base is data or base is data.base):  # a view
+                    storage = self._storage
+                    if storage is None:
+                        storage = self._storage = R.Storage()
+                    a._storage = storage
+                else:
+                    a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                return a
             if type(result) is tuple:
-                return tuple(new(r, CPU) if type(r) is np.ndarray else r for r in result)
+                return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
             return result
         return call(spec, (self, *args), kwargs)
 
@@ -306,9 +337,8 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     return method
 
 
-def _shares(result: np.ndarray, data: np.ndarray) -> bool:
-    owner = data.base if data.base is not None else data
-    return result.base is owner or result.base is data
+#: Method arguments that need no conversion to reach NumPy (axes, shapes' parts, flags).
+_PLAIN_ARGUMENTS = frozenset({int, float, bool, str, type(None), np.int64, np.intp})
 
 
 _Binary = Callable[["ndarray", Any], Any]
@@ -641,11 +671,12 @@ class ndarray:
         # direct path whether or not a GPU is usable (its index arrays are brought over)
         if _FAST or self._device is CPU:
             t = type(key)
-            if t is tuple:
-                key = tuple([cpu_arg(k) for k in key])
-            elif t is not int and t is not slice:
-                key = cpu_arg(key)
-            result = self._data[key]
+            if t is int or t is slice:
+                result = self._data[key]
+            elif t is tuple:
+                result = self._data[tuple([cpu_arg(k) for k in key])]
+            else:
+                result = self._data[cpu_arg(key)]
             if type(result) is not _np_ndarray:
                 return result
             a = _onew(ndarray)
@@ -665,16 +696,23 @@ class ndarray:
         return _getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if _FAST or self._device is CPU:  # a write on the host: no device memory involved
+        if _FAST:  # the commonest write: a plain index, a plain value, no GPU at all
             t = type(key)
-            if t is tuple:
-                key = tuple([cpu_arg(k) for k in key])
-            elif t is not int and t is not slice:
-                key = cpu_arg(key)
-            self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
-            if _FAST:  # no GPU: no mirror to release
+            if (t is int or t is slice) and type(value) in _PLAIN_OPERANDS:
+                self._data[key] = value
                 storage = self._storage
                 if storage is not None:
+                    storage.version += 1
+                return
+        if _FAST or self._device is CPU:  # a write on the host: no device memory involved
+            t = type(key)
+            if t is not int and t is not slice:
+                key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
+            self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
+            storage = self._storage
+            if _FAST or (self._mirror is None and (storage is None or not (
+                    storage.mirrored or storage.shared))):
+                if storage is not None:  # no mirror to release: only the version moves
                     storage.version += 1
             else:
                 R.mark_written(self)

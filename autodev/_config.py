@@ -115,6 +115,10 @@ def get_policy() -> str:
     return _policy.get()
 
 
+#: :func:`get_policy` without a Python frame (a bound C method), for the per-call hot paths.
+policy_now = _policy.get
+
+
 #: Called with the new policy whenever one other than ``"cpu"`` is set: the backend
 #: registry uses it to probe for a GPU only once some context may want one.
 POLICY_HOOKS: list[Callable[[str], None]] = []

@@ -10,6 +10,7 @@ the device that computed them, placed ``auto`` or pinned as their inputs were.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
-from ._config import ENV, get_policy
+from ._config import ENV, get_policy, policy_now
 from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
@@ -557,6 +558,11 @@ def cost_model() -> CostModel:
 #: family -> the cost model's ``cpu_only_below``: the work under which a call whose
 #: inputs are on the host runs on the CPU whatever else holds (see :func:`host_floor`).
 _HOST_FLOOR: dict[str, float] = {}
+#: family -> :func:`host_floor` rounded up: an integer work ``n`` is below the floor
+#: exactly when ``n < HOST_FLOOR_WORK[family]``, a comparison of two ints (an int against
+#: a float takes CPython's slow path). The hot paths read it directly and call
+#: :func:`host_floor_work` on a miss; it is cleared, never replaced, when the model changes.
+HOST_FLOOR_WORK: dict[str, int] = {}
 
 
 def host_floor(family: str) -> float:
@@ -568,12 +574,21 @@ def host_floor(family: str) -> float:
     return found
 
 
+def host_floor_work(family: str) -> int:
+    """The least integer work that is not below :func:`host_floor` (cached)."""
+    found = HOST_FLOOR_WORK.get(family)
+    if found is None:
+        found = HOST_FLOOR_WORK[family] = math.ceil(host_floor(family))
+    return found
+
+
 def tiny_on_host(family: str, work: float) -> bool:
     """True if a call of ``family`` whose operands are all on the host may skip the
     decision and run on NumPy: its work is below :func:`host_floor` and the policy is
     ``auto``, so the full prediction would choose the CPU too. The one rule behind every
-    tiny-call path (operators, ufuncs, reductions)."""
-    return work < host_floor(family) and get_policy() == "auto"
+    tiny-call path (operators, ufuncs, reductions); the hottest paths inline it for an
+    integer work as ``work < HOST_FLOOR_WORK[family] and policy_now() == "auto"``."""
+    return work < host_floor(family) and policy_now() == "auto"
 
 
 def reset_cost_model() -> None:
@@ -582,6 +597,7 @@ def reset_cost_model() -> None:
     _LAST[0] = None
     _GPU_DTYPES.clear()
     _HOST_FLOOR.clear()
+    HOST_FLOOR_WORK.clear()
 
 
 STATE.listeners.append(reset_cost_model)

@@ -17,12 +17,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ._residency import storage as R
-from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _DECIDE, _in_place, _index_native, \
-    ndarray
+from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
-from ._config import get_policy
+from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
-from ._dispatch import call, cpu_arg, native_arg, new, placed, tiny_on_host
+from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_arg, new, placed
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
@@ -51,80 +50,41 @@ STATE.listeners.append(_sync_fast)
 
 # ---------------------------------------------------------------------- ufuncs
 
-class ufunc:
+#: A ufunc operand not given (``sin(x)`` leaves the second one out).
+_NO_ARGUMENT: Any = object()
+
+
+class ufunc(functools.partial):
     """A NumPy ufunc that dispatches: ``__call__``, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
 
-    def __init__(self, np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
-                 where: str = "dispatch", gpu_ok: Any = None) -> None:
-        self._np = np_ufunc
-        self.__name__ = np_ufunc.__name__
-        self.__doc__ = np_ufunc.__doc__
+    # A functools.partial over its own call function (:func:`_ufunc_call`): CPython calls
+    # a partial in C, where a Python class's ``__call__`` costs a method lookup and an
+    # argument re-pack first (~0.1 us of a 0.3 us tiny ufunc call). ``func``, ``args`` and
+    # ``keywords`` are the partial's; everything else NumPy's ufunc has is forwarded.
+
+    __name__: str
+    _np: Any
+    _spec: OpSpec
+    _methods: dict[str, OpSpec]
+    _tiny: str | None
+
+    def __new__(cls, np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
+                where: str = "dispatch", gpu_ok: Any = None) -> "ufunc":
         # NumPy's own ufuncs share the function table's specs (the operators use them too)
         own = NUMPY_UFUNCS.get(np_ufunc.__name__) if numpy else None
-        self._spec, self._methods = (own[1], own[2]) if own is not None and own[0] is np_ufunc \
+        spec, methods = (own[1], own[2]) if own is not None and own[0] is np_ufunc \
             else ufunc_specs(np_ufunc, path, family, numpy=numpy, where=where, gpu_ok=gpu_ok)
         #: the family whose floor lets a tiny call on host data skip the decision (None: never)
-        self._tiny = family if where == "dispatch" and family in (
+        tiny = family if where == "dispatch" and family in (
             "elementwise", "transcendental") else None
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _FAST and not kwargs:
-            n = len(args)
-            if n == 1:
-                x = args[0]
-                if type(x) is ndarray:
-                    tick()
-                    result = self._np(x._data)
-                    if type(result) is not _np_ndarray:
-                        return _fast_other(result)
-                    a = _onew(ndarray)  # inlined new(): this is the hottest path there is
-                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
-                        result, CPU, None, None, False, None
-                    return a
-            elif n == 2:
-                x, y = args
-                if type(x) is ndarray and (type(y) is ndarray or type(y) in _PLAIN):
-                    tick()
-                    result = self._np(x._data, y._data if type(y) is ndarray else y)
-                    if type(result) is not _np_ndarray:
-                        return _fast_other(result)
-                    a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
-                        result, CPU, None, None, False, None
-                    return a
-        elif _HOST_FAST and not kwargs and self._tiny is not None:
-            result = self._tiny_on_host(args)
-            if result is not _DECIDE:
-                return result
-        result = call(self._spec, args, kwargs)
-        return of_inputs(args, result) if SUBCLASSES else result
-
-    def _tiny_on_host(self, args: tuple[Any, ...]) -> Any:
-        """NumPy's ufunc on host operands below the model's floor under ``auto`` (the
-        decision the full prediction would make), else :data:`_DECIDE`."""
-        x = args[0] if args else None
-        if type(x) is not ndarray or x._device is not CPU:
-            return _DECIDE
-        operands: tuple[Any, ...]
-        if len(args) == 1:
-            operands, size = (x._data,), x._data.size
-        elif len(args) == 2:
-            y = args[1]
-            if type(y) is ndarray and y._device is CPU:
-                operands, size = (x._data, y._data), max(x._data.size, y._data.size)
-            elif type(y) in _PLAIN:
-                operands, size = (x._data, y), x._data.size
-            else:
-                return _DECIDE
-        else:
-            return _DECIDE
-        if not tiny_on_host(self._tiny, size):  # type: ignore[arg-type]  # set: the caller checked
-            return _DECIDE
-        tick()
-        result = self._np(*operands)
-        return _fast_other(result) if type(result) is not _np_ndarray else new(result, CPU)
+        self = super().__new__(cls, _ufunc_call(np_ufunc, spec, tiny))
+        self._np = np_ufunc
+        self._spec, self._methods, self._tiny = spec, methods, tiny
+        self.__name__ = np_ufunc.__name__
+        self.__doc__ = np_ufunc.__doc__
+        return self
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return call(self._methods["reduce"], args, kwargs)
@@ -163,6 +123,96 @@ class ufunc:
 
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled by the NumPy ufunc it stands for
+        return ufunc_for, (self._np,)
+
+
+def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[..., Any]:
+    """What calling the autodev ufunc of ``np_ufunc`` runs (``family``: see ``ufunc._tiny``)."""
+
+    def call_ufunc(x: Any = _NO_ARGUMENT, y: Any = _NO_ARGUMENT, /, *rest: Any,
+                   **kwargs: Any) -> Any:
+        # Operands named, not packed: the one- and two-operand calls without keywords
+        # (nearly all calls) never build an argument tuple on the fast paths.
+        if type(x) is ndarray and not rest and not kwargs:
+            if _FAST:
+                if y is _NO_ARGUMENT:
+                    tick()
+                    result = np_ufunc(x._data)
+                elif type(y) is ndarray:
+                    tick()
+                    result = np_ufunc(x._data, y._data)
+                elif type(y) in _PLAIN:
+                    tick()
+                    result = np_ufunc(x._data, y)
+                else:
+                    return _general(spec, x, y, rest, kwargs)
+                if type(result) is not _np_ndarray:
+                    return _fast_other(result)
+                a = _onew(ndarray)  # inlined new(): this is the hottest path there is
+                a._data = result
+                a._device = CPU
+                a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                return a
+            if _HOST_FAST and family is not None and x._device is CPU:
+                # below the model's floor with host operands under ``auto``, the full
+                # decision is the CPU (see autodev._dispatch.tiny_on_host)
+                data = x._data
+                size = data.size
+                if y is _NO_ARGUMENT:
+                    other = _NO_ARGUMENT
+                elif type(y) is ndarray and y._device is CPU:
+                    other = y._data
+                    if other.size > size:
+                        size = other.size
+                elif type(y) in _PLAIN:
+                    other = y
+                else:
+                    return _general(spec, x, y, rest, kwargs)
+                try:
+                    floor = HOST_FLOOR_WORK[family]
+                except KeyError:
+                    floor = host_floor_work(family)
+                if size < floor and policy_now() == "auto":
+                    tick()
+                    result = np_ufunc(data) if other is _NO_ARGUMENT else np_ufunc(data, other)
+                    if type(result) is not _np_ndarray:
+                        return _fast_other(result)
+                    a = _onew(ndarray)
+                    a._data = result
+                    a._device = CPU
+                    a._storage = None
+                    a._mirror = None
+                    a._scalar = False
+                    a._pin = None
+                    return a
+        return _general(spec, x, y, rest, kwargs)
+
+    return call_ufunc
+
+
+def _general(spec: OpSpec, x: Any, y: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A ufunc call dispatched through the cost model."""
+    if x is _NO_ARGUMENT:
+        args: tuple[Any, ...] = rest
+    elif y is _NO_ARGUMENT:
+        args = (x, *rest)
+    else:
+        args = (x, y, *rest)
+    result = call(spec, args, kwargs)
+    return of_inputs(args, result) if SUBCLASSES else result
+
+
+def _floor(family: str) -> int:
+    """:func:`autodev._dispatch.host_floor_work`, read from its cache where it is there."""
+    try:
+        return HOST_FLOOR_WORK[family]
+    except KeyError:
+        return host_floor_work(family)
 
 
 def _fast_other(result: Any) -> Any:
@@ -246,24 +296,27 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     """``sum``, ``max``, ...: on the fast path ``a`` alone (or with ``axis``, ``dtype``,
     ``keepdims``) goes straight to ``ufunc.reduce``, as ``numpy.sum`` itself ends up doing."""
     reduce = reducer.reduce
+    family = spec.family
 
-    def function(*args: Any, **kwargs: Any) -> Any:
-        if (_FAST or _HOST_FAST) and len(args) == 1 and type(args[0]) is ndarray \
-                and fast_keys.issuperset(kwargs) and (_FAST or _tiny_host(args[0], spec)):
-            tick()
-            result = reduce(args[0]._data, **({"axis": None} | kwargs))
-            if type(result) is not _np_ndarray:
-                return result
-            return new(result, CPU)
-        return call(spec, args, kwargs)
+    def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
+        if not args:
+            if type(a) is ndarray and (_FAST or (
+                    _HOST_FAST and a._device is CPU and a._data.size < _floor(family)
+                    and policy_now() == "auto")):
+                if not kwargs:
+                    tick()
+                    result = reduce(a._data, None)  # axis=None, passed by position
+                elif fast_keys.issuperset(kwargs):
+                    tick()
+                    result = reduce(a._data, **({"axis": None} | kwargs))
+                else:
+                    return call(spec, (a,), kwargs)
+                if type(result) is not _np_ndarray:
+                    return result
+                return new(result, CPU)
+        return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
 
     return _named(function, np_func, spec.name)
-
-
-def _tiny_host(a: ndarray, spec: OpSpec) -> bool:
-    """True if ``a`` is on the host and a call of ``spec`` on it is below the model's floor
-    under ``auto``: the CPU runs it whatever else holds (a GPU usable, nothing watched)."""
-    return a._device is CPU and tiny_on_host(spec.family, a._data.size)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -337,10 +390,30 @@ def make_creation(name: str) -> Callable[..., Any]:
     np_func = getattr(np, name)
     takes_arrays = name in _ARRAY_ARGUMENTS
 
-    if not takes_arrays:
+    public: Callable[..., Any] | None
+    if name in _SHAPED:
+        def shaped(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None,
+                   like: Any = None) -> Any:
+            # NumPy's own signature, so that the common call needs no argument packing;
+            # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
+            if device is None and like is None and (
+                    _FAST or (_HOST_FAST and policy_now() != "gpu")):
+                result = np_func(shape, dtype, order)
+                a = _onew(ndarray)
+                a._data = result
+                a._device = CPU
+                a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                return a
+            return general(shape, dtype, order, device=device)
+
+        public = shaped
+    elif not takes_arrays:
         def plain(*args: Any, **kwargs: Any) -> Any:
             # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
-            if (_FAST or (_HOST_FAST and get_policy() != "gpu")) and "device" not in kwargs \
+            if (_FAST or (_HOST_FAST and policy_now() != "gpu")) and "device" not in kwargs \
                     and "like" not in kwargs:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
@@ -349,13 +422,13 @@ def make_creation(name: str) -> Callable[..., Any]:
                         result, CPU, None, None, False, None
                     return a
                 return _created(result, CPU)
-            return function(*args, **kwargs)
+            return general(*args, **kwargs)
 
         public = plain
     else:
         public = None
 
-    def function(*args: Any, **kwargs: Any) -> Any:
+    def general(*args: Any, **kwargs: Any) -> Any:
         if takes_arrays:
             args = tuple(_creation_arg(a) for a in args)
             kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
@@ -373,15 +446,18 @@ def make_creation(name: str) -> Callable[..., Any]:
         return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
                                 lambda: _created(np_func(*args, **kwargs), CPU)), device)
 
-    result = public or function
+    result: Any = public or general
     result.__name__ = name
     result.__qualname__ = name
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
-    result.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
+    result.__wrapped__ = np_func  # NumPy's signature
     return result
 
 
+#: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,
+#: like=None)``.
+_SHAPED = frozenset({"zeros", "ones", "empty"})
 #: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
 _ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
 

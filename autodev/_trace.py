@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import logging
 import os
 import sys
 import warnings
@@ -15,7 +14,6 @@ from typing import Any, Callable, Iterator
 
 from ._config import ENV
 
-logger = logging.getLogger("autodev")
 
 
 class FallbackWarning(RuntimeWarning):
@@ -157,7 +155,7 @@ def emit(record: Record) -> None:
     for sink in _collectors.get():
         sink.append(record)
     if ENV.trace:
-        logger.info(record.line())
+        trace_logger().info(record.line())
 
 
 @contextlib.contextmanager
@@ -212,8 +210,23 @@ def warn_user(message: str, category: type[Warning]) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
-if ENV.trace and not logger.handlers:
-    _handler = logging.StreamHandler(sys.stderr)
-    _handler.setFormatter(logging.Formatter("autodev: %(message)s"))
-    logger.addHandler(_handler)
-    logger.setLevel(logging.INFO)
+#: AUTODEV_TRACE=1 at import: the logger gets a stderr handler when first used
+_HANDLER_WANTED = ENV.trace
+_HANDLER_SET: list[bool] = []
+
+
+def trace_logger() -> Any:
+    """The ``autodev`` logger that ``AUTODEV_TRACE=1`` writes to (stderr, set up on first
+    use: ``logging`` loads only then, ~2 ms that ``import autodev`` otherwise saves)."""
+    import logging
+
+    logger = logging.getLogger("autodev")
+    if _HANDLER_WANTED and not _HANDLER_SET:
+        _HANDLER_SET.append(True)
+        if logger.handlers:
+            return logger
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("autodev: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    return logger

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 
 from . import _dispatch
 from ._backends import enable_sim, sim_backend, use_sim
-from ._backends._sim import SimArray, SimBackend, SimDeviceError, SimOutOfMemoryError
+
+if TYPE_CHECKING:  # loaded on first use: ``import autodev`` does not load the simulator
+    from ._backends._sim import SimBackend
+
+#: The simulator's names this module hands out (from autodev._backends._sim, on first use).
+_SIM_NAMES = frozenset({"SimArray", "SimBackend", "SimDeviceError", "SimOutOfMemoryError"})
 
 __all__ = [
     "SimArray", "SimBackend", "SimDeviceError", "SimOutOfMemoryError", "simulated_gpu",
@@ -59,7 +64,12 @@ def to_numpy(x: Any) -> Any:
 def __getattr__(name: str) -> Any:
     """NumPy's ``numpy.testing`` names (``assert_allclose``, ...), so that
     ``np.testing.assert_allclose(...)`` works under ``import autodev as np``; they
-    read autodev arrays through ``__array__`` (a copy to the host for device arrays)."""
+    read autodev arrays through ``__array__`` (a copy to the host for device arrays);
+    and the simulator's classes, loaded on first use."""
+    if name in _SIM_NAMES:
+        from ._backends import _sim
+
+        return getattr(_sim, name)
     import numpy.testing
 
     if name.startswith("_") or not hasattr(numpy.testing, name):

@@ -6,7 +6,10 @@ for autodev in alternating rounds (NumPy first in even rounds, autodev first in
 odd ones) so that drift in clock speed or cache state falls on both alike. A
 sample is one :func:`autodev._calibrate.timing.measure` call over an inner loop of the
 case, minus the cost of the same loop around an empty call, divided by the loop
-length. The ratio of a case is the median over rounds of autodev ÷ NumPy.
+length. The ratio of a case is the median over rounds of autodev ÷ NumPy. The
+*floor* column (``--no-floor`` leaves it out) times the least a pure-Python wrapper
+with autodev's array slots can do per tiny case, the same way: what autodev's own
+ratios can approach, not pass, without compiled code.
 
 Aims (issue 2, item 11; DESIGN.md invariant 4): on a CPU-only machine the
 geometric mean of the tiny cases ≤ 1.5×, of the large cases ≤ 1.02×.
@@ -119,6 +122,71 @@ LARGE = [
 ]
 
 
+class _FloorArray:
+    """The least a pure-Python wrapper can do per tiny case (the *floor*): the same slots
+    as ``autodev.ndarray``, each operation one Python-level call that runs NumPy's own
+    call and makes one array object: no devices, no counting, no checks but the
+    operand's type in ``+``. autodev cannot
+    go below it without compiled code; its figures are read against it."""
+
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
+
+    def __add__(self, other: Any) -> Any:  # (b = a + 1.0 in the setup: one type check)
+        return _floor_array(numpy.add(self._data, other._data if type(other) is _FloorArray
+                                      else other))
+
+    def __matmul__(self, other: Any) -> Any:
+        return _floor_array(numpy.matmul(self._data, other._data))
+
+    def __getitem__(self, key: Any) -> Any:
+        result = self._data[key]
+        return _floor_array(result) if type(result) is numpy.ndarray else result
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._data[key] = value
+
+
+def _floor_array(data: Any) -> _FloorArray:
+    a = _onew(_FloorArray)  # one store per slot: cheaper than a tuple unpacked into six
+    a._data = data
+    a._device = None
+    a._storage = None
+    a._mirror = None
+    a._scalar = False
+    a._pin = None
+    return a
+
+
+_onew = object.__new__
+
+
+class _FloorModule:
+    """The floor's namespace: what each case's ``build(xp)`` reads from ``xp``."""
+
+    @staticmethod
+    def linspace(start: float, stop: float, n: int) -> _FloorArray:
+        return _floor_array(numpy.linspace(start, stop, n))
+
+    @staticmethod
+    def reshape(a: _FloorArray, shape: Any) -> _FloorArray:
+        return _floor_array(numpy.reshape(a._data, shape))
+
+    @staticmethod
+    def sin(x: Any) -> Any:
+        return _floor_array(numpy.sin(x._data))
+
+    @staticmethod
+    def sum(x: Any) -> Any:  # as autodev's: ufunc.reduce, not numpy.sum's Python layer
+        return numpy.add.reduce(x._data, None)
+
+    @staticmethod
+    def zeros(shape: Any) -> _FloorArray:
+        return _floor_array(numpy.zeros(shape))
+
+
+FLOOR = _FloorModule()
+
+
 def _inner_loops(func: Callable[[], Any], target: float) -> int:
     """Calls per sample so that one sample lasts about ``target`` seconds."""
     from autodev._calibrate.timing import measure
@@ -182,8 +250,9 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def run(rounds: int = 15, target: float = 0.002) -> dict[str, Any]:
-    """Time every case; return ``{"machine", "baseline_s", "tiny", "large", "geomean"}``."""
+def run(rounds: int = 15, target: float = 0.002, floor: bool = False) -> dict[str, Any]:
+    """Time every case; return ``{"machine", "baseline_s", "tiny", "large", "geomean"}``
+    (and ``"floor"``, the floor's tiny cases against NumPy, with ``floor=True``)."""
     import autodev
 
     _warm_up(autodev)
@@ -192,6 +261,9 @@ def run(rounds: int = 15, target: float = 0.002) -> dict[str, Any]:
     for group, cases, group_rounds in (("tiny", TINY, rounds), ("large", LARGE, rounds)):
         out[group] = [time_case(c, numpy, autodev, group_rounds, target if group == "tiny"
                                 else max(target, 0.02), baseline) for c in cases]
+    if floor:
+        out["floor"] = [time_case(c, numpy, FLOOR, rounds, target, baseline) for c in TINY]
+        out["floor_geomean"] = geomean([r["ratio"] for r in out["floor"]])
     out["geomean"] = {g: geomean([r["ratio"] for r in out[g]]) for g in ("tiny", "large")}
     out["geomean_raw"] = {g: geomean([r["raw_ratio"] for r in out[g]]) for g in ("tiny", "large")}
     out["aims"] = AIMS
@@ -249,38 +321,46 @@ def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:.3f} ms"
 
 
-def run_modes(rounds: int, target: float, modes: list[str]) -> dict[str, Any]:
+def run_modes(rounds: int, target: float, modes: list[str], floor: bool = False
+              ) -> dict[str, Any]:
     """Run the cases in each mode: ``here`` (this machine as it is: no GPU, or its real
-    GPU) and ``sim`` (a simulated GPU usable, so every call pays for a decision)."""
+    GPU) and ``sim`` (a simulated GPU usable, so every call pays for a decision); the
+    first mode times the floor too if asked."""
     from autodev._backends import active_gpu
     from autodev.testing import simulated_gpu
 
     out: dict[str, Any] = {}
     for mode in modes:
+        with_floor = floor and mode == modes[0]
         if mode == "sim":
             with simulated_gpu():
-                out["sim"] = run(rounds=rounds, target=target)
+                out["sim"] = run(rounds=rounds, target=target, floor=with_floor)
         else:
-            out["here"] = run(rounds=rounds, target=target)
+            out["here"] = run(rounds=rounds, target=target, floor=with_floor)
             gpu = active_gpu()
             out["here"]["gpu"] = str(gpu.device) if gpu is not None else None
     return out
 
 
 def format_side_by_side(results: dict[str, Any]) -> str:
-    """One line per case: NumPy, then autodev ÷ NumPy in each mode, and the geomeans."""
+    """One line per case: NumPy, then autodev ÷ NumPy in each mode (and the floor's, if
+    timed), and the geomeans."""
     modes = list(results)
+    floor = results[modes[0]].get("floor")
     names = {"here": "here", "sim": "sim GPU"}
     if "here" in results:
         names["here"] = f"GPU {results['here']['gpu']}" if results["here"].get("gpu") \
             else "no GPU"
     lines = [f"{'group':6} {'case':14} {'size':8} {'numpy':>10} " +
-             " ".join(f"{names[m]:>18}" for m in modes)]
+             " ".join(f"{names[m]:>18}" for m in modes) + (f" {'floor':>18}" if floor else "")]
     first = results[modes[0]]
     for group in ("tiny", "large"):
         for i, r in enumerate(first[group]):
             cells = " ".join(f"{_fmt(results[m][group][i]['autodev_s']):>10} "
                              f"{results[m][group][i]['ratio']:6.2f}x" for m in modes)
+            if floor and group == "tiny":
+                f = floor[i]
+                cells += f" {_fmt(f['autodev_s']):>10} {f['ratio']:6.2f}x"
             lines.append(f"{group:6} {r['case']:14} {r['size']:8} {_fmt(r['numpy_s']):>10} {cells}")
     for group in ("tiny", "large"):
         cells = []
@@ -288,6 +368,9 @@ def format_side_by_side(results: dict[str, Any]) -> str:
             aim = (AIMS_GPU if m == "sim" or results[m].get("gpu") else AIMS)[group]
             g = results[m]["geomean"][group]
             cells.append(f"{names[m]} {g:.3f}x ({'meets' if g <= aim else 'MISSES'} <= {aim}x)")
+        if floor and group == "tiny":
+            cells.append(f"floor {results[modes[0]]['floor_geomean']:.3f}x (pure Python "
+                         "cannot go below)")
         lines.append(f"geometric mean, {group}: " + "; ".join(cells))
     return "\n".join(lines)
 
@@ -300,6 +383,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="here,sim", metavar="LIST",
                         help="here (this machine as it is), sim (a simulated GPU usable), or "
                              "both side by side (default)")
+    parser.add_argument("--floor", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time the floor: the least a pure-Python wrapper can do "
+                             "per tiny case (one call, NumPy's call, one array object); "
+                             "on by default")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a geometric mean misses its aim")
     args = parser.parse_args(argv)
@@ -307,11 +394,11 @@ def main(argv: list[str] | None = None) -> int:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not modes or set(modes) - {"here", "sim"}:
         parser.error(f"--modes must list here and/or sim. Got {args.modes!r} instead.")
-    results = run_modes(rounds, 0.001 if args.quick else 0.002, modes)
+    results = run_modes(rounds, 0.001 if args.quick else 0.002, modes, args.floor)
     for mode, result in results.items():
         print(f"== {mode}")
         print(format_table(result))
-    if len(results) > 1:
+    if len(results) > 1 or args.floor:
         print("== side by side")
         print(format_side_by_side(results))
     if args.json:

@@ -72,6 +72,28 @@ def test_import_does_not_import_cupy_and_is_fast():
     assert result["s"] == 6.0
 
 
+def test_import_loads_no_numpy_submodule_that_numpy_does_not():
+    out = run_python("""
+        import json, sys
+        import numpy
+        before = set(sys.modules)
+        import autodev
+        print(json.dumps(sorted(m for m in set(sys.modules) - before
+                                if m == "numpy" or m.startswith("numpy."))))
+    """)
+    assert json.loads(out) == []  # numpy.fft, for one, loads on first use
+
+
+def test_import_loads_the_simulator_only_when_it_is_enabled():
+    code = """
+        import sys
+        import autodev
+        print("autodev._backends._sim" in sys.modules)
+    """
+    assert run_python(code).strip() == "False"
+    assert run_python(code, env={"AUTODEV_SIMULATE_GPU": "1"}).strip() == "True"
+
+
 def test_default_policy_import_alone_does_not_import_cupy():
     out = run_python("""
         import sys

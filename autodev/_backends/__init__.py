@@ -15,14 +15,16 @@ hot path reads on every call, recomputed by :meth:`_State.refresh` after any cha
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._config import ENV, POLICY_HOOKS
 from .._device import AUTO, CPU, Device, parse_device, register_kind, unregister_kind
 from .._trace import on_watchers
 from ._base import Backend
 from ._numpy import NumpyBackend
-from ._sim import SimBackend
+
+if TYPE_CHECKING:  # the simulator loads only when enabled (enable_sim, AUTODEV_SIMULATE_GPU)
+    from ._sim import SimBackend
 
 __all__ = [
     "Backend",
@@ -342,7 +344,7 @@ def devices() -> list[dict[str, Any]]:
 def sim_backend() -> SimBackend | None:
     """The simulated GPU's backend while it is enabled, else None."""
     backend = REGISTRY.found.get("sim")
-    return backend if isinstance(backend, SimBackend) else None
+    return backend if backend is not None and backend.device.kind == "sim" else None  # type: ignore[return-value]
 
 
 def use_sim(backend: SimBackend | None) -> None:
@@ -353,6 +355,8 @@ def use_sim(backend: SimBackend | None) -> None:
 
 def enable_sim(costs: dict[str, Any] | None = None) -> SimBackend:
     """Turn on the simulated GPU ``sim:0`` (it becomes the active GPU)."""
+    from ._sim import SimBackend
+
     backend = SimBackend(costs)
     use_sim(backend)
     return backend
@@ -372,7 +376,11 @@ def _probe_cuda() -> tuple[Backend | None, str]:
 
 def _probe_sim() -> tuple[Backend | None, str]:
     # The environment turns it on; enable_sim/disable_sim settle it directly afterwards.
-    return (SimBackend(), "") if ENV.simulate_gpu else (None, _SIM_OFF)
+    if not ENV.simulate_gpu:
+        return None, _SIM_OFF
+    from ._sim import SimBackend  # (loaded only when on: import time)
+
+    return SimBackend(), ""
 
 
 def _set_watchers(count: int) -> None:

@@ -12,6 +12,7 @@ Names not in the table run on the CPU, their inputs moved to the host once.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Any, Callable
 
@@ -55,22 +56,36 @@ class OpSpec:
     __slots__ = ("name", "path", "family", "where", "scalar", "work", "cpu_impl",
                  "gpu_ok", "gpu_wrap", "_impls")
 
+    name: str
+    path: str
+    family: str
+    where: str
+    scalar: bool
+    work: WorkFn
+    cpu_impl: Callable[..., Any] | None
+    gpu_ok: Callable[..., bool] | None
+    gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]] | None
+    _impls: dict[Backend, Callable[..., Any] | None]
+
     def __init__(self, name: str, path: str, family: str, where: str = "dispatch",
                  scalar: bool = False, work: WorkFn | None = None,
                  cpu_impl: Callable[..., Any] | None = None,
                  gpu_ok: Callable[..., bool] | None = None,
                  gpu_wrap: Callable[[Backend, Callable[..., Any]], Callable[..., Any]]
                  | None = None) -> None:
-        self.name = name
-        self.path = path
-        self.family = family
-        self.where = where
-        self.scalar = scalar
-        self.work = work or WORK[family]
-        self.cpu_impl = cpu_impl
-        self.gpu_ok = gpu_ok
-        self.gpu_wrap = gpu_wrap
-        self._impls: dict[Backend, Callable[..., Any] | None] = {}
+        # set past the guard below (which would probe each attribute first, an
+        # AttributeError apiece: 7 ms of ``import autodev`` over the ~700 specs)
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "path", path)
+        _set(self, "family", family)
+        _set(self, "where", where)
+        _set(self, "scalar", scalar)
+        _set(self, "work", work or WORK[family])
+        _set(self, "cpu_impl", cpu_impl)
+        _set(self, "gpu_ok", gpu_ok)
+        _set(self, "gpu_wrap", gpu_wrap)
+        _set(self, "_impls", {})
 
     def __setattr__(self, name: str, value: Any) -> None:
         try:
@@ -130,11 +145,37 @@ _ELSEWHERE: dict[str, tuple[str, Any]] = {
 OPERANDS: dict[str, Any] = {}
 
 
-def _build_specs(prefix: str, module: ModuleType, table: dict[str, str]) -> None:
-    rules = gpu_rules()
+#: The capability rules by dispatched name (built once: each call of gpu_rules walks the table).
+_GPU_RULES = gpu_rules()
+
+
+class _LateFunction:
+    """A function of a NumPy submodule that ``import numpy`` does not load (``numpy.fft``),
+    read when first called or inspected (``inspect.signature`` follows ``__wrapped__``), so
+    that ``import autodev`` loads no NumPy submodule NumPy itself does not."""
+
+    __slots__ = ("_module", "_name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self._module = module
+        self._name = name
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        return getattr(importlib.import_module(self._module), self._name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+
+def _build_specs(prefix: str, module: ModuleType | str, table: dict[str, str]) -> None:
+    """Specs of the functions named in ``table`` (family -> names) of ``module``: the
+    module, or the name of one to read only on first use (every name must be there)."""
+    rules = _GPU_RULES
     for family, names in table.items():
         for name in names.split():
-            np_func = getattr(module, name, None)
+            np_func = _LateFunction(module, name) if type(module) is str \
+                else getattr(module, name, None)
             if np_func is None:
                 continue  # not in this NumPy version
             where = "primary" if family == "primary" else "dispatch"
@@ -164,7 +205,7 @@ _ARRAY_ALWAYS = frozenset({"tensordot"})
 # --------------------------------------------------------------------------- ufuncs
 
 #: The capability rule of a NumPy ufunc's call on the GPU (its keywords CuPy takes).
-_UFUNC_RULE = gpu_rules()["ufunc"]
+_UFUNC_RULE = _GPU_RULES["ufunc"]
 
 
 def _outer_work(arrays: list[Any]) -> float:
@@ -253,7 +294,7 @@ _SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", 
 
 
 def _method_spec(name: str, family: str, where: str) -> OpSpec:
-    rules = gpu_rules()
+    rules = _GPU_RULES
     return OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
                   gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
                   # ndarray.clip takes min/max on both
@@ -270,6 +311,6 @@ METHOD_SPECS: dict[str, OpSpec] = {
 
 _build_specs("", np, FAMILY_FUNCTIONS)
 _build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
-_build_specs("fft.", np.fft, FFT_FUNCTIONS)
+_build_specs("fft.", "numpy.fft", FFT_FUNCTIONS)  # every name: NumPy >= 1.x has them all
 imitate_operands(OPERANDS)  # the simulated GPU refuses host operands, as CuPy does
 _build_ufuncs()
