@@ -1,13 +1,7 @@
-"""Check the GPU set-up end to end and say how to fix each problem: ``doctor()``.
+"""The GPU set-up checks behind ``doctor()``: each a status, a detail and the fix.
 
-Checks, in order: the NVIDIA driver and the CUDA version it supports; CuPy
-installed, only once, for that CUDA major, and importable; a CUDA device
-visible; a kernel runs and gives the right answer; pinned host memory can be
-allocated; the profile cache is writable; the profile matches this machine.
-Each problem comes with the command that fixes it. Without a GPU, autodev runs
-as NumPy: that is reported, not counted as a failure.
-
-``autodev doctor`` (:mod:`autodev._cli.doctor`) prints the checks.
+What is checked, in order, is the help text of ``autodev doctor``
+(:mod:`autodev._cli.doctor`), which prints them.
 """
 
 from __future__ import annotations
