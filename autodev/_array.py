@@ -53,6 +53,7 @@ def _sync_fast() -> None:
 
 
 STATE.listeners.append(_sync_fast)
+_sync_fast()  # the flags as they are now (refresh tells it of every change after)
 
 
 # ---------------------------------------------------------------------- operator tables
@@ -163,7 +164,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             return a
         if _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
-            # the full decision is the CPU (see tiny_on_host); one size check decides.
+            # the full decision is the CPU (see host_floor_work); one size check decides.
             t = type(other)
             data = self._data
             if t is ndarray and other._device is CPU:

@@ -18,7 +18,7 @@ import numpy as np
 from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
-from ._config import ENV, get_policy, policy_now
+from ._config import ENV, get_policy
 from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
@@ -76,19 +76,10 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
 
 # --------------------------------------------------------------------------- general path
 
-#: Functions taking NumPy's ``device=`` keyword: the result is placed there afterwards.
-DEVICE_KEYWORD = frozenset({"zeros_like", "ones_like", "empty_like", "full_like",
-                            "fft.fftfreq", "fft.rfftfreq"})
-
-
 def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
     if DEFER_TO and defers_to_other(args, kwargs):
         return hand_over(spec, args, kwargs)
-    if kwargs and "device" in kwargs and spec.name in DEVICE_KEYWORD:
-        kwargs = dict(kwargs)
-        device = kwargs.pop("device")
-        return placed(call(spec, args, kwargs), device)
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
@@ -176,7 +167,7 @@ def _collect(items: Iterable[Any], found: list[Any]) -> None:
 def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
            pin: Device | None = None) -> tuple[Device, Record | None]:
     """Pick the device for a call; return it and a trace record if watched."""
-    gpu = STATE.sim if STATE.sim is not None else active_gpu()
+    gpu = STATE.gpu if STATE.settled else active_gpu()  # the usable kind of highest priority
     costs: tuple[float, float] | None = None
     out = kwargs.get("out") if kwargs else None
     if type(out) is tuple and len(out) == 1:
@@ -575,20 +566,16 @@ def host_floor(family: str) -> float:
 
 
 def host_floor_work(family: str) -> int:
-    """The least integer work that is not below :func:`host_floor` (cached)."""
+    """The least integer work that is not below :func:`host_floor` (cached).
+
+    The one rule behind every tiny-call path (operators, ufuncs, reductions, inlined there):
+    a call of ``family`` whose operands are all on the host, whose integer work is below
+    this and whose policy is ``auto`` (``policy_now() == "auto"``) runs on NumPy with no
+    prediction, because the full prediction would choose the CPU too."""
     found = HOST_FLOOR_WORK.get(family)
     if found is None:
         found = HOST_FLOOR_WORK[family] = math.ceil(host_floor(family))
     return found
-
-
-def tiny_on_host(family: str, work: float) -> bool:
-    """True if a call of ``family`` whose operands are all on the host may skip the
-    decision and run on NumPy: its work is below :func:`host_floor` and the policy is
-    ``auto``, so the full prediction would choose the CPU too. The one rule behind every
-    tiny-call path (operators, ufuncs, reductions); the hottest paths inline it for an
-    integer work as ``work < HOST_FLOOR_WORK[family] and policy_now() == "auto"``."""
-    return work < host_floor(family) and policy_now() == "auto"
 
 
 def reset_cost_model() -> None:

@@ -25,7 +25,7 @@ from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_a
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
-from ._subclass import SUBCLASSES, of_inputs
+from ._subclass import SUBCLASSES, keep_class, of_inputs
 from ._trace import tick
 from ._typing import Casting, DeviceLike, Order
 
@@ -46,6 +46,7 @@ def _sync_fast() -> None:
 
 
 STATE.listeners.append(_sync_fast)
+_sync_fast()  # the flags as they are now (refresh tells it of every change after)
 
 
 # ---------------------------------------------------------------------- ufuncs
@@ -55,7 +56,7 @@ _NO_ARGUMENT: Any = object()
 
 
 class ufunc(functools.partial):
-    """A NumPy ufunc that dispatches: ``__call__``, ``reduce``, ``accumulate``,
+    """A NumPy ufunc that dispatches: calling it, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
 
@@ -84,6 +85,11 @@ class ufunc(functools.partial):
         self._spec, self._methods, self._tiny = spec, methods, tiny
         self.__name__ = np_ufunc.__name__
         self.__doc__ = np_ufunc.__doc__
+        return self
+
+    def __get__(self, obj: Any, objtype: Any = None) -> "ufunc":
+        """Not a method when held by a class (``class Layer: act = np.tanh``), as NumPy's
+        ufuncs are not: Python 3.14 makes ``functools.partial`` a method descriptor."""
         return self
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
@@ -160,7 +166,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 return a
             if _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
-                # decision is the CPU (see autodev._dispatch.tiny_on_host)
+                # decision is the CPU (see autodev._dispatch.host_floor_work)
                 data = x._data
                 size = data.size
                 if y is _NO_ARGUMENT:
@@ -540,6 +546,8 @@ def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
             device: DeviceLike | None = None, copy: bool | None = None,
             like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
+    if type(obj) in SUBCLASSES:
+        obj = obj.view(ndarray)  # its base-class view (same data, same device), as NumPy's
     if type(obj) is ndarray:
         moved = obj if device is None else obj.to_device(device)
         if dtype is None or np.dtype(dtype) == obj.dtype:
@@ -577,7 +585,7 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None,
         return asarray(x, device=device, copy=copy)
     kind = x.__dlpack_device__()[0]
     gpu = active_gpu() if kind != _DLPACK_CPU else None
-    if gpu is not None and gpu is not STATE.sim:  # a CUDA producer, CUDA usable here
+    if gpu is not None and gpu.device.kind == "cuda":  # a CUDA producer, CUDA usable here
         array = asarray(gpu.xp.from_dlpack(x, copy=copy))
     elif kind == _DLPACK_CPU:
         array = asarray(np.from_dlpack(x, copy=copy))
@@ -592,8 +600,14 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None,
 
 
 def asanyarray(obj: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
-    """Same as :func:`asarray` (autodev has no ndarray subclasses)."""
-    return asarray(obj, dtype=dtype, order=order, **kwargs)
+    """:func:`asarray`, keeping a subclass of ``autodev.ndarray`` (``class A(np.ndarray)``
+    under ``import autodev as np``) as NumPy's keeps its own."""
+    cls = type(obj)
+    if cls in SUBCLASSES and (dtype is None or np.dtype(dtype) == obj.dtype) \
+            and kwargs.get("device") is None and not kwargs.get("copy"):
+        return obj  # nothing to convert: the very array, as NumPy returns it
+    result = asarray(obj, dtype=dtype, order=order, **kwargs)
+    return keep_class(result, cls, obj) if cls in SUBCLASSES else result
 
 
 # ---------------------------------------------------------------------- metadata

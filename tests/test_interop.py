@@ -171,3 +171,33 @@ def test_a_function_view_of_a_subclass_writes_through_to_it():
         autodev.transpose(x)[0] = 100.0  # a view made by a function, written
         with autodev.policy("gpu"):
             assert float(autodev.sum(x)) == 115.0  # the device copy is not reused
+
+
+def test_asanyarray_keeps_a_subclass_as_numpy_does(device):
+    class Tagged(autodev.ndarray):
+        pass
+
+    class NumpyTagged(numpy.ndarray):
+        pass
+
+    x = autodev.asarray(numpy.arange(4.0), device=device).view(Tagged)
+    y = numpy.arange(4.0).view(NumpyTagged)
+    assert (autodev.asanyarray(x) is x) == (numpy.asanyarray(y) is y) == True  # noqa: E712
+    as32 = autodev.asanyarray(x, dtype=numpy.float32)
+    assert type(as32) is Tagged and type(numpy.asanyarray(y, dtype=numpy.float32)) is NumpyTagged
+    assert as32.dtype == numpy.float32 and as32.device == device
+    numpy.testing.assert_array_equal(to_numpy(as32), numpy.arange(4.0, dtype=numpy.float32))
+    assert type(autodev.asarray(x)) is autodev.ndarray  # asarray gives the base class, as NumPy
+
+
+def test_a_ufunc_held_by_a_class_is_not_a_method():
+    # NumPy's ufuncs are not descriptors; autodev's (functools.partial subclasses, which
+    # Python 3.14 makes method descriptors) must not be either
+    class Layer:
+        act = autodev.tanh
+        np_act = numpy.tanh
+
+    x = numpy.linspace(-1.0, 1.0, 5)
+    numpy.testing.assert_array_equal(to_numpy(Layer().act(autodev.asarray(x))),
+                                     Layer().np_act(x))
+    assert Layer().act is autodev.tanh

@@ -319,3 +319,37 @@ def test_a_probe_returning_a_backend_of_another_kind_is_refused(make: Any) -> No
         with pytest.raises(ValueError, match="must return a GPU backend whose device is "
                                              "of kind 'other'"):
             _backends.devices()
+
+
+def test_a_kind_above_the_simulator_runs_the_calls_while_the_simulator_is_on() -> None:
+    # the dispatcher follows the declared priority, not the simulator's slot
+    backend: list[FakeBackend] = []
+
+    def probe() -> tuple[FakeBackend, str]:
+        backend.append(FakeBackend())
+        return backend[-1], ""
+
+    with registered(FAKE, probe, 200), simulated_gpu():
+        assert _active() == "fake:0"
+        a = _host(40, 40)
+        with autodev.policy("gpu"):
+            x = autodev.asarray(a)
+            _check(x + x, a + a)
+            _check(autodev.sin(x), numpy.sin(a))
+        pinned = autodev.asarray(a, device="gpu")
+        assert pinned.device == "fake:0"
+        _check(autodev.sin(pinned), numpy.sin(a))
+
+
+def test_a_policy_block_keeps_the_cost_model() -> None:
+    # entering a policy settles the active GPU: once settled, nothing is re-read
+    from autodev import _dispatch
+
+    with simulated_gpu():
+        x = autodev.ones(10)
+        x + 1
+        model = _dispatch.cost_model()
+        for policy in ("auto", "cpu", "gpu", "auto"):
+            with autodev.policy(policy):
+                x + 1
+            assert _dispatch.cost_model() is model

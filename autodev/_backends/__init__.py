@@ -229,13 +229,18 @@ def _ensure_probed() -> None:
 
 
 def _settle_active() -> None:
-    """Probe kinds from the highest priority down until one is usable."""
+    """Probe kinds from the highest priority down until one is usable. The flags are
+    refreshed (and every listener told: the dispatcher drops its cost model) only when
+    that changed something: a policy block calls this on entry."""
+    probed = False
     for kind in REGISTRY.ranked():
         if not REGISTRY.is_probed(kind):
             REGISTRY.probe(kind)
+            probed = True
         if kind in REGISTRY.found:
             break
-    STATE.refresh()
+    if probed or not STATE.settled:
+        STATE.refresh()
 
 
 def active_gpu() -> Backend | None:
