@@ -201,7 +201,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
                 return a
         if _defers(other):
             return NotImplemented
-        if type(other) is str or type(other) is bytes or _structured(self, other):
+        if other is None or type(other) is str or type(other) is bytes \
+                or _structured(self, other):
             # NumPy's own operator on the host: ``==`` on structured arrays compares field
             # by field there, which no ufunc (and no GPU) does
             o = cpu_arg(other)

@@ -206,6 +206,12 @@ def test_comparison_with_a_string(device: Any) -> None:
     error_parity(lambda xp, x: x < "a", sample(3), device=device)
 
 
+def test_comparison_with_none(device: Any) -> None:
+    differential(lambda xp, x: x == None, sample(3), device=device, resident=False)  # noqa: E711
+    differential(lambda xp, x: None != x, sample(3), device=device, resident=False)  # noqa: E711
+    error_parity(lambda xp, x: x + None, sample(3), device=device)
+
+
 def test_asarray_refuses_a_copy_it_cannot_avoid(device: Any) -> None:
     error_parity(lambda xp, x: xp.asarray(x, dtype="float32", copy=False), sample(3),
                  device=device)
