@@ -25,11 +25,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("_dispatch",),                                           # decide, run, wrap
     ("_subclass", "_array"),                                  # the array class
     ("_namespace", "fft", "linalg", "random"),                # NumPy's namespace
-    ("_inspection", "_calibrate/", "_dask/", "testing", "_info"),  # services
+    ("_inspection", "_calibrate/", "_dask/", "testing", "_info", "_doctor"),  # services
     ("__init__",),                                            # the package: the public API
     ("scipy/", "array_api/", "lib/"),                          # faces over the package
-    ("cli/", "_cli/", "_doctor", "_demo", "_coverage", "_calibrate_cli", "_bench_cli",
-     "__main__"),                                             # the command line
+    ("_cli/", "__main__"),                                    # the command line
 ]
 
 #: Imports allowed to run up a room, each with its reason (issue 8: at most three).
