@@ -21,10 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .._config import ENV
 from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, PROFILE_WRITTEN, _find_curve
+
+if TYPE_CHECKING:  # fingerprint loads lazily (platform, metadata): only its protocol here
+    from .fingerprint import GpuBackend
 
 FORMAT = "autodev-profile"
 VERSION = 2
@@ -276,7 +279,7 @@ class Resolution:
     gpu_fingerprint: str = "not checked (no GPU probed)"
 
 
-def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Resolution:
+def resolve(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None = None) -> Resolution:
     """Decide which profile to use, without warning.
 
     The file at ``path`` (default: ``AUTODEV_PROFILE``, else the cache file) is
@@ -319,7 +322,7 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Reso
     return found
 
 
-def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: bool) -> None:
+def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: GpuBackend, explicit: bool) -> None:
     from . import fingerprint as _fingerprint
 
     if "gpu" not in found.profile["devices"] or (recorded and "gpu" not in recorded):
@@ -340,7 +343,7 @@ def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: 
     found.source = "calibrated CPU + embedded default GPU"
 
 
-def load(path: str | os.PathLike[str] | None = None, gpu: Any = None
+def load(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None = None
          ) -> tuple[dict[str, Any], str]:
     """The profile to use and where it came from.
 
