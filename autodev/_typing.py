@@ -6,7 +6,7 @@ Only annotations use them: the values are checked at run time, as they always we
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Literal, Sequence, SupportsIndex, TypeAlias
 
 from ._device import Device
 
@@ -16,3 +16,9 @@ Order = Literal["K", "A", "C", "F"]
 Casting = Literal["no", "equiv", "safe", "same_kind", "same_value", "unsafe"]
 #: A ``device=`` argument: a Device or its name (``"cpu"``, ``"gpu"``, ``"cuda:1"``).
 DeviceLike: TypeAlias = "Device | str"
+#: ``axis=`` naming one axis or None (``sort``, ``take``, ``partition``).
+Axis: TypeAlias = "SupportsIndex | None"
+#: ``axis=`` of reductions: one axis, several, or None for all.
+Axes: TypeAlias = "SupportsIndex | Sequence[SupportsIndex] | None"
+#: ``order=`` of ``sort``/``partition`` on structured arrays: field names.
+FieldOrder: TypeAlias = "str | Sequence[str] | None"
