@@ -116,7 +116,7 @@ def _migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
     return migrated
 
 
-def _check_measurements(measurements: Any, where: str) -> None:
+def _check_measurements(measurements: object, where: str) -> None:
     """Measured points: ``{cpu|gpu: {family: {dclass: series}}, transfer: {link: series}}``."""
     if not isinstance(measurements, dict):
         raise ProfileError(f"{where} must be an object")
@@ -135,7 +135,7 @@ def _check_measurements(measurements: Any, where: str) -> None:
                 _check_series(points, f"{where}.{key}.{name}.{dclass}")
 
 
-def _check_series(series: Any, where: str) -> None:
+def _check_series(series: object, where: str) -> None:
     if not isinstance(series, dict) or not isinstance(series.get("seconds"), list):
         raise ProfileError(f"{where} must be an object with a 'seconds' list")
     length = len(series["seconds"])
@@ -154,7 +154,7 @@ def _check_series(series: Any, where: str) -> None:
                 )
 
 
-def _check_compute(compute: Any, where: str) -> None:
+def _check_compute(compute: object, where: str) -> None:
     if not isinstance(compute, dict):
         raise ProfileError(f"{where}.compute must be an object")
     for family, by_dtype in compute.items():
@@ -177,7 +177,7 @@ def _check_complete(compute: dict[str, Any], where: str) -> None:
         raise ProfileError(f"{where}.compute has no curve for the families {missing}")
 
 
-def _check_numbers(entry: Any, keys: tuple[str, str], where: str) -> None:
+def _check_numbers(entry: object, keys: tuple[str, str], where: str) -> None:
     if not isinstance(entry, dict):
         raise ProfileError(f"{where} must be an object")
     for key, (lo, hi) in zip(keys, (_LATENCY_RANGE, _RATE_RANGE)):
