@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import numpy as np
 import scipy.sparse as _sp
 
+from .._cost.model import CostModel
 from . import _sim_array, _sim_cupy
 from ._sim_array import SimArray
 
-from .._cost.model import CostModel
+if TYPE_CHECKING:  # numpy.typing is not loaded at run time (``import autodev`` stays lean)
+    from numpy.typing import DTypeLike
 
 _NO_IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed for simulated GPU sparse "
@@ -67,7 +69,7 @@ class SimSparse:
         self._m = matrix
         self._backend = backend
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError(_NO_IMPLICIT)
 
     def get(self) -> Any:
