@@ -70,7 +70,7 @@ def embedded_default() -> dict[str, Any]:
     return validate(json.loads(text), "<embedded default>")
 
 
-def validate(data: Any, where: str) -> dict[str, Any]:
+def validate(data: object, where: str) -> dict[str, Any]:
     """Check ``data`` against the profile schema (migrating older versions); return
     the current-version profile or raise ProfileError."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -12,7 +12,7 @@ that stay where their input lives (``astype``, ``*_like``, ``from_dlpack``), and
 from __future__ import annotations
 
 from builtins import bool as py_bool
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -29,7 +29,7 @@ from ._wrap import as_arrays, standard
 _bind = get_xp(_ad)
 
 
-def _generic(func: Any) -> Any:
+def _generic(func: Callable[..., Any]) -> Callable[..., Any]:
     """array-api-compat's generic ``func`` bound to autodev, returning 0-d arrays."""
     return standard(_bind(func))
 
