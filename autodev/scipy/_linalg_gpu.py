@@ -18,7 +18,7 @@ import numpy as np
 from scipy.linalg import LinAlgWarning
 
 from .._backends import Backend
-from .._typing import Axes
+from .._typing import Axes, NativeArray
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -33,20 +33,20 @@ ASSUME_A: dict[Any, str] = {
 
 # ---------------------------------------------------------------------- checks
 
-def require_finite(xp: Any, *arrays: Any) -> None:
+def require_finite(xp: Any, *arrays: NativeArray) -> None:
     """Raise SciPy's ValueError if any array holds NaN or inf (one sync per array)."""
     for a in arrays:
         if a.dtype.kind in "fc" and not bool(xp.isfinite(a).all()):
             raise ValueError("array must not contain infs or NaNs")
 
 
-def check_square(a: Any) -> None:
+def check_square(a: NativeArray) -> None:
     """Raise SciPy's ValueError unless ``a`` is a square matrix."""
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"expected square matrix. Got an array of shape {a.shape} instead.")
 
 
-def check_rows(a: Any, b: Any) -> None:
+def check_rows(a: NativeArray, b: NativeArray) -> None:
     """Raise SciPy's ValueError unless ``b`` has as many rows as ``a``."""
     if b.ndim == 0 or b.shape[0] != a.shape[0]:
         raise ValueError(f"Input b has to have the same number of rows as input a "
