@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .._typing import Axes, Axis, Casting, Order
+from .._typing import Axes, Axis, Casting, NativeArray, Order
 
 if TYPE_CHECKING:  # numpy.typing is not loaded at run time (``import autodev`` stays lean)
     from numpy.typing import DTypeLike
@@ -69,7 +69,7 @@ def _cupy_like_index(key: Any, shape: tuple[int, ...]) -> Any:
     return tuple(out) if isinstance(key, tuple) else out[0]
 
 
-def _is_int_array(k: Any) -> bool:
+def _is_int_array(k: object) -> bool:
     return isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size > 0
 
 
@@ -137,7 +137,7 @@ def ufunc_at_imitation(dtypes: dict[str, frozenset[str]]) -> Quirk:
     def quirk(method: Callable[..., Any]) -> Callable[..., Any]:
         name = method.__self__.__name__  # type: ignore[attr-defined]
 
-        def at(a: Any, indices: Any, b: Any = None) -> Any:
+        def at(a: NativeArray, indices: Any, b: Any = None) -> Any:
             allowed = dtypes.get(name)
             if allowed is None:
                 raise NotImplementedError(f"`cupy_{name}.at` is not supported yet")
@@ -184,7 +184,7 @@ def wrapping_take_along_axis(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``take_along_axis`` wraps out-of-range indices instead of raising."""
 
     @functools.wraps(func)
-    def take_along_axis(arr: Any, indices: Any, axis: Axis = -1) -> Any:
+    def take_along_axis(arr: NativeArray, indices: Any, axis: Axis = -1) -> Any:
         n = arr.size if axis is None else arr.shape[axis]
         return func(arr, np.asarray(indices) % n if n else indices, axis)
 
@@ -238,7 +238,7 @@ def complex_eig(values_only: bool) -> Callable[[Callable[..., Any]], Callable[..
     library promises an order, so nothing may rely on NumPy's)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
-        def eig(a: Any) -> Any:
+        def eig(a: NativeArray) -> Any:
             result = func(a)
             ctype = np.result_type(a.dtype, np.complex64)
             if values_only:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._backends import Backend
-from .._typing import Axes, Axis, FieldOrder
+from .._typing import Axes, Axis, FieldOrder, NativeArray
 
 Func = Callable[..., Any]
 
@@ -36,7 +36,7 @@ def checked_take(backend: Backend, func: Func) -> Func:
     and applies ``mode='wrap'``/``'clip'`` itself (CuPy's ``take`` takes no ``mode``)."""
     xp = backend.xp
 
-    def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
+    def take(a: NativeArray, indices: Any, axis: int | None = None, out: Any = None,
              mode: str = "raise") -> Any:
         n = a.size if axis is None else a.shape[axis]
         if mode == "raise":
@@ -54,7 +54,7 @@ def checked_take_along_axis(backend: Backend, func: Func) -> Func:
     """``take_along_axis`` that raises IndexError for out-of-range indices."""
     xp = backend.xp
 
-    def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Any:
+    def take_along_axis(arr: NativeArray, indices: Any, axis: int | None = -1) -> Any:
         n = arr.size if axis is None else arr.shape[axis]
         if _out_of_range(xp, indices, n):
             raise IndexError(f"index out of range for axis {axis} with size {n}")
@@ -215,7 +215,7 @@ def real_eig(values_only: bool) -> Callable[[Backend, Func], Func]:
     def factory(backend: Backend, func: Func) -> Func:
         xp = backend.xp
 
-        def eig(a: Any) -> Any:
+        def eig(a: NativeArray) -> Any:
             result = func(a)
             w = result if values_only else result[0]
             if a.dtype.kind != "c" and w.dtype.kind == "c" and not bool(xp.any(w.imag != 0)):

@@ -61,7 +61,7 @@ def _inexact(xp: Any, *arrays: Any) -> list[Any]:
     return [a.astype(dtype, copy=False) for a in arrays]
 
 
-def _from_triangle(xp: Any, a: Any, lower: bool, conjugate: bool) -> Any:
+def _from_triangle(xp: Any, a: NativeArray, lower: bool, conjugate: bool) -> Any:
     """The symmetric/Hermitian matrix SciPy's LAPACK sees: one triangle, mirrored."""
     if lower:
         tri, strict = xp.tril(a), xp.tril(a, -1)
