@@ -73,7 +73,7 @@ def _is_int_array(k: object) -> bool:
     return isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size > 0
 
 
-def _axes_consumed(k: Any) -> int:
+def _axes_consumed(k: object) -> int:
     if k is None or k is Ellipsis:
         return 0
     if isinstance(k, np.ndarray) and k.dtype == np.bool_:
@@ -110,7 +110,7 @@ def ufunc_call_imitation(keywords: frozenset[str]) -> Quirk:
     return quirk
 
 
-def ufunc_method_imitation(method_name: str, supported: Any,
+def ufunc_method_imitation(method_name: str, supported: frozenset[str],
                            keywords: frozenset[str]) -> Quirk:
     """CuPy's ``ufunc.reduce``/``accumulate``/``reduceat``: ``supported`` ufuncs only
     (NotImplementedError otherwise), with the keywords ``keywords`` only."""
