@@ -12,7 +12,10 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the profile module loads on first use
+    from ._cost.profile import Resolution
 
 
 def info(path: str | Path | None = None) -> dict[str, Any]:
@@ -57,7 +60,7 @@ def with_gpu_curves(profile: dict[str, Any]) -> dict[str, Any]:
     return devices
 
 
-def _describe(found: Any) -> dict[str, Any]:
+def _describe(found: Resolution) -> dict[str, Any]:
     profile = found.profile
     report = profile.get("report", {})
     created = profile.get("created")

@@ -6,9 +6,12 @@ Only annotations use them: the values are checked at run time, as they always we
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Sequence, SupportsIndex, TypeAlias
 
 from ._device import Device
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: ``order=`` of NumPy's array creation and copies.
 Order = Literal["K", "A", "C", "F"]
@@ -16,3 +19,31 @@ Order = Literal["K", "A", "C", "F"]
 Casting = Literal["no", "equiv", "safe", "same_kind", "same_value", "unsafe"]
 #: A ``device=`` argument: a Device or its name (``"cpu"``, ``"gpu"``, ``"cuda:1"``).
 DeviceLike: TypeAlias = "Device | str"
+#: ``axis=`` naming one axis or None (``sort``, ``take``, ``partition``).
+Axis: TypeAlias = "SupportsIndex | None"
+#: ``axis=`` of reductions: one axis, several, or None for all.
+Axes: TypeAlias = "SupportsIndex | Sequence[SupportsIndex] | None"
+#: ``order=`` of ``sort``/``partition`` on structured arrays: field names.
+FieldOrder: TypeAlias = "str | Sequence[str] | None"
+
+
+class NativeArray(Protocol):
+    """The layout of a backend's own array (``numpy.ndarray``, ``cupy.ndarray``, the
+    simulator's ``SimArray``), for code that reads it without computing on it. Computing
+    needs the backend's module ``xp``, which is untyped (CuPy) or a simulator of it: there
+    the honest type stays ``Any``."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+    @property
+    def ndim(self) -> int: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def nbytes(self) -> int: ...

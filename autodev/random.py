@@ -21,7 +21,7 @@ from ._namespace import creation_device as _creation_device, place as _place_arr
 __all__ = sorted(n for n in dir(_np.random) if not n.startswith("_"))
 
 
-def _place(result: Any) -> Any:
+def _place(result: object) -> Any:
     if type(result) is _np.ndarray:
         return _place_array("random", result, _creation_device(None))
     if type(result) is tuple:
@@ -49,7 +49,7 @@ def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
     return draw
 
 
-def _shuffle_with(shuffle: Callable[..., Any], x: Any, **kwargs: Any) -> None:
+def _shuffle_with(shuffle: Callable[..., Any], x: object, **kwargs: Any) -> None:
     """Shuffle ``x`` in place with NumPy's stream, wherever ``x`` lives."""
     if type(x) is not _ndarray:
         shuffle(x, **kwargs)

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, Callable, Collection, Iterator, Protocol
+from typing import (TYPE_CHECKING, Any, Callable, Collection, Iterator, Protocol, Sequence,
+                    SupportsIndex)
 
 import numpy as np
 
 from ._sim_cupy import IMITATIONS
+
+if TYPE_CHECKING:  # numpy.typing is not loaded at run time (``import autodev`` stays lean)
+    from numpy.typing import DTypeLike
 
 
 class Clock(Protocol):
@@ -44,7 +48,7 @@ class SimArray:
     def __init__(self, array: np.ndarray) -> None:
         self._a = array
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError(_NO_IMPLICIT)
 
     __array_ufunc__ = None  # NumPy ufuncs must not see through the wall
@@ -66,7 +70,7 @@ class SimArray:
         return self._a.shape
 
     @shape.setter
-    def shape(self, value: Any) -> None:
+    def shape(self, value: SupportsIndex | Sequence[SupportsIndex]) -> None:
         self._a.shape = value  # in place, without copying, as CuPy allows
 
     # plain attributes, as on cupy.ndarray (not through __getattr__: the cost

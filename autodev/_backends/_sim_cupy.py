@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+
+from .._typing import Axes, Axis, Casting, NativeArray, Order
+
+if TYPE_CHECKING:  # numpy.typing is not loaded at run time (``import autodev`` stays lean)
+    from numpy.typing import DTypeLike
 
 
 Quirk = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -64,11 +69,11 @@ def _cupy_like_index(key: Any, shape: tuple[int, ...]) -> Any:
     return tuple(out) if isinstance(key, tuple) else out[0]
 
 
-def _is_int_array(k: Any) -> bool:
+def _is_int_array(k: object) -> bool:
     return isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size > 0
 
 
-def _axes_consumed(k: Any) -> int:
+def _axes_consumed(k: object) -> int:
     if k is None or k is Ellipsis:
         return 0
     if isinstance(k, np.ndarray) and k.dtype == np.bool_:
@@ -105,7 +110,7 @@ def ufunc_call_imitation(keywords: frozenset[str]) -> Quirk:
     return quirk
 
 
-def ufunc_method_imitation(method_name: str, supported: Any,
+def ufunc_method_imitation(method_name: str, supported: frozenset[str],
                            keywords: frozenset[str]) -> Quirk:
     """CuPy's ``ufunc.reduce``/``accumulate``/``reduceat``: ``supported`` ufuncs only
     (NotImplementedError otherwise), with the keywords ``keywords`` only."""
@@ -132,7 +137,7 @@ def ufunc_at_imitation(dtypes: dict[str, frozenset[str]]) -> Quirk:
     def quirk(method: Callable[..., Any]) -> Callable[..., Any]:
         name = method.__self__.__name__  # type: ignore[attr-defined]
 
-        def at(a: Any, indices: Any, b: Any = None) -> Any:
+        def at(a: NativeArray, indices: Any, b: Any = None) -> Any:
             allowed = dtypes.get(name)
             if allowed is None:
                 raise NotImplementedError(f"`cupy_{name}.at` is not supported yet")
@@ -169,7 +174,7 @@ def wrapping_take(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``take`` wraps out-of-range indices instead of raising, and has no ``mode``."""
 
     @functools.wraps(func)
-    def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
+    def take(a: Any, indices: Any, axis: Axis = None, out: Any = None) -> Any:
         return func(a, indices, axis=axis, out=out, mode="wrap")
 
     return take
@@ -179,7 +184,7 @@ def wrapping_take_along_axis(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``take_along_axis`` wraps out-of-range indices instead of raising."""
 
     @functools.wraps(func)
-    def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
+    def take_along_axis(arr: NativeArray, indices: Any, axis: Axis = -1) -> Any:
         n = arr.size if axis is None else arr.shape[axis]
         return func(arr, np.asarray(indices) % n if n else indices, axis)
 
@@ -207,7 +212,7 @@ def result_type_quantile(percent: bool) -> Quirk:
     percentile (integer input and an integer quantile give integers), and ten methods."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
-        def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+        def quantile(a: Any, q: Any, axis: Axes = None, out: Any = None,
                      overwrite_input: bool = False, method: str = "linear",
                      keepdims: bool = False) -> Any:
             if method in ("averaged_inverted_cdf", "closest_observation",
@@ -233,7 +238,7 @@ def complex_eig(values_only: bool) -> Callable[[Callable[..., Any]], Callable[..
     library promises an order, so nothing may rely on NumPy's)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
-        def eig(a: Any) -> Any:
+        def eig(a: NativeArray) -> Any:
             result = func(a)
             ctype = np.result_type(a.dtype, np.complex64)
             if values_only:
@@ -270,7 +275,8 @@ def array_predicate(func: Callable[..., Any]) -> Callable[..., Any]:
 def astype_no_casting(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.astype`` raises TypeError for any ``casting``/``subok``."""
 
-    def astype(dtype: Any, order: Any = "K", casting: Any = None, subok: Any = None,
+    def astype(dtype: DTypeLike, order: Order = "K", casting: Casting | None = None,
+               subok: bool | None = None,
                copy: bool = True) -> Any:
         if casting is not None:
             raise TypeError("casting is not supported yet")
@@ -281,7 +287,7 @@ def astype_no_casting(method: Callable[..., Any]) -> Callable[..., Any]:
     return astype
 
 
-def _check_kind(kind: Any) -> None:
+def _check_kind(kind: object) -> None:
     if kind is not None and kind != "stable":
         raise ValueError("kind can only be None or 'stable'")
 
@@ -302,7 +308,7 @@ def inplace_sort(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.sort``: C-contiguous arrays only, ``kind`` None or 'stable'."""
     array: np.ndarray = method.__self__  # type: ignore[attr-defined]  # a bound ndarray method
 
-    def sort(axis: int = -1, kind: Any = None) -> Any:
+    def sort(axis: int = -1, kind: str | None = None) -> Any:
         _check_kind(kind)
         _check_contiguous(array)
         return method(axis=axis, kind="stable")
@@ -325,7 +331,7 @@ def inplace_partition(method: Callable[..., Any]) -> Callable[..., Any]:
 def argpartition_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.argpartition``: ``kth`` an int or ints, no ``kind``."""
 
-    def argpartition(kth: Any, axis: Any = -1) -> Any:
+    def argpartition(kth: Any, axis: Axis = -1) -> Any:
         _check_kth(kth)
         return method(kth, axis=axis)
 
@@ -335,7 +341,7 @@ def argpartition_method(method: Callable[..., Any]) -> Callable[..., Any]:
 def argsort_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.argsort``: ``kind`` None or 'stable'."""
 
-    def argsort(axis: Any = -1, kind: Any = None) -> Any:
+    def argsort(axis: Axis = -1, kind: str | None = None) -> Any:
         _check_kind(kind)
         return method(axis=axis, kind="stable")
 
@@ -374,7 +380,7 @@ def take_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``ndarray.take(indices, axis=None, out=None)``: no ``mode``; indices wrap."""
     array: np.ndarray = method.__self__  # type: ignore[attr-defined]  # a bound ndarray method
 
-    def take(indices: Any, axis: Any = None, out: Any = None) -> Any:
+    def take(indices: Any, axis: Axis = None, out: Any = None) -> Any:
         n = array.size if axis is None else array.shape[axis]
         indices = np.asarray(indices) % n if n else indices
         return method(indices, axis=axis) if out is None else method(indices, axis=axis,
@@ -387,7 +393,7 @@ def stable_only_sort(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's sort/argsort take ``kind=None`` or ``'stable'`` only (ValueError otherwise)."""
 
     @functools.wraps(func)
-    def sort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
+    def sort(a: Any, axis: Axis = -1, kind: str | None = None) -> Any:
         _check_kind(kind)
         return func(a, axis=axis, kind="stable")
 
@@ -398,7 +404,7 @@ def partition_function(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's partition/argpartition: ``kth`` an int or ints, no ``kind``/``order``."""
 
     @functools.wraps(func)
-    def partition(a: Any, kth: Any, axis: Any = -1) -> Any:
+    def partition(a: Any, kth: Any, axis: Axis = -1) -> Any:
         _check_kth(kth)
         return func(a, kth, axis=axis)
 
@@ -462,7 +468,7 @@ def zero_d_count(func: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``count_nonzero``: a 0-d device array where NumPy returns a Python int."""
 
     @functools.wraps(func)
-    def count_nonzero(a: Any, axis: Any = None) -> Any:
+    def count_nonzero(a: Any, axis: Axes = None) -> Any:
         return np.asarray(func(a, axis=axis))
 
     return count_nonzero

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import numpy as np
 import scipy.sparse as _sp
 
+from .._cost.model import CostModel
 from . import _sim_array, _sim_cupy
 from ._sim_array import SimArray
+
+if TYPE_CHECKING:  # numpy.typing is not loaded at run time (``import autodev`` stays lean)
+    from numpy.typing import DTypeLike
 
 _NO_IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed for simulated GPU sparse "
@@ -40,6 +44,20 @@ def _nbytes(matrix: Any) -> int:
                if isinstance(getattr(matrix, name, None), np.ndarray))
 
 
+class _Charging(Protocol):
+    """What the sparse module counts and charges on the simulated backend (``_sim``'s
+    ``SimBackend``, which loads this module: a protocol, so no import runs back)."""
+
+    h2d: int
+    d2h: int
+
+    def true_model(self) -> CostModel: ...
+
+    def _charge(self, seconds: float) -> None: ...
+
+    def _tick(self, name: str = "", args: tuple[Any, ...] = ()) -> None: ...
+
+
 class SimSparse:
     """A sparse matrix on the simulated GPU: a SciPy sparse matrix behind a wall."""
 
@@ -47,11 +65,11 @@ class SimSparse:
     __array_priority__ = 100.0
     __array_ufunc__ = None
 
-    def __init__(self, matrix: Any, backend: Any) -> None:
+    def __init__(self, matrix: Any, backend: _Charging) -> None:
         self._m = matrix
         self._backend = backend
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError(_NO_IMPLICIT)
 
     def get(self) -> Any:
@@ -125,7 +143,7 @@ def _unwrap(obj: Any) -> Any:
     return _sim_array._unwrap(obj)
 
 
-def _wrap(obj: Any, backend: Any) -> Any:
+def _wrap(obj: Any, backend: _Charging) -> Any:
     if _sp.issparse(obj):
         return SimSparse(obj, backend)
     if isinstance(obj, np.matrix):  # cupyx returns plain 2-D device arrays
@@ -138,7 +156,7 @@ def _wrap(obj: Any, backend: Any) -> Any:
     return _sim_array._wrap(obj)
 
 
-def _device_callable(func: Callable[..., Any], backend: Any) -> Callable[..., Any]:
+def _device_callable(func: Callable[..., Any], backend: _Charging) -> Callable[..., Any]:
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
         backend._tick()
@@ -150,7 +168,7 @@ def _device_callable(func: Callable[..., Any], backend: Any) -> Callable[..., An
 class SimSparseModule:
     """``scipy.sparse`` or ``scipy.sparse.linalg`` seen from the simulated GPU."""
 
-    def __init__(self, module: ModuleType, backend: Any) -> None:
+    def __init__(self, module: ModuleType, backend: _Charging) -> None:
         self._module = module
         self._backend = backend
         self._cache: dict[str, Any] = {}

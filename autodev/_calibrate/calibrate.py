@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from .._backends import Backend
 from .._cost import fingerprint as _fingerprint
 from .._cost import profile as _profile
 from .._cost.model import CostModel
@@ -168,7 +169,7 @@ def crossover_table(devices: Mapping[str, Any], families: Iterable[str] | None =
 @dataclass
 class _Target:
     device_class: str
-    backend: Any
+    backend: Backend
     clock: Callable[[], float]
 
 
@@ -323,7 +324,7 @@ def _measure_transfers(run: _Run, gpu: _Target, deadline: float
     return links
 
 
-def _pinned_calls(backend: Any, host: np.ndarray, device: Any) -> dict[str, Callable[[], Any]]:
+def _pinned_calls(backend: Backend, host: np.ndarray, device: Any) -> dict[str, Callable[[], Any]]:
     """Copies through page-locked host memory (CUDA only)."""
     import cupyx
 
@@ -472,7 +473,7 @@ def calibrate(output: str | Path | None = None, *, quick: bool = False,
     return profile
 
 
-def _measure_all(run: _Run, gpu_backend: Any) -> dict[str, Any]:
+def _measure_all(run: _Run, gpu_backend: Backend | None) -> dict[str, Any]:
     settings = run.settings
     ladders = [(WORKLOADS[f], d) for f in settings.ops for d in WORKLOADS[f].dtypes
                if d in settings.dtypes]
@@ -548,7 +549,7 @@ def _complete(devices: dict[str, Any], has_gpu: bool) -> dict[str, Any]:
 
 
 def _assemble(run: _Run, devices: dict[str, Any], measurements: dict[str, Any],
-              fit_error: dict[str, Any], checks: list[dict[str, Any]], gpu_backend: Any,
+              fit_error: dict[str, Any], checks: list[dict[str, Any]], gpu_backend: Backend | None,
               measured: list[str]) -> dict[str, Any]:
     settings = run.settings
     has_gpu = "gpu" in devices

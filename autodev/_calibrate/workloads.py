@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._backends import Backend
+
 DTYPES: dict[str, np.dtype] = {
     "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
     "c64": np.dtype(np.complex64), "c128": np.dtype(np.complex128),
@@ -61,7 +63,7 @@ class Workload:
     make: Callable[[int, np.dtype, np.random.Generator], Inputs]
     matrix: bool = False
 
-    def function(self, backend: Any) -> Callable[..., Any] | None:
+    def function(self, backend: Backend) -> Callable[..., Any] | None:
         """The callable timed on ``backend``, or None where it has none."""
         if self.family == "sparse_matmul":
             # the simulated GPU has no sparse matrices behind its wall

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._backends import Backend
+from .._typing import Axes, Axis, FieldOrder, NativeArray
 
 Func = Callable[..., Any]
 
@@ -35,7 +36,7 @@ def checked_take(backend: Backend, func: Func) -> Func:
     and applies ``mode='wrap'``/``'clip'`` itself (CuPy's ``take`` takes no ``mode``)."""
     xp = backend.xp
 
-    def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
+    def take(a: NativeArray, indices: Any, axis: int | None = None, out: Any = None,
              mode: str = "raise") -> Any:
         n = a.size if axis is None else a.shape[axis]
         if mode == "raise":
@@ -53,7 +54,7 @@ def checked_take_along_axis(backend: Backend, func: Func) -> Func:
     """``take_along_axis`` that raises IndexError for out-of-range indices."""
     xp = backend.xp
 
-    def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Any:
+    def take_along_axis(arr: NativeArray, indices: Any, axis: int | None = -1) -> Any:
         n = arr.size if axis is None else arr.shape[axis]
         if _out_of_range(xp, indices, n):
             raise IndexError(f"index out of range for axis {axis} with size {n}")
@@ -86,7 +87,7 @@ INTERPOLATING = frozenset({"linear", "midpoint", "hazen", "weibull", "median_unb
                            "normal_unbiased"})
 
 
-def check_sort_kind(kind: Any) -> None:
+def check_sort_kind(kind: object) -> None:
     """Raise NumPy's ValueError for a ``kind`` NumPy does not know (it reads the first letter)."""
     if kind is not None and not (isinstance(kind, str) and kind[:1].lower() in ("q", "h", "m",
                                                                                  "s")):
@@ -97,8 +98,8 @@ def any_kind_sort(backend: Backend, func: Func) -> Func:
     """``sort``/``argsort``: CuPy takes only ``kind=None``/``'stable'`` (its sort is
     always stable, a valid result for every NumPy kind) and no ``stable=``."""
 
-    def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
-             stable: Any = None) -> Any:
+    def sort(a: Any, axis: Axis = -1, kind: str | None = None, order: FieldOrder = None, *,
+             stable: bool | None = None) -> Any:
         check_sort_kind(kind)
         return func(a, axis=axis, kind="stable")
 
@@ -117,8 +118,8 @@ def any_kind_partition(backend: Backend, func: Func) -> Func:
     """``partition``/``argpartition``: CuPy takes no ``kind=`` (NumPy's only is
     'introselect') and ``kth`` only as Python ints."""
 
-    def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = "introselect",
-                  order: Any = None) -> Any:
+    def partition(a: Any, kth: Any, axis: Axis = -1, kind: str = "introselect",
+                  order: FieldOrder = None) -> Any:
         return func(a, plain_kth(kth), axis=axis)
 
     return partition
@@ -127,8 +128,8 @@ def any_kind_partition(backend: Backend, func: Func) -> Func:
 def any_kind_argpartition_method(backend: Backend, func: Func) -> Func:
     """``ndarray.argpartition``: as :func:`any_kind_partition` for the method."""
 
-    def argpartition(a: Any, kth: Any, axis: Any = -1, kind: Any = "introselect",
-                     order: Any = None) -> Any:
+    def argpartition(a: Any, kth: Any, axis: Axis = -1, kind: str = "introselect",
+                     order: FieldOrder = None) -> Any:
         return func(a, plain_kth(kth), axis)
 
     return argpartition
@@ -145,7 +146,7 @@ def float_quantile(percent: bool) -> Factory:
     def factory(backend: Backend, func: Func) -> Func:
         xp = backend.xp
 
-        def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+        def quantile(a: Any, q: Any, axis: Axes = None, out: Any = None,
                      overwrite_input: bool = False, method: str = "linear",
                      keepdims: bool = False) -> Any:
             if a.dtype.kind not in "iu" or method not in INTERPOLATING:
@@ -214,7 +215,7 @@ def real_eig(values_only: bool) -> Callable[[Backend, Func], Func]:
     def factory(backend: Backend, func: Func) -> Func:
         xp = backend.xp
 
-        def eig(a: Any) -> Any:
+        def eig(a: NativeArray) -> Any:
             result = func(a)
             w = result if values_only else result[0]
             if a.dtype.kind != "c" and w.dtype.kind == "c" and not bool(xp.any(w.imag != 0)):
@@ -408,7 +409,7 @@ def python_int_count(backend: Backend, func: Func) -> Func:
     """``count_nonzero``: without ``axis`` NumPy < 2.3 returns a Python ``int`` (later
     NumPy an integer scalar); CuPy always a 0-d array."""
 
-    def count_nonzero(a: Any, axis: Any = None) -> Any:
+    def count_nonzero(a: Any, axis: Axes = None) -> Any:
         result = func(a, axis=axis)
         return int(result) if axis is None and _COUNT_IS_INT else result
 

@@ -87,7 +87,7 @@ class OpSpec:
         _set(self, "gpu_wrap", gpu_wrap)
         _set(self, "_impls", {})
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         try:
             getattr(self, name)
         except AttributeError:  # not set yet: the constructor is setting it

@@ -21,7 +21,7 @@ import numpy
 
 import autodev
 
-from .._backends import active_gpu, devices_reason
+from .._backends import Backend, active_gpu, devices_reason
 from .._calibrate.timing import measure
 from .._cost.model import CostModel
 from .._cost.profile import load
@@ -272,7 +272,7 @@ def reuse_story(n: int, steps: int = 50) -> list[str]:
     return lines
 
 
-def _print_table(rows: list[Row], gpu: Any) -> None:
+def _print_table(rows: list[Row], gpu: Backend | None) -> None:
     if gpu is None:
         print(f"No GPU is usable here ({devices_reason(Device('cuda', 0))}).")
         print("Every call runs on NumPy: the ratio column is the cost of autodev's wrapper.\n")

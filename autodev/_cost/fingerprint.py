@@ -15,7 +15,9 @@ import platform
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from .._device import Device
 
 #: Keys recorded for information but not compared (they vary run to run).
 INFORMATIONAL = frozenset({"blas_threads", "threads_source"})
@@ -82,7 +84,18 @@ def host() -> dict[str, Any]:
     }
 
 
-def gpu(backend: Any) -> dict[str, Any] | None:
+class GpuBackend(Protocol):
+    """What a fingerprint reads of a probed GPU backend (every ``Backend`` has it);
+    a protocol because the cost model sits below the backends."""
+
+    @property
+    def device(self) -> Device: ...
+
+    @property
+    def xp(self) -> Any: ...  # the CuPy module: untyped
+
+
+def gpu(backend: GpuBackend | None) -> dict[str, Any] | None:
     """The GPU part for a probed GPU backend, or None for none."""
     if backend is None:
         return None
@@ -103,7 +116,7 @@ def gpu(backend: Any) -> dict[str, Any] | None:
     }
 
 
-def machine(gpu_backend: Any = None) -> dict[str, Any]:
+def machine(gpu_backend: GpuBackend | None = None) -> dict[str, Any]:
     """The whole fingerprint of this machine (GPU part only for a given backend)."""
     found = host()
     gpu_part = gpu(gpu_backend)

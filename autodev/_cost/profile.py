@@ -21,10 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .._config import ENV
 from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, PROFILE_WRITTEN, _find_curve
+
+if TYPE_CHECKING:  # fingerprint loads lazily (platform, metadata): only its protocol here
+    from .fingerprint import GpuBackend
 
 FORMAT = "autodev-profile"
 VERSION = 2
@@ -67,7 +70,7 @@ def embedded_default() -> dict[str, Any]:
     return validate(json.loads(text), "<embedded default>")
 
 
-def validate(data: Any, where: str) -> dict[str, Any]:
+def validate(data: object, where: str) -> dict[str, Any]:
     """Check ``data`` against the profile schema (migrating older versions); return
     the current-version profile or raise ProfileError."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -113,7 +116,7 @@ def _migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
     return migrated
 
 
-def _check_measurements(measurements: Any, where: str) -> None:
+def _check_measurements(measurements: object, where: str) -> None:
     """Measured points: ``{cpu|gpu: {family: {dclass: series}}, transfer: {link: series}}``."""
     if not isinstance(measurements, dict):
         raise ProfileError(f"{where} must be an object")
@@ -132,7 +135,7 @@ def _check_measurements(measurements: Any, where: str) -> None:
                 _check_series(points, f"{where}.{key}.{name}.{dclass}")
 
 
-def _check_series(series: Any, where: str) -> None:
+def _check_series(series: object, where: str) -> None:
     if not isinstance(series, dict) or not isinstance(series.get("seconds"), list):
         raise ProfileError(f"{where} must be an object with a 'seconds' list")
     length = len(series["seconds"])
@@ -151,7 +154,7 @@ def _check_series(series: Any, where: str) -> None:
                 )
 
 
-def _check_compute(compute: Any, where: str) -> None:
+def _check_compute(compute: object, where: str) -> None:
     if not isinstance(compute, dict):
         raise ProfileError(f"{where}.compute must be an object")
     for family, by_dtype in compute.items():
@@ -174,7 +177,7 @@ def _check_complete(compute: dict[str, Any], where: str) -> None:
         raise ProfileError(f"{where}.compute has no curve for the families {missing}")
 
 
-def _check_numbers(entry: Any, keys: tuple[str, str], where: str) -> None:
+def _check_numbers(entry: object, keys: tuple[str, str], where: str) -> None:
     if not isinstance(entry, dict):
         raise ProfileError(f"{where} must be an object")
     for key, (lo, hi) in zip(keys, (_LATENCY_RANGE, _RATE_RANGE)):
@@ -276,7 +279,7 @@ class Resolution:
     gpu_fingerprint: str = "not checked (no GPU probed)"
 
 
-def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Resolution:
+def resolve(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None = None) -> Resolution:
     """Decide which profile to use, without warning.
 
     The file at ``path`` (default: ``AUTODEV_PROFILE``, else the cache file) is
@@ -319,7 +322,7 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: Any = None) -> Reso
     return found
 
 
-def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: bool) -> None:
+def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: GpuBackend, explicit: bool) -> None:
     from . import fingerprint as _fingerprint
 
     if "gpu" not in found.profile["devices"] or (recorded and "gpu" not in recorded):
@@ -340,7 +343,7 @@ def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: Any, explicit: 
     found.source = "calibrated CPU + embedded default GPU"
 
 
-def load(path: str | os.PathLike[str] | None = None, gpu: Any = None
+def load(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None = None
          ) -> tuple[dict[str, Any], str]:
     """The profile to use and where it came from.
 

@@ -12,7 +12,7 @@ that stay where their input lives (``astype``, ``*_like``, ``from_dlpack``), and
 from __future__ import annotations
 
 from builtins import bool as py_bool
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -29,7 +29,7 @@ from ._wrap import as_arrays, standard
 _bind = get_xp(_ad)
 
 
-def _generic(func: Any) -> Any:
+def _generic(func: Callable[..., Any]) -> Callable[..., Any]:
     """array-api-compat's generic ``func`` bound to autodev, returning 0-d arrays."""
     return standard(_bind(func))
 
@@ -111,7 +111,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     return _ad.result_type(*arrays_and_dtypes)
 
 
-def can_cast(from_: Any, to: Any, /) -> py_bool:
+def can_cast(from_: DTypeLike | ndarray, to: DTypeLike, /) -> py_bool:
     """True if ``from_`` (a dtype or an array) casts to ``to`` under the promotion rules."""
     return py_bool(np.can_cast(from_.dtype if isinstance(from_, ndarray) else from_, to))
 
@@ -128,7 +128,7 @@ class finfo_object(NamedTuple):  # noqa: N801  (the standard's name)
     dtype: np.dtype
 
 
-def finfo(type: Any, /) -> finfo_object:  # noqa: A002  (the standard's name)
+def finfo(type: DTypeLike | ndarray, /) -> finfo_object:  # noqa: A002  (the standard's name)
     """Machine limits of the floating dtype ``type`` (a dtype or an array of it)."""
     info = np.finfo(type.dtype if isinstance(type, ndarray) else type)
     return finfo_object(info.bits, float(info.eps), float(info.max), float(info.min),

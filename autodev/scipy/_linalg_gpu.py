@@ -12,12 +12,13 @@ factorization reports (NaN/inf with ``check_finite``, shapes, zero diagonals).
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 from scipy.linalg import LinAlgWarning
 
 from .._backends import Backend
+from .._typing import Axes, NativeArray
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -32,20 +33,20 @@ ASSUME_A: dict[Any, str] = {
 
 # ---------------------------------------------------------------------- checks
 
-def require_finite(xp: Any, *arrays: Any) -> None:
+def require_finite(xp: Any, *arrays: NativeArray) -> None:
     """Raise SciPy's ValueError if any array holds NaN or inf (one sync per array)."""
     for a in arrays:
         if a.dtype.kind in "fc" and not bool(xp.isfinite(a).all()):
             raise ValueError("array must not contain infs or NaNs")
 
 
-def check_square(a: Any) -> None:
+def check_square(a: NativeArray) -> None:
     """Raise SciPy's ValueError unless ``a`` is a square matrix."""
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"expected square matrix. Got an array of shape {a.shape} instead.")
 
 
-def check_rows(a: Any, b: Any) -> None:
+def check_rows(a: NativeArray, b: NativeArray) -> None:
     """Raise SciPy's ValueError unless ``b`` has as many rows as ``a``."""
     if b.ndim == 0 or b.shape[0] != a.shape[0]:
         raise ValueError(f"Input b has to have the same number of rows as input a "
@@ -60,7 +61,7 @@ def _inexact(xp: Any, *arrays: Any) -> list[Any]:
     return [a.astype(dtype, copy=False) for a in arrays]
 
 
-def _from_triangle(xp: Any, a: Any, lower: bool, conjugate: bool) -> Any:
+def _from_triangle(xp: Any, a: NativeArray, lower: bool, conjugate: bool) -> Any:
     """The symmetric/Hermitian matrix SciPy's LAPACK sees: one triangle, mirrored."""
     if lower:
         tri, strict = xp.tril(a), xp.tril(a, -1)
@@ -213,7 +214,7 @@ def solve_triangular(backend: Backend) -> Callable[..., Any] | None:
     if tri is None:
         return None
 
-    def run(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False,
+    def run(a: Any, b: Any, trans: Literal[0, 1, 2, "N", "T", "C"] = 0, lower: bool = False, unit_diagonal: bool = False,
             overwrite_b: bool = False, check_finite: bool = True) -> Any:
         check_square(a)
         check_rows(a, b)
@@ -280,7 +281,7 @@ def qr(backend: Backend) -> Callable[..., Any] | None:
     if _lacks(xp, "qr"):
         return None
 
-    def run(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
+    def run(a: Any, overwrite_a: bool = False, lwork: int | None = None, mode: str = "full",
             pivoting: bool = False, check_finite: bool = True) -> Any:
         if check_finite:
             require_finite(xp, a)
@@ -361,9 +362,9 @@ def lstsq(backend: Backend) -> Callable[..., Any] | None:
     if _lacks(xp, "lstsq"):
         return None
 
-    def run(a: Any, b: Any, cond: Any = None, overwrite_a: bool = False,
+    def run(a: Any, b: Any, cond: float | None = None, overwrite_a: bool = False,
             overwrite_b: bool = False, check_finite: bool = True,
-            lapack_driver: Any = None) -> Any:
+            lapack_driver: str | None = None) -> Any:
         if a.ndim != 2:
             raise ValueError(f"Input array a should be 2D. Got shape {a.shape} instead.")
         check_rows(a, b)
@@ -388,7 +389,7 @@ def pinv(backend: Backend) -> Callable[..., Any] | None:
     if _lacks(xp, "svd"):
         return None
 
-    def run(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: bool = False,
+    def run(a: Any, *, atol: float | None = None, rtol: float | None = None, return_rank: bool = False,
             check_finite: bool = True) -> Any:
         if check_finite:
             require_finite(xp, a)
@@ -410,7 +411,7 @@ def norm(backend: Backend) -> Callable[..., Any] | None:
     if _lacks(xp, "norm"):
         return None
 
-    def run(a: Any, ord: Any = None, axis: Any = None, keepdims: bool = False,
+    def run(a: Any, ord: float | str | None = None, axis: Axes = None, keepdims: bool = False,
             check_finite: bool = True) -> Any:
         if check_finite:
             require_finite(xp, a)

@@ -97,7 +97,7 @@ def dropping(*names: str) -> Callable[[str], GpuFactory]:
     return factory_for
 
 
-def public_function(spec: ScipySpec, scipy_func: Any, module: str) -> Callable[..., Any]:
+def public_function(spec: ScipySpec, scipy_func: Callable[..., Any], module: str) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` with ``scipy_func``'s name, doc and
     positional parameters (the ones after the array operands are passed by name)."""
     names = _parameter_names(scipy_func)
@@ -121,7 +121,7 @@ def public_function(spec: ScipySpec, scipy_func: Any, module: str) -> Callable[.
     return function
 
 
-def _parameter_names(func: Any) -> list[str]:
+def _parameter_names(func: Callable[..., Any]) -> list[str]:
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):

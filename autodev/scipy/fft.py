@@ -10,7 +10,7 @@ thread count, ignored on the GPU. Declared CPU-only: DCT/DST types 1 and 4 and
 from __future__ import annotations
 
 import sys as _sys
-from typing import Any
+from typing import Any, Callable
 
 import scipy.fft as _sfft
 
@@ -50,7 +50,7 @@ __getattr__ = module_getattr(_sfft, "autodev.scipy.fft", SPECS, globals())
 __ua_domain__ = "numpy.scipy.fft"
 
 
-def __ua_function__(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def __ua_function__(method: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run ``scipy.fft``'s multimethod ``method`` as autodev's dispatched function.
 
     A name autodev does not have declines with ``NotImplemented``, so that uarray

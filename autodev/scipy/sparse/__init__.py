@@ -26,18 +26,18 @@ for (_fmt, _is_array), _cls in _CLASSES.items():
     globals()[_cls.__name__] = _cls
 
 
-def issparse(x: Any) -> bool:
+def issparse(x: object) -> bool:
     """True for autodev and SciPy sparse matrices and arrays."""
     return isinstance(x, _spbase) or _ssparse.issparse(x)
 
 
-def isspmatrix(x: Any) -> bool:
+def isspmatrix(x: object) -> bool:
     """True for sparse *matrices* (``spmatrix``), autodev's or SciPy's."""
     return isinstance(x, spmatrix) or _ssparse.isspmatrix(x)
 
 
 def _format_check(fmt: str) -> Any:
-    def check(x: Any) -> bool:
+    def check(x: object) -> bool:
         return (isinstance(x, spmatrix) and x.format == fmt) or bool(
             getattr(_ssparse, f"isspmatrix_{fmt}")(x))
 

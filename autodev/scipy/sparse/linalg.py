@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as _np
 import scipy.sparse.linalg as _slinalg
 
+from ..._backends import Backend
 from .._spec import REAL_FLOATING, ScipySpec, all_of, build_specs, kwarg_in
 from .._spec import module_getattr, public_names
 from ._matrix import GPU_DTYPES, GPU_FORMATS, _spbase
@@ -62,7 +63,7 @@ def _promoted(*arrays: Any) -> list[Any]:
 def _iterative(path: str) -> Callable[[Any], Callable[..., Any] | None]:
     """GPU factory for cg/gmres/minres: SciPy's ``rtol`` under the GPU function's name
     for it (cupyx's minres calls it ``tol``), operands promoted to one dtype."""
-    def factory(backend: Any) -> Callable[..., Any] | None:
+    def factory(backend: Backend) -> Callable[..., Any] | None:
         func = backend.resolve(path)
         if func is None:  # an older CuPy, or cupyx.scipy.sparse.linalg not importable
             return None
@@ -85,7 +86,7 @@ def _iterative(path: str) -> Callable[[Any], Callable[..., Any] | None]:
     return factory
 
 
-def _spsolve(backend: Any) -> Callable[..., Any] | None:
+def _spsolve(backend: Backend) -> Callable[..., Any] | None:
     func = backend.resolve("scipy.sparse.linalg.spsolve")
     if func is None:
         return None
@@ -99,7 +100,7 @@ def _spsolve(backend: Any) -> Callable[..., Any] | None:
 
 def _keeping(path: str, *drop: str) -> Callable[[Any], Callable[..., Any] | None]:
     """GPU factory calling ``path`` without the keywords ``drop`` (all None by the rule)."""
-    def factory(backend: Any) -> Callable[..., Any] | None:
+    def factory(backend: Backend) -> Callable[..., Any] | None:
         func = backend.resolve(path)
         if func is None:
             return None
