@@ -151,18 +151,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
                     and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
                     and data.nbytes >= _ELIDE_BYTES and _elide(func, self, o, reflected)):
                 return self
-            result = func(o, data) if reflected else func(data, o)
-            if type(result) is not _np_ndarray:
-                return _not_array(result)
-            a = _onew(ndarray)
-            a._data = result
-            a._device = CPU
-            a._storage = None
-            a._mirror = None
-            a._scalar = False
-            a._pin = None
-            return a
-        if _HOST_FAST and family is not None and self._device is CPU:
+        elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
             # the full decision is the CPU (see host_floor_work); one size check decides.
             t = type(other)
@@ -181,43 +170,47 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             elif not matmul and t in PLAIN_SCALARS:
                 o, size = other, data.size
             else:
-                size = _NO_SIZE
+                return _decided(func, spec, reflected, self, other)
             try:
                 floor = floors[family]
             except KeyError:
                 floor = host_floor_work(family)
-            if size < floor and policy_now() == "auto":
-                tick()
-                result = func(o, data) if reflected else func(data, o)
-                if type(result) is not _np_ndarray:
-                    return _not_array(result)
-                a = _onew(ndarray)
-                a._data = result
-                a._device = CPU
-                a._storage = None
-                a._mirror = None
-                a._scalar = False
-                a._pin = None
-                return a
-        if _defers(other):
-            return NotImplemented
-        if other is None or type(other) is str or type(other) is bytes \
-                or _structured(self, other):
-            # NumPy's own operator on the host: ``==`` on structured arrays compares field
-            # by field there, which no ufunc (and no GPU) does
-            o = cpu_arg(other)
-            result = func(o, self._host()) if reflected else func(self._host(), o)
-            return new(result, CPU) if type(result) is _np_ndarray else result
-        result = call(spec, (other, self) if reflected else (self, other), {})
-        if type(result) is tuple:
-            return tuple(_zero_d(r) for r in result)
-        return _zero_d(result)
+            if not (size < floor and policy_now() == "auto"):
+                return _decided(func, spec, reflected, self, other)
+            tick()
+        else:
+            return _decided(func, spec, reflected, self, other)
+        # NumPy on the host data (no GPU usable, or below the floor): inlined new()
+        result = func(o, data) if reflected else func(data, o)
+        if type(result) is not _np_ndarray:
+            return _not_array(result)
+        a = _onew(ndarray)
+        a._data = result
+        a._device = CPU
+        a._storage = None
+        a._mirror = None
+        a._scalar = False
+        a._pin = None
+        return a
 
     return op
 
 
-#: The size of a call that must be decided in full (no size is below it).
-_NO_SIZE = float("inf")
+def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray,
+             other: Any) -> Any:
+    """An operator call that takes the general path: the cost model decides."""
+    if _defers(other):
+        return NotImplemented
+    if other is None or type(other) is str or type(other) is bytes or _structured(a, other):
+        # NumPy's own operator on the host: ``==`` on structured arrays compares field
+        # by field there, which no ufunc (and no GPU) does
+        o = cpu_arg(other)
+        result = func(o, a._host()) if reflected else func(a._host(), o)
+        return new(result, CPU) if type(result) is _np_ndarray else result
+    result = call(spec, (other, a) if reflected else (a, other), {})
+    if type(result) is tuple:
+        return tuple(_zero_d(r) for r in result)
+    return _zero_d(result)
 
 
 def _not_array(result: Any) -> Any:

@@ -142,60 +142,47 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
         # Operands named, not packed: the one- and two-operand calls without keywords
         # (nearly all calls) never build an argument tuple on the fast paths.
         if type(x) is ndarray and not rest and not kwargs:
+            data = x._data
             if _FAST:
-                if y is _NO_ARGUMENT:
-                    tick()
-                    result = np_ufunc(x._data)
+                if y is _NO_ARGUMENT or type(y) in _PLAIN:
+                    other = y
                 elif type(y) is ndarray:
-                    tick()
-                    result = np_ufunc(x._data, y._data)
-                elif type(y) in _PLAIN:
-                    tick()
-                    result = np_ufunc(x._data, y)
+                    other = y._data
                 else:
                     return _general(spec, x, y, rest, kwargs)
-                if type(result) is not _np_ndarray:
-                    return _fast_other(result)
-                a = _onew(ndarray)  # inlined new(): this is the hottest path there is
-                a._data = result
-                a._device = CPU
-                a._storage = None
-                a._mirror = None
-                a._scalar = False
-                a._pin = None
-                return a
-            if _HOST_FAST and family is not None and x._device is CPU:
+            elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
                 # decision is the CPU (see autodev._dispatch.host_floor_work)
-                data = x._data
                 size = data.size
-                if y is _NO_ARGUMENT:
-                    other = _NO_ARGUMENT
+                if y is _NO_ARGUMENT or type(y) in _PLAIN:
+                    other = y
                 elif type(y) is ndarray and y._device is CPU:
                     other = y._data
                     if other.size > size:
                         size = other.size
-                elif type(y) in _PLAIN:
-                    other = y
                 else:
                     return _general(spec, x, y, rest, kwargs)
                 try:
                     floor = HOST_FLOOR_WORK[family]
                 except KeyError:
                     floor = host_floor_work(family)
-                if size < floor and policy_now() == "auto":
-                    tick()
-                    result = np_ufunc(data) if other is _NO_ARGUMENT else np_ufunc(data, other)
-                    if type(result) is not _np_ndarray:
-                        return _fast_other(result)
-                    a = _onew(ndarray)
-                    a._data = result
-                    a._device = CPU
-                    a._storage = None
-                    a._mirror = None
-                    a._scalar = False
-                    a._pin = None
-                    return a
+                if not (size < floor and policy_now() == "auto"):
+                    return _general(spec, x, y, rest, kwargs)
+            else:
+                return _general(spec, x, y, rest, kwargs)
+            # NumPy on the host data: inlined new(), this is the hottest path there is
+            tick()
+            result = np_ufunc(data) if other is _NO_ARGUMENT else np_ufunc(data, other)
+            if type(result) is not _np_ndarray:
+                return _fast_other(result)
+            a = _onew(ndarray)
+            a._data = result
+            a._device = CPU
+            a._storage = None
+            a._mirror = None
+            a._scalar = False
+            a._pin = None
+            return a
         return _general(spec, x, y, rest, kwargs)
 
     return call_ufunc
