@@ -222,7 +222,7 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
         # Below the GPU's fixed cost the CPU wins whatever else holds, so no prediction
         # is needed (unwatched only: a traced call always shows its full prediction).
         work = spec.work(arrays)
-        if work < cost_model().cpu_only_below(spec.family):
+        if work < host_floor(spec.family):
             return CPU, "cost model", None
     if not _gpu_capable(spec, gpu, arrays, kwargs):
         return CPU, "GPU cannot run it (capability table)", None
