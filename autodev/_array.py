@@ -12,14 +12,14 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from sys import getrefcount
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar, cast as _cast
 
 import numpy as np
 
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._config import policy_now
+from ._config import SPEEDUPS, policy_now
 from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
     host_floor_work, new, native_arg
 from ._capability.corrections import check_sort_kind, plain_kth
@@ -54,6 +54,27 @@ def _sync_fast() -> None:
 
 STATE.listeners.append(_sync_fast)
 _sync_fast()  # the flags as they are now (refresh tells it of every change after)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | None = None,
+             can_elide: bool = False) -> _F:
+    """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
+    what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
+    and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
+    extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
+    getitem, setitem, ufunc, reduce or create; ``func``: NumPy's callable; ``other``: what
+    a result that is not one NumPy array goes through."""
+    if SPEEDUPS is None:
+        return fallback
+    return _cast(_F, SPEEDUPS.FastCall(kind, func, fallback, other, can_elide))
+
+
+def _compiled_method(kind: str) -> Callable[[_F], _F]:
+    """Decorator: the method behind its compiled fast path (see :func:`compiled`)."""
+    return lambda method: compiled(kind, None, method)
 
 
 # ---------------------------------------------------------------------- operator tables
@@ -193,7 +214,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         a._pin = None
         return a
 
-    return op
+    return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide)
 
 
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray,
@@ -661,6 +682,7 @@ class ndarray:
         return self._host().tobytes(order)
 
     # ------------------------------------------------------------------ indexing
+    @_compiled_method("getitem")
     def __getitem__(self, key: Any) -> Any:
         # Indexing runs where the array lives and decides nothing: a host array takes the
         # direct path whether or not a GPU is usable (its index arrays are brought over)
@@ -690,6 +712,7 @@ class ndarray:
             return a
         return _getitem(self, key)
 
+    @_compiled_method("setitem")
     def __setitem__(self, key: Any, value: Any) -> None:
         if _FAST:  # the commonest write: a plain index, a plain value, no GPU at all
             t = type(key)
@@ -893,6 +916,36 @@ class ndarray:
 
 
 bind_array(ndarray)
+
+
+def _compiled_temporary_refcount(probe: Any) -> int:
+    """The reference count the compiled operators see on a temporary left operand, or -1
+    if it is no lower than a named one's (then they never take one for a temporary)."""
+
+    class Probe:
+        __add__ = probe
+
+    named = Probe()
+    seen_named = named + 1
+    seen_temporary = Probe() + 1
+    return int(seen_temporary) if seen_temporary < seen_named else -1
+
+
+def _bind_compiled(speedups: Any) -> None:
+    """Bind the compiled fast paths to the array class and keep their flag in step with
+    ``STATE.fast`` (they act only when no GPU is usable and nothing watches calls)."""
+    speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, tick,
+                       R.Storage, _compiled_temporary_refcount(speedups.refcount_probe))
+
+    def sync() -> None:
+        speedups.set_fast(STATE.fast)
+
+    STATE.listeners.append(sync)
+    sync()
+
+
+if SPEEDUPS is not None:
+    _bind_compiled(SPEEDUPS)
 
 
 class _FlatIter:

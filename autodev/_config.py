@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from types import ModuleType
 from contextvars import ContextVar, Token
 from typing import Callable, Iterator, Literal
 
@@ -30,6 +31,8 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_PROFILE": "Path of a profile JSON to use instead of the cached one.",
     "AUTODEV_MIRROR_BUDGET": "Fraction of GPU memory that reuse-credit mirrors may hold "
                              "(default 0.5; 0 turns reuse moves off).",
+    "AUTODEV_PURE_PYTHON": "1 runs the pure-Python hot path even where the compiled one "
+                           "(autodev._speedups) is built.",
 }
 
 
@@ -92,7 +95,7 @@ class _Env:
     """
 
     __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
-                 "mirror_budget")
+                 "mirror_budget", "pure_python")
 
     def __init__(self) -> None:
         self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
@@ -103,9 +106,26 @@ class _Env:
         self.profile: str | None = _env("AUTODEV_PROFILE")
         self.mirror_budget: float = _fraction("AUTODEV_MIRROR_BUDGET",
                                               _env("AUTODEV_MIRROR_BUDGET") or "0.5")
+        self.pure_python: bool = _env_flag("AUTODEV_PURE_PYTHON")
 
 
 ENV = _Env()
+
+
+def _load_speedups() -> tuple[ModuleType | None, str]:
+    """The compiled hot path, or None, and why (shown by ``autodev info``)."""
+    if ENV.pure_python:
+        return None, "off (AUTODEV_PURE_PYTHON=1)"
+    try:
+        from . import _speedups
+    except ImportError as error:  # not built here (no compiler at install) or not loadable
+        return None, f"not built ({error}); the pure-Python path runs"
+    return _speedups, "on"
+
+
+#: ``autodev._speedups`` (the compiled fast paths, autodev/_speedups.c), or None where it
+#: is not built or ``AUTODEV_PURE_PYTHON=1``: then the pure-Python paths run alone.
+SPEEDUPS, SPEEDUPS_STATUS = _load_speedups()
 
 _policy: ContextVar[str] = ContextVar("autodev_policy", default=ENV.device)
 

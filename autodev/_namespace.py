@@ -17,7 +17,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ._residency import storage as R
-from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, ndarray
+from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, compiled, \
+    ndarray
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
@@ -80,7 +81,8 @@ class ufunc(functools.partial):
         #: the family whose floor lets a tiny call on host data skip the decision (None: never)
         tiny = family if where == "dispatch" and family in (
             "elementwise", "transcendental") else None
-        self = super().__new__(cls, _ufunc_call(np_ufunc, spec, tiny))
+        self = super().__new__(cls, compiled("ufunc", np_ufunc, _ufunc_call(np_ufunc, spec, tiny),
+                                             _fast_other))
         self._np = np_ufunc
         self._spec, self._methods, self._tiny = spec, methods, tiny
         self.__name__ = np_ufunc.__name__
@@ -309,7 +311,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 return new(result, CPU)
         return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
 
-    return _named(function, np_func, spec.name)
+    return compiled("reduce", reduce, _named(function, np_func, spec.name))
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -445,7 +447,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
     result.__wrapped__ = np_func  # NumPy's signature
-    return result
+    return compiled("create", np_func, result) if name in _SHAPED else result
 
 
 #: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,

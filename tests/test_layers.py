@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autodev"
 #: Rooms from the ground up: a module may import modules of its own room or of a room
 #: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).
 LAYERS: list[tuple[str, ...]] = [
-    ("_config", "_device", "_typing"),                        # foundation
+    ("_config", "_device", "_typing", "_speedups"),           # foundation
     ("_trace",),                                              # visibility: stats, records
     ("_cost/",),                                              # the cost model, profiles
     ("_backends/",),                                          # numpy, cupy, sim, the registry
@@ -36,8 +36,9 @@ UPWARD: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, Path]:
+    """Every module by name: its source, or for a compiled one its stub (``.pyi``)."""
     found = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]:
         parts = path.relative_to(PACKAGE).with_suffix("").parts
         name = ".".join(("autodev", *parts))
         found[name.removesuffix(".__init__")] = path

@@ -1,0 +1,593 @@
+/* autodev._speedups: the compiled hot path (issue 13, item 5).
+ *
+ * The commonest tiny calls, when no GPU is usable and nothing watches calls (autodev's
+ * "fast" state), cost little more than NumPy's own call: `a + b`, `sin(a)`, `sum(a)`,
+ * `zeros(n)`, `a[i]`, `a[i:j]`, `a[i:j] = x`. Each compiled callable here stands in front
+ * of the pure-Python function that does the same thing (its *fallback*) and handles only
+ * the narrowest case that function's own fast path handles, doing exactly what it does;
+ * anything else (a keyword, an operand of another type, a subclass, a possible temporary
+ * to elide, a GPU usable) goes to the fallback with the arguments untouched. The Python
+ * functions stay the reference: with AUTODEV_PURE_PYTHON=1, or where this module could
+ * not be compiled, autodev runs them alone and every test passes the same.
+ *
+ * New arrays are made as the Python code makes them: object.__new__(ndarray) and one
+ * store per slot. The slots' offsets are read from the class's own member descriptors
+ * (configure()), so the class stays a plain Python class with __slots__.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* ------------------------------------------------------------------ module state */
+
+static PyTypeObject *Array = NULL;      /* autodev.ndarray */
+static PyTypeObject *NpArray = NULL;    /* numpy.ndarray */
+static PyObject *Cpu = NULL;            /* autodev's CPU device */
+static PyObject *PlainOperands = NULL;  /* frozenset of types passed to NumPy as they are */
+static PyObject *Tick = NULL;           /* autodev._trace.tick: counts fast calls */
+static PyObject *StorageType = NULL;    /* autodev._residency.storage.Storage */
+static PyObject *VersionName = NULL;    /* "version" */
+static PyObject *One = NULL;            /* 1 */
+static PyObject *PlainScalars = NULL;   /* PlainOperands less numpy.ndarray: a ufunc's */
+static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
+static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
+
+enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, N_SLOTS };
+static const char *SlotNames[N_SLOTS] = {"_data", "_device", "_storage", "_mirror",
+                                         "_scalar", "_pin"};
+static Py_ssize_t Offsets[N_SLOTS];
+
+#define SLOT(obj, i) (*(PyObject **)((char *)(obj) + Offsets[i]))
+
+/* A new autodev.ndarray on the host holding `data` (a new reference, stolen), with
+ * `storage` and `pin` (borrowed). NULL on error, with `data` released. */
+static PyObject *
+new_host(PyObject *data, PyObject *storage, PyObject *pin)
+{
+    PyObject *a = Array->tp_alloc(Array, 0);
+    if (a == NULL) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    SLOT(a, S_DATA) = data;
+    Py_INCREF(Cpu);
+    SLOT(a, S_DEVICE) = Cpu;
+    Py_INCREF(storage);
+    SLOT(a, S_STORAGE) = storage;
+    Py_INCREF(Py_None);
+    SLOT(a, S_MIRROR) = Py_None;
+    Py_INCREF(Py_False);
+    SLOT(a, S_SCALAR) = Py_False;
+    Py_INCREF(pin);
+    SLOT(a, S_PIN) = pin;
+    return a;
+}
+
+static int
+tick(void)
+{
+    PyObject *r = PyObject_CallNoArgs(Tick);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* The operand NumPy receives for `obj` on the fast path (borrowed), or NULL when the
+ * fallback must handle it. */
+static PyObject *
+plain_operand(PyObject *obj, PyObject *plain_types)
+{
+    if (Py_TYPE(obj) == Array)
+        return SLOT(obj, S_DATA);
+    int plain = PySet_Contains(plain_types, (PyObject *)Py_TYPE(obj));
+    if (plain < 0) {
+        PyErr_Clear();  /* an unhashable type: not plain; the fallback decides */
+        return NULL;
+    }
+    return plain ? obj : NULL;
+}
+
+/* ------------------------------------------------------------------ the callables */
+
+enum Kind {
+    K_BINARY,     /* a.__op__(other): func(data, other) */
+    K_REFLECTED,  /* a.__rop__(other): func(other, data) */
+    K_GETITEM,    /* a[key], key an int or a slice */
+    K_SETITEM,    /* a[key] = value, key an int or a slice, value plain */
+    K_UFUNC,      /* ufunc(x) or ufunc(x, y) */
+    K_REDUCE,     /* sum(a): reduce(data, None) */
+    K_CREATE,     /* zeros(shape[, dtype[, order]]) */
+};
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int kind;
+    int can_elide;       /* K_BINARY: a temporary left operand may be elided (fallback) */
+    PyObject *func;      /* NumPy's callable */
+    PyObject *fallback;  /* the pure-Python function, called with the same arguments */
+    PyObject *other;     /* what a result that is not one NumPy array goes through */
+} FastCall;
+
+static PyObject *
+delegate(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+/* A NumPy result as the Python fast path returns it: a new host array (no storage, not
+ * pinned), or `other(result)` when it is not one NumPy array. Steals `result`. */
+static PyObject *
+finish(FastCall *self, PyObject *result)
+{
+    if (result == NULL)
+        return NULL;
+    if (Py_TYPE(result) == NpArray)
+        return new_host(result, Py_None, Py_None);
+    if (self->other == Py_None)
+        return result;
+    PyObject *out = PyObject_CallOneArg(self->other, result);
+    Py_DECREF(result);
+    return out;
+}
+
+static PyObject *
+binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *a = args[0], *data, *o;
+    if (!Fast || Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL
+            || (o = plain_operand(args[1], PlainOperands)) == NULL
+            || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs))
+        return delegate(self, args, nargsf, kwnames);
+    if (tick() < 0)
+        return NULL;
+    PyObject *operands[2];
+    if (self->kind == K_REFLECTED) {
+        operands[0] = o;
+        operands[1] = data;
+    } else {
+        operands[0] = data;
+        operands[1] = o;
+    }
+    return finish(self, PyObject_Vectorcall(self->func, operands, 2, NULL));
+}
+
+static int
+basic_key(PyObject *key)
+{
+    return PyLong_CheckExact(key) || PySlice_Check(key);
+}
+
+static PyObject *
+getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *a = args[0], *key = args[1], *data;
+    if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
+            || !(Fast || SLOT(a, S_DEVICE) == Cpu) || SLOT(a, S_STORAGE) == NULL
+            || SLOT(a, S_PIN) == NULL)
+        return delegate(self, args, nargsf, kwnames);
+    PyObject *result = PyObject_GetItem(data, key);
+    if (result == NULL || Py_TYPE(result) != NpArray)
+        return result;
+    PyObject *base = PyObject_GetAttrString(result, "base");
+    if (base == NULL) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    int is_view = base != Py_None;
+    Py_DECREF(base);
+    PyObject *storage = Py_None;
+    if (is_view) {  /* a view shares the array's storage, made on first need */
+        storage = SLOT(a, S_STORAGE);
+        if (storage == Py_None) {
+            storage = PyObject_CallNoArgs(StorageType);
+            if (storage == NULL) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            SLOT(a, S_STORAGE) = storage;  /* the slot's reference */
+            Py_DECREF(Py_None);
+        }
+    }
+    return new_host(result, storage, SLOT(a, S_PIN));
+}
+
+static PyObject *
+setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *a = args[0], *key = args[1], *value = args[2], *data;
+    if (!Fast || Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
+            || SLOT(a, S_STORAGE) == NULL)
+        return delegate(self, args, nargsf, kwnames);
+    int plain = PySet_Contains(PlainOperands, (PyObject *)Py_TYPE(value));
+    if (plain <= 0) {
+        if (plain < 0)
+            PyErr_Clear();
+        return delegate(self, args, nargsf, kwnames);
+    }
+    if (PyObject_SetItem(data, key, value) < 0)
+        return NULL;
+    PyObject *storage = SLOT(a, S_STORAGE);
+    if (storage != Py_None) {  /* storage.version += 1 */
+        Py_INCREF(storage);
+        PyObject *version = PyObject_GetAttr(storage, VersionName);
+        PyObject *next = version == NULL ? NULL : PyNumber_Add(version, One);
+        Py_XDECREF(version);
+        int failed = next == NULL || PyObject_SetAttr(storage, VersionName, next) < 0;
+        Py_XDECREF(next);
+        Py_DECREF(storage);
+        if (failed)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    PyObject *x, *data, *o = NULL;
+    if (!Fast || kwnames != NULL || n < 1 || n > 2 || Py_TYPE(x = args[0]) != Array
+            || (data = SLOT(x, S_DATA)) == NULL || (n == 2 && (o = plain_operand(args[1], PlainScalars)) == NULL))
+        return delegate(self, args, nargsf, kwnames);
+    if (tick() < 0)
+        return NULL;
+    PyObject *operands[2] = {data, o};
+    return finish(self, PyObject_Vectorcall(self->func, operands, n, NULL));
+}
+
+static PyObject *
+reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *a, *data;
+    if (!Fast || kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1
+            || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL)
+        return delegate(self, args, nargsf, kwnames);
+    if (tick() < 0)
+        return NULL;
+    PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
+    return finish(self, PyObject_Vectorcall(self->func, operands, 2, NULL));
+}
+
+static PyObject *
+create(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (!Fast || kwnames != NULL || n < 1 || n > 3)
+        return delegate(self, args, nargsf, kwnames);
+    return finish(self, PyObject_Vectorcall(self->func, args, n, NULL));
+}
+
+static PyObject *
+fastcall_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCall *self = (FastCall *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    switch (self->kind) {
+    case K_BINARY:
+    case K_REFLECTED:
+        if (n == 2 && kwnames == NULL)
+            return binary(self, args, nargsf, kwnames);
+        break;
+    case K_GETITEM:
+        if (n == 2 && kwnames == NULL)
+            return getitem(self, args, nargsf, kwnames);
+        break;
+    case K_SETITEM:
+        if (n == 3 && kwnames == NULL)
+            return setitem(self, args, nargsf, kwnames);
+        break;
+    case K_UFUNC:
+        return ufunc(self, args, nargsf, kwnames);
+    case K_REDUCE:
+        return reduce(self, args, nargsf, kwnames);
+    case K_CREATE:
+        return create(self, args, nargsf, kwnames);
+    }
+    return delegate(self, args, nargsf, kwnames);
+}
+
+static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
+                                  "reduce", "create"};
+
+static PyObject *
+fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", NULL};
+    const char *kind_name;
+    PyObject *func, *fallback, *other = Py_None;
+    int can_elide = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|Op:FastCall", keywords, &kind_name,
+                                     &func, &fallback, &other, &can_elide))
+        return NULL;
+    int kind = -1;
+    for (int i = 0; i < (int)(sizeof KindNames / sizeof *KindNames); i++)
+        if (strcmp(kind_name, KindNames[i]) == 0)
+            kind = i;
+    if (kind < 0) {
+        PyErr_Format(PyExc_ValueError, "unknown FastCall kind %R", PyTuple_GET_ITEM(args, 0));
+        return NULL;
+    }
+    if ((func != Py_None && !PyCallable_Check(func)) || !PyCallable_Check(fallback)
+            || (other != Py_None && !PyCallable_Check(other))) {
+        PyErr_SetString(PyExc_TypeError, "FastCall: fallback must be callable, and func and other callable or None");
+        return NULL;
+    }
+    FastCall *self = (FastCall *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = fastcall_vectorcall;
+    self->kind = kind;
+    self->can_elide = can_elide;
+    Py_INCREF(func);
+    self->func = func;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    Py_INCREF(other);
+    self->other = other;
+    return (PyObject *)self;
+}
+
+static int
+fastcall_traverse(FastCall *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->func);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->other);
+    return 0;
+}
+
+static int
+fastcall_clear(FastCall *self)
+{
+    Py_CLEAR(self->func);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->other);
+    return 0;
+}
+
+static void
+fastcall_dealloc(FastCall *self)
+{
+    PyObject_GC_UnTrack(self);
+    fastcall_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* As a class attribute (the operators, __getitem__, __setitem__) it binds as a Python
+ * function does; CPython's operator slots call it unbound (Py_TPFLAGS_METHOD_DESCRIPTOR). */
+static PyObject *
+fastcall_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None || ((FastCall *)self)->kind >= K_UFUNC) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+/* Everything else (__name__, __doc__, __wrapped__, ...) is the fallback's. */
+static PyObject *
+fastcall_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    return PyObject_GetAttr(((FastCall *)self)->fallback, name);
+}
+
+static PyObject *
+fastcall_repr(FastCall *self)
+{
+    return PyUnicode_FromFormat("<autodev compiled %s path of %R>", KindNames[self->kind],
+                                self->fallback);
+}
+
+/* A function's own attributes that the type would otherwise answer for itself. */
+static PyObject *
+fastcall_doc(FastCall *self, void *closure)
+{
+    return PyObject_GetAttrString(self->fallback, "__doc__");
+}
+
+static PyObject *
+fastcall_module(FastCall *self, void *closure)
+{
+    return PyObject_GetAttrString(self->fallback, "__module__");
+}
+
+static PyGetSetDef fastcall_getset[] = {
+    {"__doc__", (getter)fastcall_doc, NULL, NULL, NULL},
+    {"__module__", (getter)fastcall_module, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMemberDef fastcall_members[] = {
+    {"fallback", T_OBJECT, offsetof(FastCall, fallback), READONLY,
+     "the pure-Python function this stands in front of"},
+    {"func", T_OBJECT, offsetof(FastCall, func), READONLY, "NumPy's callable"},
+    {NULL},
+};
+
+static PyTypeObject FastCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autodev._speedups.FastCall",
+    .tp_doc = "FastCall(kind, func, fallback, other=None, can_elide=False)\n--\n\n"
+              "A compiled fast path standing in front of the pure-Python `fallback`.",
+    .tp_basicsize = sizeof(FastCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(FastCall, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = fastcall_new,
+    .tp_dealloc = (destructor)fastcall_dealloc,
+    .tp_traverse = (traverseproc)fastcall_traverse,
+    .tp_clear = (inquiry)fastcall_clear,
+    .tp_descr_get = fastcall_get,
+    .tp_getattro = fastcall_getattro,
+    .tp_repr = (reprfunc)fastcall_repr,
+    .tp_members = fastcall_members,
+    .tp_getset = fastcall_getset,
+};
+
+/* ------------------------------------------------------------------ module functions */
+
+static int
+slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
+{
+    PyObject *descr = PyDict_GetItemString(type->tp_dict, name);  /* borrowed */
+    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a __slots__ member", type->tp_name, name);
+        return -1;
+    }
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    if (member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot", type->tp_name, name);
+        return -1;
+    }
+    *offset = member->offset;
+    return 0;
+}
+
+static PyObject *
+configure(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
+                               "plain_scalars", "tick", "storage", "temporary_refs", NULL};
+    PyObject *array, *np_array, *cpu, *plain, *scalars, *tick_, *storage;
+    Py_ssize_t temporary_refs;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OOn:configure", keywords,
+                                     &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
+                                     &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
+                                     &tick_, &storage,
+                                     &temporary_refs))
+        return NULL;
+    Py_ssize_t offsets[N_SLOTS];
+    for (int i = 0; i < N_SLOTS; i++)
+        if (slot_offset((PyTypeObject *)array, SlotNames[i], &offsets[i]) < 0)
+            return NULL;
+    memcpy(Offsets, offsets, sizeof offsets);
+    Py_INCREF(array);
+    Py_XSETREF(Array, (PyTypeObject *)array);
+    Py_INCREF(np_array);
+    Py_XSETREF(NpArray, (PyTypeObject *)np_array);
+    Py_INCREF(cpu);
+    Py_XSETREF(Cpu, cpu);
+    Py_INCREF(plain);
+    Py_XSETREF(PlainOperands, plain);
+    Py_INCREF(scalars);
+    Py_XSETREF(PlainScalars, scalars);
+    Py_INCREF(tick_);
+    Py_XSETREF(Tick, tick_);
+    Py_INCREF(storage);
+    Py_XSETREF(StorageType, storage);
+    TemporaryRefs = temporary_refs;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+set_fast(PyObject *module, PyObject *flag)
+{
+    int fast = PyObject_IsTrue(flag);
+    if (fast < 0)
+        return NULL;
+    if (fast && Array == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "autodev._speedups: configure() first");
+        return NULL;
+    }
+    Fast = fast;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "refcount_seen() takes at least one argument");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(Py_REFCNT(args[0]));
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
+     "configure(array, numpy_array, cpu, plain_operands, plain_scalars, tick, storage,\n"
+     "          temporary_refs)\n--\n\n"
+     "Bind the fast paths to autodev's array class and what its fast paths use."},
+    {"set_fast", set_fast, METH_O,
+     "set_fast(flag)\n--\n\nTurn the fast paths on (no GPU usable, nothing watching) or off."},
+    {NULL},
+};
+
+/* A binary operator's probe: the reference count it sees on its left operand, called as
+ * the operator slots call a FastCall (to tell a temporary from a named value). */
+static PyObject *
+probe_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    return refcount_seen(NULL, args, PyVectorcall_NARGS(nargsf));
+}
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+} Probe;
+
+static PyObject *
+probe_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyTypeObject ProbeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autodev._speedups.RefcountProbe",
+    .tp_doc = "As an __add__, returns the reference count the compiled operators see on "
+              "their left operand.",
+    .tp_basicsize = sizeof(Probe),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(Probe, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = probe_get,
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "autodev._speedups",
+    .m_doc = "autodev's compiled hot path: fast paths standing in front of pure-Python ones.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&ProbeType) < 0)
+        return NULL;
+    VersionName = PyUnicode_InternFromString("version");
+    One = PyLong_FromLong(1);
+    if (VersionName == NULL || One == NULL)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    Probe *probe = PyObject_New(Probe, &ProbeType);
+    if (probe == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    probe->vectorcall = probe_vectorcall;
+    Py_INCREF(&FastCallType);
+    if (PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0
+            || PyModule_AddObject(m, "refcount_probe", (PyObject *)probe) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

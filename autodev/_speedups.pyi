@@ -1,0 +1,18 @@
+"""Types of the compiled hot path (autodev/_speedups.c)."""
+
+from typing import Any, Callable
+
+class FastCall:
+    fallback: Callable[..., Any]
+    func: Any
+    def __init__(self, kind: str, func: Any, fallback: Callable[..., Any],
+                 other: Callable[[Any], Any] | None = ..., can_elide: bool = ...) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __getattr__(self, name: str) -> Any: ...
+
+refcount_probe: Any
+
+def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],
+              plain_scalars: frozenset[type], tick: Callable[[], Any], storage: type,
+              temporary_refs: int) -> None: ...
+def set_fast(flag: bool) -> None: ...
