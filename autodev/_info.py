@@ -27,7 +27,7 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
         Describe this profile file instead of the one autodev would use.
     """
     from ._backends import STATE, active_gpu, devices as _devices
-    from ._config import VERSION
+    from ._config import SPEEDUPS_STATUS, VERSION
     from ._cost import fingerprint as _fingerprint, profile as _profile
     from ._calibrate.calibrate import crossover_table
 
@@ -38,6 +38,7 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
                for d in _devices()]
     return {
         "version": VERSION,
+        "compiled_hot_path": SPEEDUPS_STATUS,
         "devices": devices,
         "gpu": str(gpu.device) if gpu is not None else None,
         "simulated_gpu": STATE.sim is not None,

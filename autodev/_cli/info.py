@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
 
 def format_info(data: dict[str, Any]) -> str:
     """The info dict for people."""
-    lines = [f"autodev {data['version']}", "", "Devices:"]
+    lines = [f"autodev {data['version']} (compiled hot path: {data['compiled_hot_path']})", "",
+             "Devices:"]
     for d in data["devices"]:
         state = "usable" if d["usable"] else "not usable"
         reason = f" ({d['reason']})" if d["reason"] else ""

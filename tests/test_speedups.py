@@ -1,0 +1,269 @@
+"""The compiled hot path (autodev/_speedups.c) does exactly what the Python it stands in
+front of does: same result (type, dtype, shape, values, device, storage, pin), same
+error (type and message), same warnings, same count of fast calls, for every operand
+kind its fast paths take and many they must pass on. Where the extension is not built
+(or AUTODEV_PURE_PYTHON=1) these comparisons have nothing to compare and are skipped;
+CI builds it, and a test fails there if it is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import autodev
+from autodev._config import ENV, SPEEDUPS
+from autodev._trace import fast_calls
+from autodev.testing import simulated_gpu
+
+compiled_only = pytest.mark.skipif(SPEEDUPS is None, reason="autodev._speedups is not "
+                                   "built here or AUTODEV_PURE_PYTHON=1")
+
+ARRAY = autodev.ndarray
+
+
+def _mode(sim: bool) -> Any:
+    """No GPU usable (the compiled paths act), or the simulated GPU (they pass every call on)."""
+    return simulated_gpu() if sim else contextlib.nullcontext()
+
+
+def test_ci_builds_the_extension() -> None:
+    """The README's install (pip install -e .) compiles the hot path where a compiler is."""
+    if not os.environ.get("CI") or ENV.pure_python:
+        pytest.skip("only CI's install is known to have a C compiler")
+    assert SPEEDUPS is not None, autodev.info()["compiled_hot_path"]
+
+
+def test_pure_python_switch() -> None:
+    code = ("import autodev, types; print(type(autodev.ndarray.__dict__['__add__']).__name__,"
+            " autodev.info()['compiled_hot_path'])")
+    env = {**os.environ, "AUTODEV_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split(maxsplit=1)
+    assert out[0] == "function"
+    assert "AUTODEV_PURE_PYTHON" in out[1]
+
+
+def _describe(x: Any) -> Any:
+    """Everything observable about a result."""
+    if type(x) is tuple:
+        return ("tuple", tuple(_describe(v) for v in x))
+    if isinstance(x, ARRAY):
+        data = x._data
+        return (type(x).__name__, data.dtype.str, data.shape, data.tobytes(), str(x._device),
+                x._pin, x._scalar, x._mirror, x._storage is None)
+    if isinstance(x, np.ndarray):
+        return ("numpy", x.dtype.str, x.shape, x.tobytes())
+    return (type(x).__name__, repr(x))
+
+
+def _outcome(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    before = fast_calls()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result: Any = ("ok", _describe(func(*args)))
+        except Exception as error:  # noqa: BLE001 - the error itself is what is compared
+            result = ("raised", type(error).__name__, str(error))
+    return result, [w.category.__name__ for w in caught], fast_calls() - before
+
+
+def _same(fast: Any, make_args: Callable[[], tuple[Any, ...]]) -> Any:
+    """``fast`` and its fallback on fresh arguments give the same outcome."""
+    assert type(fast).__name__ == "FastCall", fast
+    args = make_args()
+    got = _outcome(fast, args)
+    state = [_describe(a) for a in args]
+    args = make_args()
+    want = _outcome(fast.fallback, args)
+    assert got == want
+    assert state == [_describe(a) for a in args]  # the operands end alike (setitem)
+    return got
+
+
+def _vec(dtype: str = "float64", n: int = 6) -> Any:
+    return autodev.array(np.arange(n).astype(dtype))  # a copy: no storage yet
+
+
+OPERANDS: list[Callable[[], Any]] = [
+    lambda: 2, lambda: 2.5, lambda: True, lambda: 1 + 2j, lambda: 300, lambda: -1,
+    lambda: 2 ** 70, lambda: np.float32(1.5), lambda: np.int64(3), lambda: np.bool_(True),
+    lambda: np.arange(6.0), lambda: np.arange(3), lambda: _vec(), lambda: _vec("int8"),
+    lambda: _vec("bool"), lambda: _vec(n=4), lambda: [1, 2, 3, 4, 5, 6], lambda: None,
+    lambda: "x", lambda: autodev.asarray(np.float64(2.0)),
+]
+DTYPES = ["float64", "float32", "int8", "uint8", "bool", "complex128"]
+OPERATORS = ["__add__", "__radd__", "__sub__", "__rsub__", "__truediv__", "__rpow__",
+             "__floordiv__", "__lt__", "__eq__", "__ne__", "__and__", "__lshift__"]
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", OPERATORS)
+def test_operators(name: str, sim: bool) -> None:
+    fast = ARRAY.__dict__[name]
+    with _mode(sim):
+        took = 0
+        for dtype in DTYPES:
+            for operand in OPERANDS:
+                took += _same(fast, lambda: (_vec(dtype), operand()))[2]
+    assert took > 0  # fast calls counted alike (by the compiled path with no GPU usable)
+
+
+@compiled_only
+def test_matmul_and_zero_d() -> None:
+    fast = ARRAY.__dict__["__matmul__"]
+    m = lambda: autodev.asarray(np.arange(6.0).reshape(2, 3))  # noqa: E731
+    _same(fast, lambda: (m(), autodev.asarray(np.ones((3, 2)))))
+    _same(fast, lambda: (m(), autodev.asarray(np.ones((2, 2)))))  # shape error
+    _same(fast, lambda: (_vec(), _vec()))  # 0-d: an autodev scalar
+    _same(fast, lambda: (m(), 2.0))  # matmul refuses a scalar
+    _same(ARRAY.__dict__["__add__"], lambda: (autodev.asarray(np.float64(1.0)), 2.0))
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+def test_getitem(sim: bool) -> None:
+    fast = ARRAY.__dict__["__getitem__"]
+    arrays = [lambda: _vec(), lambda: autodev.asarray(np.arange(12).reshape(3, 4)),
+              lambda: autodev.asarray(np.float32(2.0)), lambda: _vec()[1:5],
+              lambda: autodev.asarray(np.arange(6.0), device="cpu")]
+    keys = [0, -1, 2, 9, -10, slice(2, 7), slice(None, None, -1), slice(None), slice(5, 1),
+            True, np.int64(3), (1,), (0, 1), [1, 2], Ellipsis, None, "a", 1.0]
+    with _mode(sim):
+        for make in arrays:
+            for key in keys:
+                _same(fast, lambda: (make(), key))
+
+
+@compiled_only
+def test_views_share_storage_as_python_makes_them() -> None:
+    fast = ARRAY.__dict__["__getitem__"]
+    for getter in (fast, fast.fallback):
+        a = _vec()
+        assert a._storage is None
+        v, w = getter(a, slice(1, 4)), getter(a, 2)
+        assert v._storage is a._storage is not None and type(w) is np.float64
+        assert getter(v, slice(0, 2))._storage is a._storage
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+def test_setitem(sim: bool) -> None:
+    fast = ARRAY.__dict__["__setitem__"]
+    values = [1.5, 2, True, 1 + 1j, np.float32(7), np.arange(5.0), np.arange(2.0), 2 ** 70,
+              None, "x", [1.0, 2.0, 3.0, 4.0, 5.0], _vec(n=5)]
+    keys = [0, -1, 9, slice(2, 7), slice(None, None, 2), True, (1,), [0, 1]]
+    with _mode(sim):
+        for dtype in ("float64", "int8", "bool"):
+            for key in keys:
+                for value in values:
+                    _same(fast, lambda: (_vec(dtype), key, value, ))
+
+
+@compiled_only
+def test_setitem_moves_the_version_of_shared_storage() -> None:
+    fast = ARRAY.__dict__["__setitem__"]
+    for setter in (fast, fast.fallback):
+        a = _vec()
+        view = a[1:4]
+        version = a._storage.version
+        setter(view, 0, 10.0)
+        assert a._storage.version == version + 1 and a[1] == 10.0
+
+
+UFUNC_ARGS: list[Callable[[], tuple[Any, ...]]] = [
+    lambda: (_vec(),), lambda: (_vec("int8"),), lambda: (_vec("bool"),),
+    lambda: (autodev.asarray(np.float64(0.5)),), lambda: (_vec(), 2.0), lambda: (_vec(), _vec()),
+    lambda: (_vec(), np.arange(6.0)), lambda: (_vec(), _vec(n=3)), lambda: (np.arange(3.0),),
+    lambda: (_vec(), 2, None), lambda: (), lambda: ([1.0, 2.0],), lambda: (_vec(), "x"),
+]
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["sin", "add", "divmod", "frexp", "isnan", "power", "logaddexp"])
+def test_ufuncs(name: str, sim: bool) -> None:
+    fast = getattr(autodev, name).func
+    with _mode(sim):
+        for make in UFUNC_ARGS:
+            _same(fast, make)
+        out = autodev.zeros(6)  # with a keyword: always the Python path
+        assert _same(fast, lambda: (_vec(), 1.0)) is not None
+        getattr(autodev, name)(*((_vec(),) * getattr(np, name).nin), out=(out,) * getattr(
+            np, name).nout if getattr(np, name).nout > 1 else out)
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "amin"])
+def test_reductions(name: str, sim: bool) -> None:
+    fast = getattr(autodev, name)
+    inputs = [lambda: (_vec(),), lambda: (_vec("int8"),), lambda: (_vec("bool"),),
+              lambda: (autodev.asarray(np.arange(12).reshape(3, 4)),),
+              lambda: (autodev.asarray(np.float64(2.0)),), lambda: (_vec(n=0),),
+              lambda: (_vec(), 0), lambda: ([1, 2],), lambda: (np.arange(3),), lambda: ()]
+    with _mode(sim):
+        for make in inputs:
+            _same(fast, make)
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_creation(name: str, sim: bool) -> None:
+    fast = getattr(autodev, name)
+    calls = [(3,), ((2, 3), "int32"), (3, float, "F"), ((2, 2), None, "F"), (-1,),
+             (3, "nonsense"), (3, None, "X"), (3, None, "C", 4), ((),), ([2, 2],)]
+    with _mode(sim):
+        for args in calls:
+            if name == "empty":  # values undefined: compare the rest
+                got = _outcome(fast, args)
+                want = _outcome(fast.fallback, args)
+                strip = lambda o: (o[0][0], o[0][1][:3] if o[0][0] == "ok" else o[0][1:])  # noqa
+                assert strip(got) == strip(want)
+            else:
+                _same(fast, lambda: args)
+
+
+@compiled_only
+def test_compiled_names_and_docs_are_the_functions() -> None:
+    assert autodev.sum.__doc__ == autodev.sum.fallback.__doc__ is not None
+    assert autodev.zeros.__name__ == "zeros" and autodev.zeros.__module__ == "autodev"
+    assert ARRAY.__add__.__name__ == "op" and ARRAY.__getitem__.__name__ == "__getitem__"
+    a = _vec()
+    assert a.__add__(1.0).tolist() == (a + 1.0).tolist()  # binds as a method
+    assert a.__getitem__(2) == 2.0
+
+
+@compiled_only
+def test_named_operands_are_never_taken_for_temporaries() -> None:
+    """The elision probe: a large named array left of ``+`` keeps its values."""
+    n = 1 << 16  # 512 KiB of float64: above the elision size
+
+    def run() -> tuple[Any, Any]:
+        a = autodev.asarray(np.ones(n))
+        b = a + 1.0
+        c = (a * 2.0) + b  # a temporary left operand: NumPy may reuse its buffer
+        return a, c
+
+    a, c = run()
+    assert float(a.sum()) == n and float(c.sum()) == 4 * n
+
+
+@compiled_only
+def test_subclass_instances_take_the_python_path() -> None:
+    class Tagged(autodev.ndarray):
+        __slots__ = ()
+
+    make = lambda: autodev.array(np.arange(3.0)).view(Tagged)  # noqa: E731
+    assert _same(ARRAY.__dict__["__add__"], lambda: (make(), 1.0))[2] == 1
+    assert _same(ARRAY.__dict__["__getitem__"], lambda: (make(), slice(1)))[0][0] == "ok"
+    assert type(make() + 1.0) is Tagged and type(make()[1:]) is Tagged
