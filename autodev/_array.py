@@ -60,16 +60,18 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | None = None,
-             can_elide: bool = False) -> _F:
+             can_elide: bool = False, family: str | None = None) -> _F:
     """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
     what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
     and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
     extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
     getitem, setitem, ufunc, reduce or create; ``func``: NumPy's callable; ``other``: what
-    a result that is not one NumPy array goes through."""
+    a result that is not one NumPy array goes through; ``family``: the cost family whose
+    floor a host call with a GPU usable must be below to skip the decision, as
+    ``fallback``'s does (None: ``fallback`` decides every such call)."""
     if SPEEDUPS is None:
         return fallback
-    return _cast(_F, SPEEDUPS.FastCall(kind, func, fallback, other, can_elide))
+    return _cast(_F, SPEEDUPS.FastCall(kind, func, fallback, other, can_elide, family))
 
 
 def _compiled_method(kind: str) -> Callable[[_F], _F]:
@@ -214,7 +216,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         a._pin = None
         return a
 
-    return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide)
+    return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
+                    None if matmul else family)
 
 
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray,
@@ -932,13 +935,14 @@ def _compiled_temporary_refcount(probe: Any) -> int:
 
 
 def _bind_compiled(speedups: Any) -> None:
-    """Bind the compiled fast paths to the array class and keep their flag in step with
-    ``STATE.fast`` (they act only when no GPU is usable and nothing watches calls)."""
+    """Bind the compiled fast paths to the array class and keep their flags in step with
+    ``STATE.fast`` and ``STATE.host_fast``, as the Python paths' ``_FAST``/``_HOST_FAST``."""
     speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, tick,
-                       R.Storage, _compiled_temporary_refcount(speedups.refcount_probe))
+                       R.Storage, _compiled_temporary_refcount(speedups.refcount_probe),
+                       HOST_FLOOR_WORK, policy_now)
 
     def sync() -> None:
-        speedups.set_fast(STATE.fast)
+        speedups.set_fast(STATE.fast, STATE.host_fast)
 
     STATE.listeners.append(sync)
     sync()

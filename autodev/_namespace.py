@@ -82,7 +82,7 @@ class ufunc(functools.partial):
         tiny = family if where == "dispatch" and family in (
             "elementwise", "transcendental") else None
         self = super().__new__(cls, compiled("ufunc", np_ufunc, _ufunc_call(np_ufunc, spec, tiny),
-                                             _fast_other))
+                                             _fast_other, family=tiny))
         self._np = np_ufunc
         self._spec, self._methods, self._tiny = spec, methods, tiny
         self.__name__ = np_ufunc.__name__
@@ -311,7 +311,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 return new(result, CPU)
         return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
 
-    return compiled("reduce", reduce, _named(function, np_func, spec.name))
+    return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:

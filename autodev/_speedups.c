@@ -30,7 +30,14 @@ static PyObject *StorageType = NULL;    /* autodev._residency.storage.Storage */
 static PyObject *VersionName = NULL;    /* "version" */
 static PyObject *One = NULL;            /* 1 */
 static PyObject *PlainScalars = NULL;   /* PlainOperands less numpy.ndarray: a ufunc's */
+static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> int floor */
+static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
+static PyObject *SizeName = NULL;       /* "size" */
+static PyObject *MirroredName = NULL;   /* "mirrored" */
+static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
+static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
+                                           nothing pinned: tiny host calls skip the decision */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
 
 enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, N_SLOTS };
@@ -89,6 +96,92 @@ plain_operand(PyObject *obj, PyObject *plain_types)
     return plain ? obj : NULL;
 }
 
+
+/* ---- with a GPU usable: host data below the family's floor runs on the host at once */
+
+/* 1 if the policy in force is `name`, 0 if not, -1 on error. */
+static int
+policy_is(const char *name)
+{
+    PyObject *policy = PyObject_CallNoArgs(PolicyNow);
+    if (policy == NULL)
+        return -1;
+    int is = PyUnicode_Check(policy) && PyUnicode_CompareWithASCIIString(policy, name) == 0;
+    Py_DECREF(policy);
+    return is;
+}
+
+/* `size < floor(family) and policy == "auto"`, as the Python paths test it: 1, 0, or -1 on
+ * error. A family whose floor is not cached yet answers 0 (the fallback computes it). */
+static int
+below_floor(PyObject *family, PyObject *size)
+{
+    PyObject *floor = PyDict_GetItemWithError(Floors, family);  /* borrowed */
+    if (floor == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    int below = PyObject_RichCompareBool(size, floor, Py_LT);
+    if (below <= 0)
+        return below;
+    return policy_is("auto");
+}
+
+/* The larger of two NumPy arrays' sizes (a new reference), or NULL on error. */
+static PyObject *
+larger_size(PyObject *x, PyObject *y)
+{
+    PyObject *sx = PyObject_GetAttr(x, SizeName);
+    if (sx == NULL || y == NULL)
+        return sx;
+    PyObject *sy = PyObject_GetAttr(y, SizeName);
+    if (sy == NULL) {
+        Py_DECREF(sx);
+        return NULL;
+    }
+    int greater = PyObject_RichCompareBool(sy, sx, Py_GT);
+    if (greater < 0) {
+        Py_DECREF(sx);
+        Py_DECREF(sy);
+        return NULL;
+    }
+    if (greater) {
+        Py_DECREF(sx);
+        return sy;
+    }
+    Py_DECREF(sy);
+    return sx;
+}
+
+/* For a host array `a` and operand `y` (NULL: none) with a GPU usable, in `family`: the NumPy operand
+ * through `*o` and 1 if the call runs on the host at once; 0 for the fallback; -1 on error. */
+static int
+host_call(PyObject *family, PyObject *a, PyObject *y, PyObject **o)
+{
+    PyObject *data = SLOT(a, S_DATA), *y_data = NULL;
+    if (family == Py_None || data == NULL || SLOT(a, S_DEVICE) != Cpu)
+        return 0;
+    *o = y;
+    if (y != NULL) {
+        if (Py_TYPE(y) == Array) {
+            if (SLOT(y, S_DEVICE) != Cpu || (y_data = SLOT(y, S_DATA)) == NULL)
+                return 0;
+            *o = y_data;
+        } else {
+            int plain = PySet_Contains(PlainScalars, (PyObject *)Py_TYPE(y));
+            if (plain <= 0) {
+                if (plain < 0)
+                    PyErr_Clear();
+                return 0;
+            }
+        }
+    }
+    PyObject *size = larger_size(data, y_data);
+    if (size == NULL)
+        return -1;
+    int below = below_floor(family, size);
+    Py_DECREF(size);
+    return below;
+}
+
 /* ------------------------------------------------------------------ the callables */
 
 enum Kind {
@@ -109,6 +202,8 @@ typedef struct {
     PyObject *func;      /* NumPy's callable */
     PyObject *fallback;  /* the pure-Python function, called with the same arguments */
     PyObject *other;     /* what a result that is not one NumPy array goes through */
+    PyObject *family;    /* the cost family whose floor a host call must be below with a
+                            GPU usable, or None: such calls go to the fallback */
 } FastCall;
 
 static PyObject *
@@ -137,10 +232,17 @@ static PyObject *
 binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *a = args[0], *data, *o;
-    if (!Fast || Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL
-            || (o = plain_operand(args[1], PlainOperands)) == NULL
-            || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs))
+    if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL)
         return delegate(self, args, nargsf, kwnames);
+    if (Fast) {
+        if ((o = plain_operand(args[1], PlainOperands)) == NULL
+                || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs))
+            return delegate(self, args, nargsf, kwnames);
+    } else {
+        int host = HostFast ? host_call(self->family, a, args[1], &o) : 0;
+        if (host <= 0)
+            return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
     if (tick() < 0)
         return NULL;
     PyObject *operands[2];
@@ -194,12 +296,25 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return new_host(result, storage, SLOT(a, S_PIN));
 }
 
+/* bool(obj.name): 1, 0, or -1 on error. */
+static int
+attribute_true(PyObject *obj, PyObject *name)
+{
+    PyObject *value = PyObject_GetAttr(obj, name);
+    if (value == NULL)
+        return -1;
+    int truth = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    return truth;
+}
+
 static PyObject *
 setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    PyObject *a = args[0], *key = args[1], *value = args[2], *data;
-    if (!Fast || Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
-            || SLOT(a, S_STORAGE) == NULL)
+    PyObject *a = args[0], *key = args[1], *value = args[2], *data, *storage;
+    if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
+            || (storage = SLOT(a, S_STORAGE)) == NULL
+            || !(Fast || SLOT(a, S_DEVICE) == Cpu))
         return delegate(self, args, nargsf, kwnames);
     int plain = PySet_Contains(PlainOperands, (PyObject *)Py_TYPE(value));
     if (plain <= 0) {
@@ -207,9 +322,21 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             PyErr_Clear();
         return delegate(self, args, nargsf, kwnames);
     }
+    if (!Fast) {  /* a host array with a GPU usable: no mirror anywhere to release */
+        int mirrored = SLOT(a, S_MIRROR) != Py_None;
+        if (!mirrored && storage != Py_None) {
+            mirrored = attribute_true(storage, MirroredName);
+            if (mirrored == 0)
+                mirrored = attribute_true(storage, SharedName);
+            if (mirrored < 0)
+                return NULL;
+        }
+        if (mirrored)
+            return delegate(self, args, nargsf, kwnames);
+    }
     if (PyObject_SetItem(data, key, value) < 0)
         return NULL;
-    PyObject *storage = SLOT(a, S_STORAGE);
+    storage = SLOT(a, S_STORAGE);
     if (storage != Py_None) {  /* storage.version += 1 */
         Py_INCREF(storage);
         PyObject *version = PyObject_GetAttr(storage, VersionName);
@@ -229,9 +356,17 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     PyObject *x, *data, *o = NULL;
-    if (!Fast || kwnames != NULL || n < 1 || n > 2 || Py_TYPE(x = args[0]) != Array
-            || (data = SLOT(x, S_DATA)) == NULL || (n == 2 && (o = plain_operand(args[1], PlainScalars)) == NULL))
+    if (kwnames != NULL || n < 1 || n > 2 || Py_TYPE(x = args[0]) != Array
+            || (data = SLOT(x, S_DATA)) == NULL)
         return delegate(self, args, nargsf, kwnames);
+    if (Fast) {
+        if (n == 2 && (o = plain_operand(args[1], PlainScalars)) == NULL)
+            return delegate(self, args, nargsf, kwnames);
+    } else {
+        int host = HostFast ? host_call(self->family, x, n == 2 ? args[1] : NULL, &o) : 0;
+        if (host <= 0)
+            return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
     if (tick() < 0)
         return NULL;
     PyObject *operands[2] = {data, o};
@@ -242,9 +377,15 @@ static PyObject *
 reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *a, *data;
-    if (!Fast || kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1
             || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL)
         return delegate(self, args, nargsf, kwnames);
+    if (!Fast) {
+        PyObject *o;
+        int host = HostFast ? host_call(self->family, a, NULL, &o) : 0;
+        if (host <= 0)
+            return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
     if (tick() < 0)
         return NULL;
     PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
@@ -255,8 +396,13 @@ static PyObject *
 create(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (!Fast || kwnames != NULL || n < 1 || n > 3)
+    if (kwnames != NULL || n < 1 || n > 3)
         return delegate(self, args, nargsf, kwnames);
+    if (!Fast) {  /* with a GPU usable, only the GPU policy makes arrays elsewhere */
+        int gpu = HostFast ? policy_is("gpu") : 1;
+        if (gpu != 0)
+            return gpu < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
     return finish(self, PyObject_Vectorcall(self->func, args, n, NULL));
 }
 
@@ -295,17 +441,22 @@ static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "
 static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", NULL};
+    static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", "family",
+                               NULL};
     const char *kind_name;
-    PyObject *func, *fallback, *other = Py_None;
+    PyObject *func, *fallback, *other = Py_None, *family = Py_None;
     int can_elide = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|Op:FastCall", keywords, &kind_name,
-                                     &func, &fallback, &other, &can_elide))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpO:FastCall", keywords, &kind_name,
+                                     &func, &fallback, &other, &can_elide, &family))
         return NULL;
     int kind = -1;
     for (int i = 0; i < (int)(sizeof KindNames / sizeof *KindNames); i++)
         if (strcmp(kind_name, KindNames[i]) == 0)
             kind = i;
+    if (family != Py_None && !PyUnicode_Check(family)) {
+        PyErr_SetString(PyExc_TypeError, "FastCall: family must be a str or None");
+        return NULL;
+    }
     if (kind < 0) {
         PyErr_Format(PyExc_ValueError, "unknown FastCall kind %R", PyTuple_GET_ITEM(args, 0));
         return NULL;
@@ -327,6 +478,8 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->fallback = fallback;
     Py_INCREF(other);
     self->other = other;
+    Py_INCREF(family);
+    self->family = family;
     return (PyObject *)self;
 }
 
@@ -336,6 +489,7 @@ fastcall_traverse(FastCall *self, visitproc visit, void *arg)
     Py_VISIT(self->func);
     Py_VISIT(self->fallback);
     Py_VISIT(self->other);
+    Py_VISIT(self->family);
     return 0;
 }
 
@@ -345,6 +499,7 @@ fastcall_clear(FastCall *self)
     Py_CLEAR(self->func);
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->other);
+    Py_CLEAR(self->family);
     return 0;
 }
 
@@ -415,7 +570,7 @@ static PyMemberDef fastcall_members[] = {
 static PyTypeObject FastCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "autodev._speedups.FastCall",
-    .tp_doc = "FastCall(kind, func, fallback, other=None, can_elide=False)\n--\n\n"
+    .tp_doc = "FastCall(kind, func, fallback, other=None, can_elide=False, family=None)\n--\n\n"
               "A compiled fast path standing in front of the pure-Python `fallback`.",
     .tp_basicsize = sizeof(FastCall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
@@ -456,14 +611,15 @@ static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
-                               "plain_scalars", "tick", "storage", "temporary_refs", NULL};
-    PyObject *array, *np_array, *cpu, *plain, *scalars, *tick_, *storage;
+                               "plain_scalars", "tick", "storage", "temporary_refs", "floors",
+                               "policy_now", NULL};
+    PyObject *array, *np_array, *cpu, *plain, *scalars, *tick_, *storage, *floors, *policy;
     Py_ssize_t temporary_refs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OOn:configure", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OOnO!O:configure", keywords,
                                      &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
                                      &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
-                                     &tick_, &storage,
-                                     &temporary_refs))
+                                     &tick_, &storage, &temporary_refs, &PyDict_Type,
+                                     &floors, &policy))
         return NULL;
     Py_ssize_t offsets[N_SLOTS];
     for (int i = 0; i < N_SLOTS; i++)
@@ -484,21 +640,26 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(Tick, tick_);
     Py_INCREF(storage);
     Py_XSETREF(StorageType, storage);
+    Py_INCREF(floors);
+    Py_XSETREF(Floors, floors);
+    Py_INCREF(policy);
+    Py_XSETREF(PolicyNow, policy);
     TemporaryRefs = temporary_refs;
     Py_RETURN_NONE;
 }
 
 static PyObject *
-set_fast(PyObject *module, PyObject *flag)
+set_fast(PyObject *module, PyObject *args)
 {
-    int fast = PyObject_IsTrue(flag);
-    if (fast < 0)
+    int fast, host_fast;
+    if (!PyArg_ParseTuple(args, "pp:set_fast", &fast, &host_fast))
         return NULL;
-    if (fast && Array == NULL) {
+    if ((fast || host_fast) && Array == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "autodev._speedups: configure() first");
         return NULL;
     }
     Fast = fast;
+    HostFast = host_fast;
     Py_RETURN_NONE;
 }
 
@@ -515,10 +676,11 @@ refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(array, numpy_array, cpu, plain_operands, plain_scalars, tick, storage,\n"
-     "          temporary_refs)\n--\n\n"
+     "          temporary_refs, floors, policy_now)\n--\n\n"
      "Bind the fast paths to autodev's array class and what its fast paths use."},
-    {"set_fast", set_fast, METH_O,
-     "set_fast(flag)\n--\n\nTurn the fast paths on (no GPU usable, nothing watching) or off."},
+    {"set_fast", set_fast, METH_VARARGS,
+     "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
+     "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},
     {NULL},
 };
 
@@ -572,7 +734,11 @@ PyInit__speedups(void)
         return NULL;
     VersionName = PyUnicode_InternFromString("version");
     One = PyLong_FromLong(1);
-    if (VersionName == NULL || One == NULL)
+    SizeName = PyUnicode_InternFromString("size");
+    MirroredName = PyUnicode_InternFromString("mirrored");
+    SharedName = PyUnicode_InternFromString("shared");
+    if (VersionName == NULL || One == NULL || SizeName == NULL || MirroredName == NULL
+            || SharedName == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)

@@ -20,6 +20,7 @@ import pytest
 
 import autodev
 from autodev._config import ENV, SPEEDUPS
+from autodev._dispatch import host_floor_work
 from autodev._trace import fast_calls
 from autodev.testing import simulated_gpu
 
@@ -267,3 +268,57 @@ def test_subclass_instances_take_the_python_path() -> None:
     assert _same(ARRAY.__dict__["__add__"], lambda: (make(), 1.0))[2] == 1
     assert _same(ARRAY.__dict__["__getitem__"], lambda: (make(), slice(1)))[0][0] == "ok"
     assert type(make() + 1.0) is Tagged and type(make()[1:]) is Tagged
+
+
+@compiled_only
+@pytest.mark.parametrize("policy", ["auto", "gpu", "cpu"])
+def test_policies_with_a_gpu_usable(policy: str) -> None:
+    """Under ``policy("gpu")`` a tiny host call is the decision's, not the host's at once."""
+    big = 1 << 20  # above every floor: the decision runs
+    cases: list[tuple[Any, Callable[[], tuple[Any, ...]]]] = [
+        (ARRAY.__dict__["__add__"], lambda: (_vec(), 1.0)),
+        (ARRAY.__dict__["__mul__"], lambda: (_vec(), _vec())),
+        (ARRAY.__dict__["__add__"], lambda: (autodev.ones(big), 1.0)),
+        (autodev.sin.func, lambda: (_vec(),)),
+        (autodev.add.func, lambda: (autodev.ones(big), autodev.ones(big))),
+        (autodev.sum, lambda: (_vec(),)), (autodev.sum, lambda: (autodev.ones(big),)),
+        (autodev.zeros, lambda: (3,)), (autodev.zeros, lambda: ((2, 2), "int8")),
+        (ARRAY.__dict__["__getitem__"], lambda: (_vec(), slice(1, 3))),
+        (ARRAY.__dict__["__setitem__"], lambda: (_vec(), 1, 5.0)),
+    ]
+    with simulated_gpu(), autodev.policy(policy):
+        for fast, make in cases:
+            _same(fast, make)
+
+
+@compiled_only
+def test_which_calls_the_compiled_path_keeps() -> None:
+    """A FastCall answers the calls its fast paths take without its fallback, and passes
+    every other call on: no GPU usable, and host data below the floor with one usable."""
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    add = FastCall("binary", np.add, fallback, None, True, "elementwise")
+    add_no_family = FastCall("binary", np.add, fallback, None, True, None)
+    small, large = _vec(), autodev.ones(1 << 20)
+    with _mode(False):
+        assert type(add(small, 1.0)) is ARRAY and type(add(large, 1.0)) is ARRAY
+        assert add_no_family(small, small).tolist() == (small + small).tolist()
+        assert add(small, [1]) == "fallback" and add(small, None) == "fallback"
+    assert len(passed) == 2
+    with _mode(True):
+        assert add(small, 1.0) == "fallback"  # the floor is not known yet: Python finds it
+        host_floor_work("elementwise")
+        assert type(add(small, 1.0)) is ARRAY and type(add(small, small)) is ARRAY
+        assert add(large, 1.0) == "fallback"  # above the floor: the decision
+        assert add_no_family(small, 1.0) == "fallback"
+        with autodev.policy("gpu"):
+            assert add(small, 1.0) == "fallback"
+        moved = autodev.asarray(np.arange(6.0), device="sim:0")
+        assert add(moved, 1.0) == "fallback"  # not on the host
+    assert len(passed) == 7
