@@ -1,14 +1,17 @@
 /* autodev._speedups: the compiled hot path (issue 13, item 5).
  *
- * The commonest tiny calls, when no GPU is usable and nothing watches calls (autodev's
- * "fast" state), cost little more than NumPy's own call: `a + b`, `sin(a)`, `sum(a)`,
- * `zeros(n)`, `a[i]`, `a[i:j]`, `a[i:j] = x`. Each compiled callable here stands in front
- * of the pure-Python function that does the same thing (its *fallback*) and handles only
- * the narrowest case that function's own fast path handles, doing exactly what it does;
- * anything else (a keyword, an operand of another type, a subclass, a possible temporary
- * to elide, a GPU usable) goes to the fallback with the arguments untouched. The Python
- * functions stay the reference: with AUTODEV_PURE_PYTHON=1, or where this module could
- * not be compiled, autodev runs them alone and every test passes the same.
+ * The commonest tiny calls cost little more than NumPy's own call: `a + b`, `sin(a)`,
+ * `sum(a)`, `zeros(n)`, `a[i]`, `a[i:j]`, `a[i:j] = x`. They run in C in the two states
+ * where the Python paths already call NumPy at once: no GPU usable and nothing watching
+ * (STATE.fast), and, with a GPU usable, host data below the family's floor under policy
+ * "auto" (STATE.host_fast). Each compiled callable here stands in front of the
+ * pure-Python function that does the same thing (its *fallback*) and handles only the
+ * cases that function's own fast path handles, doing exactly what it does; anything else
+ * (a keyword, an operand of another type, a subclass, a possible temporary to elide, data
+ * on a device, a floor not cached yet, another policy) goes to the fallback with the
+ * arguments untouched. The Python functions stay the reference: with
+ * AUTODEV_PURE_PYTHON=1, or where this module could not be compiled, autodev runs them
+ * alone and every test passes the same (tests/test_speedups.py compares the two).
  *
  * New arrays are made as the Python code makes them: object.__new__(ndarray) and one
  * store per slot. The slots' offsets are read from the class's own member descriptors
