@@ -217,7 +217,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         return a
 
     return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
-                    None if matmul else family)
+                    family)
 
 
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray,

@@ -36,6 +36,7 @@ static PyObject *PlainScalars = NULL;   /* PlainOperands less numpy.ndarray: a u
 static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> int floor */
 static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
 static PyObject *SizeName = NULL;       /* "size" */
+static PyObject *ShapeName = NULL;      /* "shape" */
 static PyObject *MirroredName = NULL;   /* "mirrored" */
 static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
@@ -154,10 +155,48 @@ larger_size(PyObject *x, PyObject *y)
     return sx;
 }
 
-/* For a host array `a` and operand `y` (NULL: none) with a GPU usable, in `family`: the NumPy operand
- * through `*o` and 1 if the call runs on the host at once; 0 for the fallback; -1 on error. */
+/* The matmul family's work, as the Python path counts it: multiply-adds, a's size times
+ * b's over the inner dimension (the left operand's last; 1 for 0 or none). New reference. */
+static PyObject *
+matmul_work(PyObject *left, PyObject *right)
+{
+    PyObject *shape = PyObject_GetAttr(left, ShapeName);
+    if (shape == NULL)
+        return NULL;
+    if (!PyTuple_Check(shape)) {
+        Py_DECREF(shape);
+        PyErr_SetString(PyExc_TypeError, "an array's shape is not a tuple");
+        return NULL;
+    }
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    PyObject *inner = ndim ? PyTuple_GET_ITEM(shape, ndim - 1) : One;
+    int zero = PyObject_Not(inner);
+    Py_INCREF(inner);
+    Py_DECREF(shape);
+    if (zero) {
+        Py_DECREF(inner);
+        if (zero < 0)
+            return NULL;
+        Py_INCREF(One);
+        inner = One;
+    }
+    PyObject *work = NULL, *sl = PyObject_GetAttr(left, SizeName);
+    PyObject *sr = sl == NULL ? NULL : PyObject_GetAttr(right, SizeName);
+    PyObject *product = sr == NULL ? NULL : PyNumber_Multiply(sl, sr);
+    if (product != NULL)
+        work = PyNumber_FloorDivide(product, inner);
+    Py_XDECREF(product);
+    Py_XDECREF(sr);
+    Py_XDECREF(sl);
+    Py_DECREF(inner);
+    return work;
+}
+
+/* For a host array `a` and operand `y` (NULL: none) with a GPU usable, in `family` (for
+ * matmul, `y` is `a`'s left operand when `reflected`): the NumPy operand through `*o` and
+ * 1 if the call runs on the host at once; 0 for the fallback; -1 on error. */
 static int
-host_call(PyObject *family, PyObject *a, PyObject *y, PyObject **o)
+host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *y, PyObject **o)
 {
     PyObject *data = SLOT(a, S_DATA), *y_data = NULL;
     if (family == Py_None || data == NULL || SLOT(a, S_DEVICE) != Cpu)
@@ -169,6 +208,8 @@ host_call(PyObject *family, PyObject *a, PyObject *y, PyObject **o)
                 return 0;
             *o = y_data;
         } else {
+            if (matmul)  /* a scalar operand: the decision (and its error) */
+                return 0;
             int plain = PySet_Contains(PlainScalars, (PyObject *)Py_TYPE(y));
             if (plain <= 0) {
                 if (plain < 0)
@@ -177,7 +218,8 @@ host_call(PyObject *family, PyObject *a, PyObject *y, PyObject **o)
             }
         }
     }
-    PyObject *size = larger_size(data, y_data);
+    PyObject *size = matmul ? (reflected ? matmul_work(y_data, data) : matmul_work(data, y_data))
+                            : larger_size(data, y_data);
     if (size == NULL)
         return -1;
     int below = below_floor(family, size);
@@ -202,6 +244,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     int kind;
     int can_elide;       /* K_BINARY: a temporary left operand may be elided (fallback) */
+    int matmul;          /* the family is matmul: work is multiply-adds, no scalar operand */
     PyObject *func;      /* NumPy's callable */
     PyObject *fallback;  /* the pure-Python function, called with the same arguments */
     PyObject *other;     /* what a result that is not one NumPy array goes through */
@@ -242,7 +285,7 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                 || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs))
             return delegate(self, args, nargsf, kwnames);
     } else {
-        int host = HostFast ? host_call(self->family, a, args[1], &o) : 0;
+        int host = HostFast ? host_call(self->family, self->matmul, self->kind == K_REFLECTED, a, args[1], &o) : 0;
         if (host <= 0)
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -366,7 +409,7 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (n == 2 && (o = plain_operand(args[1], PlainScalars)) == NULL)
             return delegate(self, args, nargsf, kwnames);
     } else {
-        int host = HostFast ? host_call(self->family, x, n == 2 ? args[1] : NULL, &o) : 0;
+        int host = HostFast ? host_call(self->family, 0, 0, x, n == 2 ? args[1] : NULL, &o) : 0;
         if (host <= 0)
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -385,7 +428,7 @@ reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return delegate(self, args, nargsf, kwnames);
     if (!Fast) {
         PyObject *o;
-        int host = HostFast ? host_call(self->family, a, NULL, &o) : 0;
+        int host = HostFast ? host_call(self->family, 0, 0, a, NULL, &o) : 0;
         if (host <= 0)
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -483,6 +526,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->other = other;
     Py_INCREF(family);
     self->family = family;
+    self->matmul = family != Py_None && PyUnicode_CompareWithASCIIString(family, "matmul") == 0;
     return (PyObject *)self;
 }
 
@@ -738,9 +782,11 @@ PyInit__speedups(void)
     VersionName = PyUnicode_InternFromString("version");
     One = PyLong_FromLong(1);
     SizeName = PyUnicode_InternFromString("size");
+    ShapeName = PyUnicode_InternFromString("shape");
     MirroredName = PyUnicode_InternFromString("mirrored");
     SharedName = PyUnicode_InternFromString("shared");
-    if (VersionName == NULL || One == NULL || SizeName == NULL || MirroredName == NULL
+    if (VersionName == NULL || One == NULL || SizeName == NULL || ShapeName == NULL
+            || MirroredName == NULL
             || SharedName == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);

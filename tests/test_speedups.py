@@ -59,7 +59,7 @@ def _describe(x: Any) -> Any:
     if isinstance(x, ARRAY):
         data = x._data
         return (type(x).__name__, data.dtype.str, data.shape, data.tobytes(), str(x._device),
-                x._pin, x._scalar, x._mirror, x._storage is None)
+                x._pin, x._scalar, x._mirror and str(x._mirror[0]), x._storage is None)
     if isinstance(x, np.ndarray):
         return ("numpy", x.dtype.str, x.shape, x.tobytes())
     return (type(x).__name__, repr(x))
@@ -119,13 +119,22 @@ def test_operators(name: str, sim: bool) -> None:
 
 
 @compiled_only
-def test_matmul_and_zero_d() -> None:
-    fast = ARRAY.__dict__["__matmul__"]
-    m = lambda: autodev.asarray(np.arange(6.0).reshape(2, 3))  # noqa: E731
-    _same(fast, lambda: (m(), autodev.asarray(np.ones((3, 2)))))
-    _same(fast, lambda: (m(), autodev.asarray(np.ones((2, 2)))))  # shape error
-    _same(fast, lambda: (_vec(), _vec()))  # 0-d: an autodev scalar
-    _same(fast, lambda: (m(), 2.0))  # matmul refuses a scalar
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["__matmul__", "__rmatmul__"])
+def test_matmul_and_zero_d(name: str, sim: bool) -> None:
+    fast = ARRAY.__dict__[name]
+    m = lambda: autodev.array(np.arange(6.0).reshape(2, 3))  # noqa: E731
+    with _mode(sim):
+        for make in [lambda: (m(), autodev.ones((3, 2))), lambda: (m(), autodev.ones((2, 2))),
+                     lambda: (m(), autodev.ones(3)), lambda: (autodev.ones(2), m()),
+                     lambda: (_vec(), _vec()),  # 0-d: an autodev scalar
+                     lambda: (autodev.ones((2, 0)), autodev.ones((0, 3))),
+                     lambda: (autodev.ones((3, 0)), autodev.ones((2, 3))),
+                     lambda: (autodev.ones((4, 2, 3)), autodev.ones((3, 5))),
+                     lambda: (autodev.ones((300, 300)), autodev.ones((300, 300))),  # decided
+                     lambda: (m(), 2.0), lambda: (m(), np.ones((3, 2))),
+                     lambda: (autodev.asarray(np.float64(1.0)), 2.0)]:
+            _same(fast, make)
     _same(ARRAY.__dict__["__add__"], lambda: (autodev.asarray(np.float64(1.0)), 2.0))
 
 
@@ -322,3 +331,22 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         moved = autodev.asarray(np.arange(6.0), device="sim:0")
         assert add(moved, 1.0) == "fallback"  # not on the host
     assert len(passed) == 7
+
+
+@compiled_only
+@pytest.mark.parametrize("kind", ["binary", "reflected"])
+def test_matmul_work_is_counted_as_python_counts_it(kind: str) -> None:
+    """Either side of the floor by one multiply-add: (1, k) @ (k, 1) is k of them, divided
+    by the left operand's last dimension (k² if divided by the right's, or not at all)."""
+    from autodev._speedups import FastCall
+
+    passed: list[int] = []
+    fast = FastCall(kind, np.matmul, lambda a, b: passed.append(k), None, False, "matmul")
+    with simulated_gpu():
+        floor = host_floor_work("matmul")
+        for k in (floor - 1, floor):
+            row, col = autodev.ones((1, k)), autodev.ones((k, 1))
+            result = fast(row, col) if kind == "binary" else fast(col, row)
+            if k < floor:  # on the host at once, without the fallback
+                assert type(result) is ARRAY and result.tolist() == [[k]] and not passed
+    assert passed == [floor]
