@@ -117,10 +117,10 @@ def _load_speedups() -> tuple[ModuleType | None, str]:
     if ENV.pure_python:
         return None, "off (AUTODEV_PURE_PYTHON=1)"
     try:
-        from . import _speedups
+        import autodev._speedups as speedups
     except ImportError as error:  # not built here (no compiler at install) or not loadable
         return None, f"not built ({error}); the pure-Python path runs"
-    return _speedups, "on"
+    return speedups, "on"
 
 
 #: ``autodev._speedups`` (the compiled fast paths, autodev/_speedups.c), or None where it
