@@ -103,8 +103,17 @@ def test_read_only_data_of_a_device_array(device):
 def test_buffer_protocol(device):
     a = sample((2, 3))
     x = put(a, device)
-    assert bytes(memoryview(x)) == bytes(a)
-    assert numpy.array_equal(numpy.frombuffer(x, dtype=a.dtype), a.ravel())
+    if x.location == "cpu":
+        assert bytes(memoryview(x)) == bytes(a)
+        assert numpy.array_equal(numpy.frombuffer(x, dtype=a.dtype), a.ravel())
+        return
+    # no host memory to share: refused, so NumPy's copy=False cannot take a copy unseen
+    with pytest.raises(BufferError, match="lives on"):
+        memoryview(x)
+    with pytest.raises(ValueError, match="avoid a copy"):
+        numpy.asarray(x, copy=False)
+    h = numpy.asarray(x)  # __array__: a read-only copy
+    assert numpy.array_equal(h, a) and not h.flags.writeable
 
 
 def test_numpy_shuffle_warns_and_autodev_shuffle_is_right(device):

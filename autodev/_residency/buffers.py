@@ -6,8 +6,9 @@ does (and its storage is marked escaped, since it may now be written behind auto
 back, so no mirror of it is trusted any more). An array living on a device never hands
 out a *writable* host copy, since writes to it would be lost without a word: it gives a
 read-only copy where a copy is what the consumer holds (``numpy.asarray``, ``bytes``,
-``.data``, ``memoryview``), and refuses where the consumer would hold a raw pointer into
-memory autodev cannot keep alive (``__array_interface__``, ``.ctypes``).
+``.data``), and refuses where the consumer would hold a raw pointer into memory autodev
+cannot keep alive (``__array_interface__``, ``.ctypes``) or could not tell a copy from
+shared memory (the buffer protocol: ``memoryview(x)``, ``numpy.frombuffer(x)``).
 """
 
 from __future__ import annotations
@@ -102,6 +103,14 @@ def to_bytes(a: Any) -> bytes:
 
 
 def buffer(a: R.Resident, flags: int) -> memoryview:
-    """PEP 688 ``__buffer__`` (Python 3.12+): shared on the host, read-only on a device."""
+    """PEP 688 ``__buffer__`` (Python 3.12+): the host memory of a host array; a device
+    array has none, so BufferError. (NumPy reads the buffer protocol before ``__array__``
+    and cannot tell a buffer that is a copy: ``numpy.asarray(x, copy=False)`` would take a
+    copy without the ValueError NumPy promises. Refused, NumPy goes on to ``__array__``.)"""
+    if a._device is not CPU:
+        raise BufferError(
+            f"this array lives on {a._device} and has no host memory to share; use "
+            "numpy.asarray(x) or x.data for a read-only copy, or x.to_device('cpu')"
+        )
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
-    return memoryview(shared_host(a) if a._device is CPU else read_only_copy(a))  # type: ignore[arg-type]
+    return memoryview(shared_host(a))  # type: ignore[arg-type]
