@@ -85,19 +85,33 @@ tick(void)
     return 0;
 }
 
-/* The operand NumPy receives for `obj` on the fast path (borrowed), or NULL when the
- * fallback must handle it. */
-static PyObject *
-plain_operand(PyObject *obj, PyObject *plain_types)
+/* `type(obj) in types`, as the Python paths test it: 1, 0, or -1 with the error its type's
+ * __hash__/__eq__ raised (an unhashable type's TypeError means "not plain", the fallback
+ * decides). */
+static int
+is_plain(PyObject *types, PyObject *obj)
 {
-    if (Py_TYPE(obj) == Array)
-        return SLOT(obj, S_DATA);
-    int plain = PySet_Contains(plain_types, (PyObject *)Py_TYPE(obj));
-    if (plain < 0) {
-        PyErr_Clear();  /* an unhashable type: not plain; the fallback decides */
-        return NULL;
+    int plain = PySet_Contains(types, (PyObject *)Py_TYPE(obj));
+    if (plain < 0 && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        return 0;
     }
-    return plain ? obj : NULL;
+    return plain;
+}
+
+/* The operand NumPy receives for `obj` on the fast path, through `*out` (borrowed): 1; 0
+ * when the fallback must handle it; -1 on error. */
+static int
+plain_operand(PyObject *obj, PyObject *types, PyObject **out)
+{
+    if (Py_TYPE(obj) == Array) {
+        *out = SLOT(obj, S_DATA);
+        return *out != NULL;
+    }
+    int plain = is_plain(types, obj);
+    if (plain > 0)
+        *out = obj;
+    return plain;
 }
 
 
@@ -210,12 +224,9 @@ host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *y,
         } else {
             if (matmul)  /* a scalar operand: the decision (and its error) */
                 return 0;
-            int plain = PySet_Contains(PlainScalars, (PyObject *)Py_TYPE(y));
-            if (plain <= 0) {
-                if (plain < 0)
-                    PyErr_Clear();
-                return 0;
-            }
+            int plain = is_plain(PlainScalars, y);
+            if (plain <= 0)
+                return plain;
         }
     }
     PyObject *size = matmul ? (reflected ? matmul_work(y_data, data) : matmul_work(data, y_data))
@@ -250,6 +261,7 @@ typedef struct {
     PyObject *other;     /* what a result that is not one NumPy array goes through */
     PyObject *family;    /* the cost family whose floor a host call must be below with a
                             GPU usable, or None: such calls go to the fallback */
+    PyObject *weaklist;  /* weak references, as a function has them */
 } FastCall;
 
 static PyObject *
@@ -278,28 +290,39 @@ static PyObject *
 binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *a = args[0], *data, *o;
-    if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL)
+    if (Py_TYPE(a) != Array || SLOT(a, S_DATA) == NULL)
         return delegate(self, args, nargsf, kwnames);
     if (Fast) {
-        if ((o = plain_operand(args[1], PlainOperands)) == NULL
-                || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs))
+        /* as Python: the operand's type is checked (its type's __hash__ may run code)
+         * before self._data is read */
+        int plain = plain_operand(args[1], PlainOperands, &o);
+        if (plain < 0)
+            return NULL;
+        if (!plain || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs)
+                || (data = SLOT(a, S_DATA)) == NULL)
             return delegate(self, args, nargsf, kwnames);
+        Py_INCREF(data);
     } else {
+        /* as Python: self._data is read (and held) before the operand's checks */
+        data = SLOT(a, S_DATA);
+        Py_INCREF(data);
         int host = HostFast ? host_call(self->family, self->matmul, self->kind == K_REFLECTED, a, args[1], &o) : 0;
-        if (host <= 0)
+        if (host <= 0) {
+            Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+        }
     }
-    if (tick() < 0)
-        return NULL;
-    PyObject *operands[2];
-    if (self->kind == K_REFLECTED) {
-        operands[0] = o;
-        operands[1] = data;
-    } else {
-        operands[0] = data;
-        operands[1] = o;
+    Py_INCREF(o);
+    PyObject *result = NULL;
+    if (tick() == 0) {
+        PyObject *operands[2];
+        operands[self->kind == K_REFLECTED] = data;
+        operands[self->kind != K_REFLECTED] = o;
+        result = PyObject_Vectorcall(self->func, operands, 2, NULL);
     }
-    return finish(self, PyObject_Vectorcall(self->func, operands, 2, NULL));
+    Py_DECREF(o);
+    Py_DECREF(data);
+    return finish(self, result);
 }
 
 static int
@@ -316,7 +339,9 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             || !(Fast || SLOT(a, S_DEVICE) == Cpu) || SLOT(a, S_STORAGE) == NULL
             || SLOT(a, S_PIN) == NULL)
         return delegate(self, args, nargsf, kwnames);
+    Py_INCREF(data);  /* a slice's __index__ may rebind a._data */
     PyObject *result = PyObject_GetItem(data, key);
+    Py_DECREF(data);
     if (result == NULL || Py_TYPE(result) != NpArray)
         return result;
     PyObject *base = PyObject_GetAttrString(result, "base");
@@ -335,9 +360,15 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                 Py_DECREF(result);
                 return NULL;
             }
-            SLOT(a, S_STORAGE) = storage;  /* the slot's reference */
-            Py_DECREF(Py_None);
+            Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
+        } else if (storage == NULL) {  /* deleted meanwhile: Python's AttributeError */
+            Py_DECREF(result);
+            return PyObject_GetAttrString(a, "_storage");
         }
+    }
+    if (SLOT(a, S_PIN) == NULL) {
+        Py_DECREF(result);
+        return PyObject_GetAttrString(a, "_pin");
     }
     return new_host(result, storage, SLOT(a, S_PIN));
 }
@@ -362,12 +393,12 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             || (storage = SLOT(a, S_STORAGE)) == NULL
             || !(Fast || SLOT(a, S_DEVICE) == Cpu))
         return delegate(self, args, nargsf, kwnames);
-    int plain = PySet_Contains(PlainOperands, (PyObject *)Py_TYPE(value));
-    if (plain <= 0) {
-        if (plain < 0)
-            PyErr_Clear();
+    int plain = is_plain(PlainOperands, value);
+    if (plain < 0)
+        return NULL;
+    /* (the value's type's __hash__ may have run code: the slots are read again) */
+    if (!plain || (data = SLOT(a, S_DATA)) == NULL || (storage = SLOT(a, S_STORAGE)) == NULL)
         return delegate(self, args, nargsf, kwnames);
-    }
     if (!Fast) {  /* a host array with a GPU usable: no mirror anywhere to release */
         int mirrored = SLOT(a, S_MIRROR) != Py_None;
         if (!mirrored && storage != Py_None) {
@@ -380,9 +411,17 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (mirrored)
             return delegate(self, args, nargsf, kwnames);
     }
-    if (PyObject_SetItem(data, key, value) < 0)
+    Py_INCREF(data);
+    int set = PyObject_SetItem(data, key, value);
+    Py_DECREF(data);
+    if (set < 0)
         return NULL;
     storage = SLOT(a, S_STORAGE);
+    if (storage == NULL) {  /* deleted meanwhile: Python's AttributeError */
+        PyObject *r = PyObject_GetAttrString(a, "_storage");
+        Py_XDECREF(r);
+        return NULL;
+    }
     if (storage != Py_None) {  /* storage.version += 1 */
         Py_INCREF(storage);
         PyObject *version = PyObject_GetAttr(storage, VersionName);
@@ -405,18 +444,25 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (kwnames != NULL || n < 1 || n > 2 || Py_TYPE(x = args[0]) != Array
             || (data = SLOT(x, S_DATA)) == NULL)
         return delegate(self, args, nargsf, kwnames);
-    if (Fast) {
-        if (n == 2 && (o = plain_operand(args[1], PlainScalars)) == NULL)
-            return delegate(self, args, nargsf, kwnames);
-    } else {
-        int host = HostFast ? host_call(self->family, 0, 0, x, n == 2 ? args[1] : NULL, &o) : 0;
-        if (host <= 0)
-            return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    Py_INCREF(data);  /* Python's local `data`, read before the operand's checks */
+    int go;
+    if (Fast)
+        go = n == 1 ? 1 : plain_operand(args[1], PlainScalars, &o);
+    else
+        go = HostFast ? host_call(self->family, 0, 0, x, n == 2 ? args[1] : NULL, &o) : 0;
+    if (go <= 0) {
+        Py_DECREF(data);
+        return go < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
-    if (tick() < 0)
-        return NULL;
-    PyObject *operands[2] = {data, o};
-    return finish(self, PyObject_Vectorcall(self->func, operands, n, NULL));
+    Py_XINCREF(o);
+    PyObject *result = NULL;
+    if (tick() == 0) {
+        PyObject *operands[2] = {data, o};
+        result = PyObject_Vectorcall(self->func, operands, n, NULL);
+    }
+    Py_XDECREF(o);
+    Py_DECREF(data);
+    return finish(self, result);
 }
 
 static PyObject *
@@ -432,10 +478,14 @@ reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (host <= 0)
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
-    if (tick() < 0)
-        return NULL;
-    PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
-    return finish(self, PyObject_Vectorcall(self->func, operands, 2, NULL));
+    Py_INCREF(data);  /* held across the call, as Python's argument is */
+    PyObject *result = NULL;
+    if (tick() == 0) {
+        PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
+        result = PyObject_Vectorcall(self->func, operands, 2, NULL);
+    }
+    Py_DECREF(data);
+    return finish(self, result);
 }
 
 static PyObject *
@@ -504,7 +554,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     if (kind < 0) {
-        PyErr_Format(PyExc_ValueError, "unknown FastCall kind %R", PyTuple_GET_ITEM(args, 0));
+        PyErr_Format(PyExc_ValueError, "unknown FastCall kind '%s'", kind_name);
         return NULL;
     }
     if ((func != Py_None && !PyCallable_Check(func)) || !PyCallable_Check(fallback)
@@ -554,6 +604,8 @@ static void
 fastcall_dealloc(FastCall *self)
 {
     PyObject_GC_UnTrack(self);
+    if (self->weaklist != NULL)
+        PyObject_ClearWeakRefs((PyObject *)self);
     fastcall_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -563,11 +615,11 @@ fastcall_dealloc(FastCall *self)
 static PyObject *
 fastcall_get(PyObject *self, PyObject *obj, PyObject *type)
 {
-    if (obj == NULL || obj == Py_None || ((FastCall *)self)->kind >= K_UFUNC) {
+    if (obj == NULL || obj == Py_None) {
         Py_INCREF(self);
         return self;
     }
-    return PyMethod_New(self, obj);
+    return PyMethod_New(self, obj);  /* as a Python function binds (Py_TPFLAGS_METHOD_DESCRIPTOR) */
 }
 
 /* Everything else (__name__, __doc__, __wrapped__, ...) is the fallback's. */
@@ -587,6 +639,29 @@ fastcall_repr(FastCall *self)
     return PyUnicode_FromFormat("<autodev compiled %s path of %R>", KindNames[self->kind],
                                 self->fallback);
 }
+
+/* Setting an attribute sets it on the fallback, where reading it finds it. */
+static int
+fastcall_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    int r = PyObject_GenericSetAttr(self, name, value);
+    if (r == 0 || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    return PyObject_SetAttr(((FastCall *)self)->fallback, name, value);
+}
+
+/* Pickled and copied as its fallback function is: by reference, module and qualified name. */
+static PyObject *
+fastcall_reduce(PyObject *self, PyObject *unused)
+{
+    return PyObject_GetAttrString(((FastCall *)self)->fallback, "__qualname__");
+}
+
+static PyMethodDef fastcall_methods[] = {
+    {"__reduce__", fastcall_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
 
 /* A function's own attributes that the type would otherwise answer for itself. */
 static PyObject *
@@ -630,6 +705,9 @@ static PyTypeObject FastCallType = {
     .tp_clear = (inquiry)fastcall_clear,
     .tp_descr_get = fastcall_get,
     .tp_getattro = fastcall_getattro,
+    .tp_setattro = fastcall_setattro,
+    .tp_methods = fastcall_methods,
+    .tp_weaklistoffset = offsetof(FastCall, weaklist),
     .tp_repr = (reprfunc)fastcall_repr,
     .tp_members = fastcall_members,
     .tp_getset = fastcall_getset,

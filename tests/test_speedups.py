@@ -350,3 +350,80 @@ def test_matmul_work_is_counted_as_python_counts_it(kind: str) -> None:
             if k < floor:  # on the host at once, without the fallback
                 assert type(result) is ARRAY and result.tolist() == [[k]] and not passed
     assert passed == [floor]
+
+
+_HOSTILE = r'''
+import numpy as np, autodev
+a = autodev.ones(6)
+class Unpin:
+    def __index__(self):
+        del a._pin
+        return 1
+try:
+    a[Unpin():4]
+except AttributeError as e:
+    print("getitem:", e)
+b = autodev.ones(6)
+class Rebind(type):
+    def __hash__(cls):
+        b._data = np.zeros(6)  # the old data is freed while the call is under way
+        return hash(float)
+    def __eq__(cls, other):
+        return other is float or cls is other
+class W(float, metaclass=Rebind):
+    pass
+print("binary:", (b + W(2.0)).tolist())
+c = autodev.ones(6)
+class Raise(type):
+    def __hash__(cls):
+        raise RuntimeError("hash refused")
+class R(float, metaclass=Raise):
+    pass
+for label, call in [("binary", lambda: c + R(1.0)), ("setitem", lambda: c.__setitem__(1, R(1.0))),
+                    ("ufunc", lambda: autodev.add(c, R(1.0)))]:
+    try:
+        call()
+    except RuntimeError as e:
+        print(label + ":", e)
+'''
+
+
+@compiled_only
+def test_hostile_operands_behave_as_in_python() -> None:
+    """User code run in the middle of a call (an index's ``__index__``, an operand type's
+    ``__hash__``) that deletes or rebinds the array's slots, or raises: the compiled path
+    gives what the Python path gives, and never crashes (run in a child process)."""
+    outs = []
+    for pure in ("0", "1"):
+        env = {**os.environ, "AUTODEV_PURE_PYTHON": pure}
+        done = subprocess.run([sys.executable, "-c", _HOSTILE], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        outs.append(done.stdout)
+    assert outs[0] == outs[1]
+    assert "getitem: " in outs[0] and "binary: [2.0, 2.0" in outs[0]
+    assert outs[0].count("hash refused") == 3
+
+
+@compiled_only
+def test_functions_pickle_copy_bind_as_python_functions() -> None:
+    import copy
+    import pickle
+    import weakref
+
+    from autodev._speedups import FastCall
+
+    for f in (autodev.sum, autodev.zeros):
+        assert pickle.loads(pickle.dumps(f)) is f
+        assert copy.copy(f) is f and copy.deepcopy(f) is f and weakref.ref(f)() is f
+
+    class Holder:
+        total = autodev.sum
+        total_py = autodev.sum.fallback
+
+    x = autodev.ones(3)
+    for name in ("total", "total_py"):  # both bind: ``Holder().total(x)`` passes the holder
+        with pytest.raises(TypeError):
+            getattr(Holder(), name)(x)
+    with pytest.raises(ValueError, match="'nope'"):
+        FastCall("nope", None, print)
