@@ -9,7 +9,9 @@ the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
 
 from __future__ import annotations
 
+import dis
 import operator
+import sys
 from dataclasses import dataclass
 from sys import getrefcount
 from typing import Any, Callable, Iterator, TypeVar, cast as _cast
@@ -98,16 +100,23 @@ def _probe_temporary_refcount() -> int | None:
 
 
 def _probe_held_refcount() -> int:
-    """The reference count ``_elide`` sees on a buffer only its wrapper holds."""
+    """The reference count ``_elide`` sees on a buffer only its wrapper holds: read from
+    the slot into the operator's local and passed on, as the operator does."""
 
     class Holder:
         __slots__ = ("data",)
         data: object
 
+    def callee(data: object) -> int:
+        return getrefcount(data)
+
+    def caller(holder: Holder) -> int:
+        data = holder.data
+        return callee(data)
+
     holder = Holder()
     holder.data = object()
-    data = holder.data
-    return getrefcount(data)
+    return caller(holder)
 
 
 #: NumPy reuses a temporary operand's buffer for the result of ``a*b + c`` when the
@@ -118,12 +127,29 @@ _ELIDE_BYTES = 256 * 1024
 _HELD_REFS = _probe_held_refcount()
 
 
-def _elide(func: Any, self: ndarray, o: Any, reflected: bool) -> bool:
-    """Compute ``func`` into ``self``'s buffer if ``self`` is an unshared temporary
-    whose dtype and shape the result keeps (as NumPy's temporary elision does)."""
-    data = self._data
+#: The opcodes of a binary operator in Python code (3.11+: BINARY_OP; 3.10: one each).
+_BINARY_OPCODES = frozenset(code for name, code in dis.opmap.items()
+                            if name.startswith("BINARY_") and "SUBSCR" not in name
+                            and "SLICE" not in name)
+
+
+def _from_binary_opcode() -> bool:
+    """True if the operator runs for a binary operator of Python code (the frame above
+    ``_elide`` and the operator): its operands are then on that frame's evaluation
+    stack, which holds each by a reference of its own. Not so for C code calling the
+    operator with a reference it only borrows (``functools.partial(operator.add, a)``,
+    ``map``): there a held array shows the refcount of a temporary."""
+    frame = sys._getframe(3)  # (0: this function, 1: _elide, 2: the operator)
+    lasti = frame.f_lasti
+    return lasti >= 0 and frame.f_code.co_code[lasti] in _BINARY_OPCODES
+
+
+def _elide(func: Any, self: ndarray, data: Any, o: Any, reflected: bool) -> bool:
+    """Compute ``func`` into ``self``'s buffer (``data``, the operator's local) if ``self``
+    is an unshared temporary whose dtype and shape the result keeps (as NumPy's temporary
+    elision does)."""
     if (self._storage is not None or self._mirror is not None or getrefcount(data) != _HELD_REFS
-            or data.base is not None or not data.flags.writeable):
+            or data.base is not None or not data.flags.writeable or not _from_binary_opcode()):
         return False
     o_type = type(o)
     if o_type is _np_ndarray:
@@ -172,7 +198,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
             if (can_elide
                     and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
-                    and data.nbytes >= _ELIDE_BYTES and _elide(func, self, o, reflected)):
+                    and data.nbytes >= _ELIDE_BYTES and _elide(func, self, data, o, reflected)):
                 return self
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,

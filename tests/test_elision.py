@@ -71,3 +71,42 @@ def test_errors_are_numpys(pair) -> None:
         _ = (a * 1.0) + autodev.ones((N + 1, N))
     with pytest.raises(TypeError):
         _ = (autodev.arange(100_000) * 1) << 1.5
+
+
+def test_a_temporary_is_reused() -> None:
+    """The elision happens: ``(a*b) + c`` holds one new buffer at its peak, as NumPy's
+    does, not two (NumPy reports its buffers to tracemalloc). It fails if the refcount
+    checks drift from the operator's own (as they once did, silently)."""
+    import tracemalloc
+
+    n = 1 << 17  # 1 MiB of float64
+    for make in (numpy.ones, autodev.ones):
+        a, b, c = make(n), make(n), make(n)
+        for _ in range(3):  # warm: first calls load and cache what the path needs
+            _ = (a * b) + c
+        tracemalloc.start()
+        try:
+            start = tracemalloc.get_traced_memory()[0]
+            result = (a * b) + c
+            peak = tracemalloc.get_traced_memory()[1] - start
+        finally:
+            tracemalloc.stop()
+        assert float(result[0]) == 2.0
+        assert peak < 1.5 * 8 * n, (make, peak / (8 * n))
+
+
+def test_arrays_held_by_c_callers_are_never_reused() -> None:
+    """A partial or ``map`` passes the array it holds by a borrowed reference, so it shows
+    a temporary's refcount: the operator must not take its buffer (NumPy 2.4 does)."""
+    import functools
+    import operator
+
+    n = 1 << 17
+    p = functools.partial(operator.add, autodev.ones(n))
+    assert [float(p(1.0)[0]) for _ in range(3)] == [2.0, 2.0, 2.0]
+    inc = autodev.ones(n).__add__
+    assert [float(inc(1.0)[0]) for _ in range(3)] == [2.0, 2.0, 2.0]
+    held = [autodev.ones(n)]
+    for _ in range(2):
+        out = list(map(operator.mul, held, [3.0]))
+    assert float(held[0][0]) == 1.0 and float(out[0][0]) == 3.0
