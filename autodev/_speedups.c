@@ -37,6 +37,7 @@ static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> 
 static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
 static PyObject *SizeName = NULL;       /* "size" */
 static PyObject *ShapeName = NULL;      /* "shape" */
+static PyObject *BaseName = NULL;       /* "base" */
 static PyObject *MirroredName = NULL;   /* "mirrored" */
 static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
@@ -344,7 +345,7 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_DECREF(data);
     if (result == NULL || Py_TYPE(result) != NpArray)
         return result;
-    PyObject *base = PyObject_GetAttrString(result, "base");
+    PyObject *base = PyObject_GetAttr(result, BaseName);
     if (base == NULL) {
         Py_DECREF(result);
         return NULL;
@@ -861,9 +862,11 @@ PyInit__speedups(void)
     One = PyLong_FromLong(1);
     SizeName = PyUnicode_InternFromString("size");
     ShapeName = PyUnicode_InternFromString("shape");
+    BaseName = PyUnicode_InternFromString("base");
     MirroredName = PyUnicode_InternFromString("mirrored");
     SharedName = PyUnicode_InternFromString("shared");
     if (VersionName == NULL || One == NULL || SizeName == NULL || ShapeName == NULL
+            || BaseName == NULL
             || MirroredName == NULL
             || SharedName == NULL)
         return NULL;
