@@ -963,8 +963,7 @@ def _compiled_temporary_refcount(probe: Any) -> int:
 def _bind_compiled(speedups: Any) -> None:
     """Bind the compiled fast paths to the array class and keep their flags in step with
     ``STATE.fast`` and ``STATE.host_fast``, as the Python paths' ``_FAST``/``_HOST_FAST``."""
-    speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, tick,
-                       R.Storage, _compiled_temporary_refcount(speedups.refcount_probe),
+    speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, R.Storage, _compiled_temporary_refcount(speedups.refcount_probe),
                        HOST_FLOOR_WORK, policy_now)
 
     def sync() -> None:

@@ -28,7 +28,6 @@ static PyTypeObject *Array = NULL;      /* autodev.ndarray */
 static PyTypeObject *NpArray = NULL;    /* numpy.ndarray */
 static PyObject *Cpu = NULL;            /* autodev's CPU device */
 static PyObject *PlainOperands = NULL;  /* frozenset of types passed to NumPy as they are */
-static PyObject *Tick = NULL;           /* autodev._trace.tick: counts fast calls */
 static PyObject *StorageType = NULL;    /* autodev._residency.storage.Storage */
 static PyObject *VersionName = NULL;    /* "version" */
 static PyObject *One = NULL;            /* 1 */
@@ -76,15 +75,9 @@ new_host(PyObject *data, PyObject *storage, PyObject *pin)
     return a;
 }
 
-static int
-tick(void)
-{
-    PyObject *r = PyObject_CallNoArgs(Tick);
-    if (r == NULL)
-        return -1;
-    Py_DECREF(r);
-    return 0;
-}
+/* Hot-path calls run here, counted as autodev._trace.tick() counts the Python paths'
+ * (autodev._trace.fast_calls adds the two). */
+static unsigned long long Calls = 0;
 
 /* `type(obj) in types`, as the Python paths test it: 1, 0, or -1 with the error its type's
  * __hash__/__eq__ raised (an unhashable type's TypeError means "not plain", the fallback
@@ -314,13 +307,11 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         }
     }
     Py_INCREF(o);
-    PyObject *result = NULL;
-    if (tick() == 0) {
-        PyObject *operands[2];
-        operands[self->kind == K_REFLECTED] = data;
-        operands[self->kind != K_REFLECTED] = o;
-        result = PyObject_Vectorcall(self->func, operands, 2, NULL);
-    }
+    Calls++;
+    PyObject *operands[2];
+    operands[self->kind == K_REFLECTED] = data;
+    operands[self->kind != K_REFLECTED] = o;
+    PyObject *result = PyObject_Vectorcall(self->func, operands, 2, NULL);
     Py_DECREF(o);
     Py_DECREF(data);
     return finish(self, result);
@@ -456,11 +447,9 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return go < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
     Py_XINCREF(o);
-    PyObject *result = NULL;
-    if (tick() == 0) {
-        PyObject *operands[2] = {data, o};
-        result = PyObject_Vectorcall(self->func, operands, n, NULL);
-    }
+    Calls++;
+    PyObject *operands[2] = {data, o};
+    PyObject *result = PyObject_Vectorcall(self->func, operands, n, NULL);
     Py_XDECREF(o);
     Py_DECREF(data);
     return finish(self, result);
@@ -480,11 +469,9 @@ reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
     Py_INCREF(data);  /* held across the call, as Python's argument is */
-    PyObject *result = NULL;
-    if (tick() == 0) {
-        PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
-        result = PyObject_Vectorcall(self->func, operands, 2, NULL);
-    }
+    Calls++;
+    PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
+    PyObject *result = PyObject_Vectorcall(self->func, operands, 2, NULL);
     Py_DECREF(data);
     return finish(self, result);
 }
@@ -737,14 +724,14 @@ static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
-                               "plain_scalars", "tick", "storage", "temporary_refs", "floors",
+                               "plain_scalars", "storage", "temporary_refs", "floors",
                                "policy_now", NULL};
-    PyObject *array, *np_array, *cpu, *plain, *scalars, *tick_, *storage, *floors, *policy;
+    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *floors, *policy;
     Py_ssize_t temporary_refs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OOnO!O:configure", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!O:configure", keywords,
                                      &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
                                      &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
-                                     &tick_, &storage, &temporary_refs, &PyDict_Type,
+                                     &storage, &temporary_refs, &PyDict_Type,
                                      &floors, &policy))
         return NULL;
     Py_ssize_t offsets[N_SLOTS];
@@ -762,8 +749,6 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(PlainOperands, plain);
     Py_INCREF(scalars);
     Py_XSETREF(PlainScalars, scalars);
-    Py_INCREF(tick_);
-    Py_XSETREF(Tick, tick_);
     Py_INCREF(storage);
     Py_XSETREF(StorageType, storage);
     Py_INCREF(floors);
@@ -790,6 +775,12 @@ set_fast(PyObject *module, PyObject *args)
 }
 
 static PyObject *
+calls(PyObject *module, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(Calls);
+}
+
+static PyObject *
 refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 1) {
@@ -801,12 +792,14 @@ refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
-     "configure(array, numpy_array, cpu, plain_operands, plain_scalars, tick, storage,\n"
+     "configure(array, numpy_array, cpu, plain_operands, plain_scalars, storage,\n"
      "          temporary_refs, floors, policy_now)\n--\n\n"
      "Bind the fast paths to autodev's array class and what its fast paths use."},
     {"set_fast", set_fast, METH_VARARGS,
      "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
      "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},
+    {"calls", calls, METH_NOARGS,
+     "calls()\n--\n\nHow many calls the compiled hot path ran (autodev._trace.fast_calls)."},
     {NULL},
 };
 

@@ -14,7 +14,8 @@ class FastCall:
 refcount_probe: Any
 
 def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],
-              plain_scalars: frozenset[type], tick: Callable[[], Any], storage: type,
+              plain_scalars: frozenset[type], storage: type,
               temporary_refs: int, floors: dict[str, int],
               policy_now: Callable[[], str]) -> None: ...
 def set_fast(fast: bool, host_fast: bool) -> None: ...
+def calls() -> int: ...
