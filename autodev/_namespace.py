@@ -138,12 +138,16 @@ class ufunc(functools.partial):
 
 def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[..., Any]:
     """What calling the autodev ufunc of ``np_ufunc`` runs (``family``: see ``ufunc._tiny``)."""
+    # a one-input ufunc's second positional argument is ``out``: the general path's
+    one_input = np_ufunc.nin == 1
+    general = functools.partial(_general, spec, np_ufunc.nin, np_ufunc.nout)
 
     def call_ufunc(x: Any = _NO_ARGUMENT, y: Any = _NO_ARGUMENT, /, *rest: Any,
                    **kwargs: Any) -> Any:
         # Operands named, not packed: the one- and two-operand calls without keywords
         # (nearly all calls) never build an argument tuple on the fast paths.
-        if type(x) is ndarray and not rest and not kwargs:
+        if type(x) is ndarray and not rest and not kwargs and not (
+                one_input and y is not _NO_ARGUMENT):
             data = x._data
             if _FAST:
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
@@ -151,7 +155,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 elif type(y) is ndarray:
                     other = y._data
                 else:
-                    return _general(spec, x, y, rest, kwargs)
+                    return general(x, y, rest, kwargs)
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
                 # decision is the CPU (see autodev._dispatch.host_floor_work)
@@ -163,15 +167,15 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     if other.size > size:
                         size = other.size
                 else:
-                    return _general(spec, x, y, rest, kwargs)
+                    return general(x, y, rest, kwargs)
                 try:
                     floor = HOST_FLOOR_WORK[family]
                 except KeyError:
                     floor = host_floor_work(family)
                 if not (size < floor and policy_now() == "auto"):
-                    return _general(spec, x, y, rest, kwargs)
+                    return general(x, y, rest, kwargs)
             else:
-                return _general(spec, x, y, rest, kwargs)
+                return general(x, y, rest, kwargs)
             # NumPy on the host data: inlined new(), this is the hottest path there is
             tick()
             result = np_ufunc(data) if other is _NO_ARGUMENT else np_ufunc(data, other)
@@ -185,19 +189,27 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
             a._scalar = False
             a._pin = None
             return a
-        return _general(spec, x, y, rest, kwargs)
+        return general(x, y, rest, kwargs)
 
     return call_ufunc
 
 
-def _general(spec: OpSpec, x: Any, y: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """A ufunc call dispatched through the cost model."""
+def _general(spec: OpSpec, nin: int, nout: int, x: Any, y: Any, rest: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+    """A ufunc call dispatched through the cost model (``nin``, ``nout``: the ufunc's)."""
     if x is _NO_ARGUMENT:
         args: tuple[Any, ...] = rest
     elif y is _NO_ARGUMENT:
         args = (x, *rest)
     else:
         args = (x, y, *rest)
+    if nin < len(args) <= nin + nout and "out" not in kwargs:
+        # outputs given by position, as NumPy takes them, become ``out=``: the one way the
+        # dispatcher writes into an output, returns it and marks it written
+        outs = args[nin:]
+        args = args[:nin]
+        kwargs = {**kwargs, "out": outs[0] if nout == 1 else
+                  (*outs, *(None,) * (nout - len(outs)))}
     result = call(spec, args, kwargs)
     return of_inputs(args, result) if SUBCLASSES else result
 

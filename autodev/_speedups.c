@@ -250,6 +250,8 @@ typedef struct {
     int kind;
     int can_elide;       /* K_BINARY: a temporary left operand may be elided (fallback) */
     int matmul;          /* the family is matmul: work is multiply-adds, no scalar operand */
+    int nin;             /* K_UFUNC: the ufunc's inputs (a one-input ufunc's second
+                            positional argument is `out`: the fallback's) */
     PyObject *func;      /* NumPy's callable */
     PyObject *fallback;  /* the pure-Python function, called with the same arguments */
     PyObject *other;     /* what a result that is not one NumPy array goes through */
@@ -433,7 +435,7 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     PyObject *x, *data, *o = NULL;
-    if (kwnames != NULL || n < 1 || n > 2 || Py_TYPE(x = args[0]) != Array
+    if (kwnames != NULL || n < 1 || n > 2 || n > self->nin || Py_TYPE(x = args[0]) != Array
             || (data = SLOT(x, S_DATA)) == NULL)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* Python's local `data`, read before the operand's checks */
@@ -565,6 +567,17 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     Py_INCREF(family);
     self->family = family;
     self->matmul = family != Py_None && PyUnicode_CompareWithASCIIString(family, "matmul") == 0;
+    if (kind == K_UFUNC) {
+        PyObject *nin = PyObject_GetAttrString(func, "nin");
+        self->nin = nin == NULL ? -1 : (int)PyLong_AsLong(nin);
+        Py_XDECREF(nin);
+        if (self->nin < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "FastCall: a ufunc's nin must be >= 0");
+            Py_DECREF(self);
+            return NULL;
+        }
+    }
     return (PyObject *)self;
 }
 

@@ -10,6 +10,8 @@ storage's version shows up as a stale read on one side.
 
 from __future__ import annotations
 
+import contextlib
+
 import copy
 import pickle
 from typing import Any, Callable, Iterator
@@ -169,6 +171,33 @@ def test_out_on_the_device_for_a_function_only_numpy_runs(device: Any) -> None:
     assert autodev.isposinf(x, out=out) is out
     numpy.testing.assert_array_equal(to_numpy(out), numpy.isposinf(values))
     assert out.location == device
+
+
+def test_outputs_given_by_position_are_written_returned_and_counted(device: Any) -> None:
+    """``sin(x, out)``/``add(x, 1, out)``: NumPy returns ``out``; the write moves the
+    version of its storage (a mirror of it must not be read again)."""
+    x = autodev.asarray(numpy.arange(4.0)).to_device(device)
+    out = autodev.zeros(4).to_device(device)
+    _ = out[1:3]  # a view: ``out`` has a storage whose version a write moves
+    version = out._storage.version
+    assert autodev.sin(x, out) is out
+    assert out._storage.version > version
+    numpy.testing.assert_array_equal(to_numpy(out), numpy.sin(numpy.arange(4.0)))
+    assert autodev.add(x, 1.0, out) is out
+    numpy.testing.assert_array_equal(to_numpy(out), numpy.arange(4.0) + 1)
+    frac = autodev.zeros(4).to_device(device)
+    got = autodev.modf(x + 0.5, frac)  # one of two outputs by position
+    assert got[0] is frac and type(got[1]) is autodev.ndarray
+    numpy.testing.assert_array_equal(to_numpy(frac), numpy.full(4, 0.5))
+
+
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+def test_outputs_given_by_position_on_the_fast_paths(sim: bool) -> None:
+    """The same with arrays autodev places (tiny host calls take the fast paths)."""
+    with simulated_gpu() if sim else contextlib.nullcontext():
+        x, out = autodev.arange(4.0), autodev.zeros(4)
+        assert autodev.sin(x, out) is out and autodev.add(x, 1.0, out) is out
+        numpy.testing.assert_array_equal(to_numpy(out), numpy.arange(4.0) + 1)
 
 
 def test_two_outputs_into_device_arrays(device: Any) -> None:
