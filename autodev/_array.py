@@ -83,20 +83,23 @@ def _compiled_method(kind: str) -> Callable[[_F], _F]:
 
 # ---------------------------------------------------------------------- operator tables
 
-def _probe_temporary_refcount() -> int | None:
-    """The reference count a binary operator sees on a temporary left operand, or None
-    if this interpreter does not tell temporaries from named values that way."""
-    seen: list[int] = []
+def _probe_temporary_refcount(add: Callable[[Any, Any], int]) -> int | None:
+    """The reference count the binary operator ``add`` (an ``__add__`` that returns the
+    count it sees on its left operand) sees on a temporary left operand, or None if this
+    interpreter does not tell temporaries from named values that way."""
 
     class Probe:
-        def __add__(self, other: Any) -> "Probe":
-            seen.append(getrefcount(self))
-            return self
+        __add__ = add
 
     named = Probe()
-    named + 1  # noqa: B018
-    Probe() + 1  # noqa: B018
-    return seen[1] if seen[1] < seen[0] else None
+    seen_named = named + 1
+    seen_temporary = Probe() + 1
+    return seen_temporary if seen_temporary < seen_named else None
+
+
+def _refcount_seen(self: Any, other: Any) -> int:
+    """What a Python-level operator sees (the probe of :func:`_probe_temporary_refcount`)."""
+    return getrefcount(self)
 
 
 def _probe_held_refcount() -> int:
@@ -122,7 +125,7 @@ def _probe_held_refcount() -> int:
 #: NumPy reuses a temporary operand's buffer for the result of ``a*b + c`` when the
 #: temporary is large (>= 256 KiB) and nothing else refers to it; autodev's wrapper
 #: hides that refcount from NumPy, so the operators do the same check themselves.
-_TEMPORARY_REFS = _probe_temporary_refcount()
+_TEMPORARY_REFS = _probe_temporary_refcount(_refcount_seen)
 _ELIDE_BYTES = 256 * 1024
 _HELD_REFS = _probe_held_refcount()
 
@@ -947,24 +950,12 @@ class ndarray:
 bind_array(ndarray)
 
 
-def _compiled_temporary_refcount(probe: Any) -> int:
-    """The reference count the compiled operators see on a temporary left operand, or -1
-    if it is no lower than a named one's (then they never take one for a temporary)."""
-
-    class Probe:
-        __add__ = probe
-
-    named = Probe()
-    seen_named = named + 1
-    seen_temporary = Probe() + 1
-    return int(seen_temporary) if seen_temporary < seen_named else -1
-
-
 def _bind_compiled(speedups: Any) -> None:
     """Bind the compiled fast paths to the array class and keep their flags in step with
     ``STATE.fast`` and ``STATE.host_fast``, as the Python paths' ``_FAST``/``_HOST_FAST``."""
-    speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, R.Storage, _compiled_temporary_refcount(speedups.refcount_probe),
-                       HOST_FLOOR_WORK, policy_now)
+    temporary = _probe_temporary_refcount(speedups.refcount_probe)
+    speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, R.Storage,
+                       -1 if temporary is None else temporary, HOST_FLOOR_WORK, policy_now)
 
     def sync() -> None:
         speedups.set_fast(STATE.fast, STATE.host_fast)
