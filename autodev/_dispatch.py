@@ -22,7 +22,7 @@ from ._config import ENV, get_policy
 from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
-from ._residency.memory import check_not_view, retrying, write_back
+from ._residency.memory import after_oom, check_not_view, write_back
 from ._capability.specs import OpSpec
 from ._trace import STATS, Record, emit, note_fallback, tick
 
@@ -217,33 +217,93 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
             ) -> tuple[Device, str, tuple[float, float] | None]:
     """Device, reason and (when predicted) costs for a call a GPU might run."""
     policy = get_policy()
+    key = None
+    if out is None and STATE.watchers == 0:  # (a traced call always shows its prediction)
+        key = _decision_key(spec, arrays, kwargs, policy, gpu.device)
+        if key is not None:
+            found = _DECISIONS.get(key)
+            if found is not None:
+                if found[1]:
+                    _reuse.passed()  # priced, crediting nothing, as when it was decided
+                return found[0]
     work = None
     if policy == "auto" and out is None and STATE.watchers == 0 and _all_on_host(arrays):
         # Below the GPU's fixed cost the CPU wins whatever else holds, so no prediction
         # is needed (unwatched only: a traced call always shows its full prediction).
         work = spec.work(arrays)
         if work < host_floor(spec.family):
-            return CPU, "cost model", None
+            return _remember(key, (CPU, "cost model", None))
     if not _gpu_capable(spec, gpu, arrays, kwargs):
-        return CPU, "GPU cannot run it (capability table)", None
+        return _remember(key, (CPU, "GPU cannot run it (capability table)", None))
     if type(out) is ndarray:
         return out._device, "out= lives there", None
     if type(out) is np.ndarray:
         return CPU, "out= is a NumPy array", None
     if policy == "gpu":
-        return gpu.device, "policy gpu", None
+        return _remember(key, (gpu.device, "policy gpu", None))
     if policy == "cpu":
-        return CPU, "policy cpu", None
+        return _remember(key, (CPU, "policy cpu", None))
     costs = _predict(spec, arrays, gpu.device, work)
     winner = gpu.device if costs[1] < costs[0] else CPU
-    if arrays and ENV.mirror_budget:
-        moved = _reuse.credit(arrays, costs[0], costs[1], winner, gpu, cost_model(),
-                              STATE.watchers > 0)
-        if moved is not None:  # an input now has a mirror: price the call again
-            costs = _predict(spec, arrays, gpu.device, work)
-            winner = gpu.device if costs[1] < costs[0] else CPU
-            return winner, f"cost model, after a move ({moved})", costs
+    if not (arrays and ENV.mirror_budget):
+        return _remember(key, (winner, "cost model", costs))
+    found = _reuse.candidates(arrays, costs[0], costs[1], winner, gpu.device, cost_model())
+    if not found:
+        _reuse.passed()
+        return _remember(key, (winner, "cost model", costs), priced=True)
+    moved = _reuse.credit(found, gpu, STATE.watchers > 0)
+    if moved is not None:  # an input now has a mirror: price the call again
+        costs = _predict(spec, arrays, gpu.device, work)
+        winner = gpu.device if costs[1] < costs[0] else CPU
+        return winner, f"cost model, after a move ({moved})", costs
     return winner, "cost model", costs
+
+
+#: Decisions of unwatched calls that nothing but their key decides (see
+#: :func:`_decision_key`): the capability table, the policy, the prediction, and reuse
+#: credit only where it credits nothing. A call that earns credit is decided afresh each
+#: time. Cleared with the cost model (a new GPU, profile or calibration), and when full.
+_DECISIONS: dict[tuple[Any, ...], tuple[tuple[Device, str, tuple[float, float] | None], bool]
+                 ] = {}
+_DECISIONS_MAX = 4096
+#: Keyword values a decision may be keyed on (hashed by value, without user code).
+_KEYABLE = frozenset({type(None), bool, int, float, str})
+
+
+def _decision_key(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], policy: str,
+                  gdev: Device) -> tuple[Any, ...] | None:
+    """What decides a call: the op, the policy, the mirror budget being on, each input's
+    device, dtype, shape and valid mirror, and the keywords; None where a decision may
+    depend on more (an input that is not an autodev array, a keyword that is not a plain
+    value)."""
+    key: list[Any] = [spec, policy, ENV.mirror_budget]
+    for a in arrays:
+        if type(a) is not ndarray:
+            return None
+        data = a._data
+        device = a._device
+        mirrored = a._mirror is not None or (a._storage is not None and bool(a._storage.shared))
+        if mirrored:
+            mirrored = R.has_mirror(a, gdev if device is CPU else CPU)
+        key += (device, data.dtype, data.shape, mirrored)
+    if kwargs:
+        for name, value in kwargs.items():
+            if type(value) not in _KEYABLE:
+                return None
+            key += (name, type(value), value)  # (True == 1, yet a rule may tell them apart)
+    return tuple(key)
+
+
+def _remember(key: tuple[Any, ...] | None,
+              decision: tuple[Device, str, tuple[float, float] | None], priced: bool = False
+              ) -> tuple[Device, str, tuple[float, float] | None]:
+    """Keep ``decision`` under ``key`` (``priced``: the decision counted as a priced call
+    for reuse credit's decay, and so does each use of it)."""
+    if key is not None:
+        if len(_DECISIONS) >= _DECISIONS_MAX:
+            _DECISIONS.clear()
+        _DECISIONS[key] = (decision, priced)
+    return decision
 
 
 def _all_on_host(arrays: list[Any]) -> bool:
@@ -314,43 +374,66 @@ def _widest(arrays: list[Any]) -> Any:
 def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[str, Any],
             record: Record | None) -> Any:
     """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back
-    (:func:`autodev._residency.memory.retrying`)."""
+    (:func:`autodev._residency.memory.retrying`'s rule, the first attempt made here)."""
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
     if device is CPU:
         run = _fallback_cpu if kwargs and "out" in kwargs else _run_cpu
         result = run(spec, args, kwargs, moves)
     else:
         backend = backend_for(device)
-        fell_back: list[bool] = []
-
-        def on_host() -> Any:
-            fell_back.append(True)
-            if record is not None:
-                record.reason += f"; out of memory on {device}, ran on cpu"
-                record.device = "cpu"
-            return _fallback_cpu(spec, args, kwargs, moves, device)
-
+        out_of_memory = False
         try:
-            result = retrying(spec.name, device,
-                              lambda: _run(spec, backend, args, kwargs, moves), on_host)
+            result = _run(spec, backend, args, kwargs, moves)
+        except backend.oom_errors:
+            out_of_memory = True  # (handled outside: the retry's errors chain to nothing)
         except NotImplementedError as declined:
-            # Declared safety net: CuPy raises NotImplementedError for a case it lacks that
-            # no table row foresaw. The call runs on the CPU, counted and traced; anything
-            # else (TypeError, ValueError, device errors) propagates.
-            if fell_back or ENV.fallback == "raise":  # fell_back: the CPU's own error
-                raise
-            note_fallback(spec.name, str(device), declined, reason="not implemented")
-            if record is not None:
-                record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
-                record.device = "cpu"
-            result = _fallback_cpu(spec, args, kwargs, moves)
-            fell_back.append(True)
-        if fell_back:
-            device = CPU
+            result, device = _declined(spec, device, declined, args, kwargs, record, moves)
+        if out_of_memory:
+            result, device = _retried(spec, device, backend, args, kwargs, record, moves)
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + 1
     if record is not None:
         emit(record)
     return result
+
+
+def _retried(spec: OpSpec, device: Device, backend: Backend, args: tuple[Any, ...],
+             kwargs: dict[str, Any], record: Record | None,
+             moves: list[tuple[str, int]] | None) -> tuple[Any, Device]:
+    """A device call after its first attempt ran out of memory: free and retry, then run
+    on the host (:func:`autodev._residency.memory.after_oom`). Returns the result and
+    where it ran."""
+    fell_back: list[bool] = []
+
+    def on_host() -> Any:
+        fell_back.append(True)
+        if record is not None:
+            record.reason += f"; out of memory on {device}, ran on cpu"
+            record.device = "cpu"
+        return _fallback_cpu(spec, args, kwargs, moves, device)
+
+    try:
+        result = after_oom(spec.name, device,
+                           lambda: _run(spec, backend, args, kwargs, moves), on_host)
+    except NotImplementedError as declined:
+        if fell_back:  # the CPU's own error
+            raise
+        return _declined(spec, device, declined, args, kwargs, record, moves)
+    return result, CPU if fell_back else device
+
+
+def _declined(spec: OpSpec, device: Device, declined: NotImplementedError,
+              args: tuple[Any, ...], kwargs: dict[str, Any], record: Record | None,
+              moves: list[tuple[str, int]] | None) -> tuple[Any, Device]:
+    """Declared safety net: CuPy raises NotImplementedError for a case it lacks that no
+    table row foresaw. The call runs on the CPU, counted and traced; anything else
+    (TypeError, ValueError, device errors) propagates."""
+    if ENV.fallback == "raise":
+        raise declined
+    note_fallback(spec.name, str(device), declined, reason="not implemented")
+    if record is not None:
+        record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+        record.device = "cpu"
+    return _fallback_cpu(spec, args, kwargs, moves), CPU
 
 
 def _run_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -364,7 +447,9 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
     func = spec.impl(backend)
     if func is None:
         raise NotImplementedError(f"{spec.name} has no implementation on {device}")
-    nargs = tuple(native_arg(a, device, moves) for a in args)
+    # (an input living there already is its own data: the common case, read inline)
+    nargs = [a._data if type(a) is ndarray and a._device is device
+             else native_arg(a, device, moves) for a in args]
     nkwargs = {k: native_arg(v, device, moves) for k, v in kwargs.items()} if kwargs else {}
     if backend.is_gpu and spec.family in LINALG_FAMILIES:
         with backend.linalg_errors():
@@ -447,13 +532,15 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                 return out
         if result.ndim == 0 and scalar:
             return result[()] if device is CPU else R.transfer(result, device, CPU)[()]
+        # a device result owning its memory may be an input's own (CuPy gives a new
+        # object for it): what owns it is compared with what owns each input's data
+        owner = backend.owner(result) if device is not CPU and result.base is None else None
         for a in args:  # an input returned as is (ascontiguousarray, atleast_1d, ...)
             if a is result:  # a NumPy array: written behind autodev's back
                 return new(result, device, R.Storage(escaped=True))
             if type(a) is ndarray:
-                if a._data is result or (device is not CPU and a._device is device
-                                         and result.base is None
-                                         and backend.owner(a._data) is backend.owner(result)):
+                if a._data is result or (owner is not None and a._device is device
+                                         and backend.owner(a._data) is owner):
                     return a  # the very array, as NumPy returns it
                 if a._device is not device and R.has_mirror(a, device) \
                         and R.mirror_on(a, device) is result:  # never hand out a mirror
@@ -585,6 +672,7 @@ def reset_cost_model() -> None:
     _GPU_DTYPES.clear()
     _HOST_FLOOR.clear()
     HOST_FLOOR_WORK.clear()
+    _DECISIONS.clear()
 
 
 STATE.listeners.append(reset_cost_model)

@@ -47,14 +47,21 @@ def retrying(op: str, device: Device, attempt: Callable[[], T],
     """
     if device is CPU:
         return attempt()
-    oom = backend_for(device).oom_errors
     try:
         return attempt()
-    except oom:
-        free(device)
+    except backend_for(device).oom_errors:
+        pass  # (retried outside the handler: a second error does not chain to the first)
+    return after_oom(op, device, attempt, fallback)
+
+
+def after_oom(op: str, device: Device, attempt: Callable[[], T],
+              fallback: Callable[[], T] | None = None) -> T:
+    """:func:`retrying` once its first attempt has run out of memory on ``device``: free,
+    retry, then ``fallback()`` (for a caller that made the first attempt itself)."""
+    free(device)
     try:
         return attempt()
-    except oom as second:
+    except backend_for(device).oom_errors as second:
         if fallback is None or ENV.fallback == "raise":
             raise
         result = fallback()  # counted once it has worked (a refused view raises instead)

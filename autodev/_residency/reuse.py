@@ -62,14 +62,16 @@ def decayed(storage: R.Storage, now: int) -> float:
     return storage.credit
 
 
-def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: Backend,
-           model: CostModel, watched: bool) -> str | None:
-    """Credit the inputs of a priced call; mirror the first whose credit paid its move.
+def candidates(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gdev: Device,
+               model: CostModel) -> list[tuple[Any, Device, float, float]]:
+    """The inputs a priced call credits: ``(array, other device, move cost, time saved)``
+    for each input whose absence from the other device is what keeps the call where it
+    runs and that has no valid mirror there.
 
-    Returns the reason of the move made (the call should be priced again), or None.
-    """
-    now = next(_CLOCK)
-    gdev = gpu.device
+    It reads only what prices the call (devices, sizes, mirrors, the predicted times), so
+    a call with none credits nothing and is decided again the same way while those stay
+    (:mod:`autodev._dispatch` caches such decisions, calling :func:`passed` instead)."""
+    found = []
     for a in arrays:
         if a._device is CPU:
             if winner is gdev:
@@ -81,8 +83,25 @@ def credit(arrays: list[Any], t_cpu: float, t_gpu: float, winner: Device, gpu: B
                 continue
             target, cost = CPU, model.d2h(a.nbytes)
             saved = t_gpu - (t_cpu - cost)
-        if saved <= 0.0 or R.has_mirror(a, target):
-            continue
+        if saved > 0.0 and not R.has_mirror(a, target):
+            found.append((a, target, cost, saved))
+    return found
+
+
+def passed() -> None:
+    """Count a priced call that credits nothing (credit decays by priced calls)."""
+    next(_CLOCK)
+
+
+def credit(found: list[tuple[Any, Device, float, float]], gpu: Backend,
+           watched: bool) -> str | None:
+    """Credit a priced call's :func:`candidates`; mirror the first whose credit paid its
+    move.
+
+    Returns the reason of the move made (the call should be priced again), or None.
+    """
+    now = next(_CLOCK)
+    for a, target, cost, saved in found:
         storage = R.storage_of(a)
         if storage.escaped:
             continue  # a mirror of memory others may write is never trusted
