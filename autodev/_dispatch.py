@@ -221,11 +221,11 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
     if out is None and STATE.watchers == 0:  # (a traced call always shows its prediction)
         key = _decision_key(spec, arrays, kwargs, policy, gpu.device)
         if key is not None:
-            found = _DECISIONS.get(key)
-            if found is not None:
-                if found[1]:
+            hit = _DECISIONS.get(key)
+            if hit is not None:
+                if hit[1]:
                     _reuse.passed()  # priced, crediting nothing, as when it was decided
-                return found[0]
+                return hit[0]
     work = None
     if policy == "auto" and out is None and STATE.watchers == 0 and _all_on_host(arrays):
         # Below the GPU's fixed cost the CPU wins whatever else holds, so no prediction
