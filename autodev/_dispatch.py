@@ -456,7 +456,7 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
             result = func(*nargs, **nkwargs)
     else:
         result = func(*nargs, **nkwargs)
-    return wrap(result, device, args, kwargs, nkwargs.get("out"), spec.scalar)
+    return _wrap_one(result, device, backend, args, kwargs, nkwargs.get("out"), spec.scalar)
 
 
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],

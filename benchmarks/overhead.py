@@ -262,6 +262,51 @@ def on_device(case: Case, gpu: Any, ad_mod: Any, rounds: int, target: float,
     return row
 
 
+def _called(name: str, matrices: bool = False) -> Callable[[Any], Callable[[], Any]]:
+    def build(xp: Any) -> Callable[[], Any]:
+        a, b = _matrices(xp, 10) if matrices else _vectors(xp, 10)
+        func = getattr(xp, name)
+        return lambda: func(a, b)
+    return build
+
+
+#: The calls timed as they stay on the device (``--modes sim``): see :func:`resident`.
+#: Functions, not operators, on both sides: the simulator's own operators skip the
+#: bookkeeping its functions do (CuPy's cost the same either way).
+RESIDENT = [Case("add(a, b)", "10", _called("add")), Case("sin(a)", "10", _sin(10)),
+            Case("matmul(a, b)", "10x10", _called("matmul", True)),
+            Case("sum(a)", "100", _sum(100))]
+
+
+def free_gpu_costs() -> dict[str, Any]:
+    """The embedded GPU curves with every latency 1 ns: the simulated GPU then wins every
+    call, so calls on its arrays stay there after a full priced decision."""
+    import copy
+
+    from autodev._cost.profile import embedded_default
+
+    costs = copy.deepcopy(embedded_default()["devices"]["gpu"])
+    for family in costs["compute"].values():
+        for curve in family.values():
+            curve["latency"] = 1e-9
+    for curve in costs["transfer"].values():
+        curve["latency"] = 1e-9
+    return costs
+
+
+def resident(rounds: int, target: float, baseline: float) -> list[dict[str, Any]]:
+    """Tiny calls on arrays living on a simulated GPU that wins every call
+    (:func:`free_gpu_costs`), autodev against the simulator's library called directly:
+    the difference is what autodev adds to a call that stays on the device (deciding,
+    moving nothing, running, wrapping). On a real GPU a CuPy call costs a few
+    microseconds, so this is the figure to keep small there."""
+    import autodev
+    from autodev.testing import simulated_gpu
+
+    with simulated_gpu(free_gpu_costs()) as gpu:
+        return [on_device(c, gpu, autodev, rounds, target, baseline) for c in RESIDENT]
+
+
 def _empty_call_cost(target: float) -> float:
     """Seconds per iteration of the inner loop around a call that does nothing."""
     from autodev._calibrate.timing import measure
@@ -367,6 +412,7 @@ def run_modes(rounds: int, target: float, modes: list[str], floor: bool = False
         if mode == "sim":
             with simulated_gpu():
                 out["sim"] = run(rounds=rounds, target=target, floor=with_floor)
+            out["sim"]["resident"] = resident(rounds, target, out["sim"]["baseline_s"])
         else:
             out["here"] = run(rounds=rounds, target=target, floor=with_floor)
             gpu = active_gpu()
@@ -426,6 +472,18 @@ def format_direct(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def format_resident(rows: list[dict[str, Any]]) -> str:
+    """The :func:`resident` figures: per call, what autodev adds on the device."""
+    lines = ["== simulated GPU winning every call: tiny calls on its arrays against its "
+             "library called directly; extra: what autodev adds per call"]
+    lines.extend(f"tiny   {r['case']:14} {r['size']:8} ran on {r['ran_on']:8} direct "
+                 f"{_fmt(r['numpy_s']):>11}  autodev {_fmt(r['autodev_s']):>11}  extra "
+                 f"{_fmt(r['autodev_s'] - r['numpy_s']):>10}" for r in rows)
+    extra = statistics.median(r["autodev_s"] - r["numpy_s"] for r in rows)
+    lines.append(f"median extra per call: {_fmt(extra)}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
@@ -454,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
         print(format_side_by_side(results))
     if any(r.get("large_direct") for r in results.values()):
         print(format_direct(results))
+    if "sim" in results:
+        print(format_resident(results["sim"]["resident"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
