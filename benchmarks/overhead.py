@@ -9,7 +9,9 @@ case, minus the cost of the same loop around an empty call, divided by the loop
 length. The ratio of a case is the median over rounds of autodev ÷ NumPy. The
 *floor* column (``--no-floor`` leaves it out) times the least a pure-Python wrapper
 with autodev's array slots can do per tiny case, the same way: what autodev's own
-ratios can approach, not pass, without compiled code.
+ratios can approach, not pass, without compiled code. With ``--modes sim`` (the default
+includes it) a last section times tiny calls that stay on a simulated GPU winning every
+call, against its library called directly: what autodev adds per device call.
 
 Aims (issue 2, item 11; DESIGN.md invariant 4): on a CPU-only machine the
 geometric mean of the tiny cases ≤ 1.5×, of the large cases ≤ 1.02×.
