@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # loaded on first use: ``import autodev`` does not load the s
 _SIM_NAMES = frozenset({"SimArray", "SimBackend", "SimDeviceError", "SimOutOfMemoryError"})
 
 __all__ = [
-    "SimArray", "SimBackend", "SimDeviceError", "SimOutOfMemoryError", "simulated_gpu",
-    "to_numpy",
+    "SimArray", "SimBackend", "SimDeviceError", "SimOutOfMemoryError", "gpu_costs",
+    "simulated_gpu", "to_numpy",
 ]
 
 
@@ -48,6 +48,39 @@ def simulated_gpu(costs: dict[str, Any] | None = None) -> Iterator[SimBackend]:
     finally:
         use_sim(previous)
         _dispatch.reset_cost_model()
+
+
+def gpu_costs(latency: float | None = None) -> dict[str, Any]:
+    """A copy of the embedded GPU curves, :func:`simulated_gpu`'s default, in the
+    profile's ``devices.gpu`` form.
+
+    Parameters
+    ----------
+    latency : float, optional
+        Seconds to set as every compute and transfer curve's latency (its fixed cost per
+        call); ``simulated_gpu(gpu_costs(latency=1e-9))`` is a GPU that wins every call.
+
+    Examples
+    --------
+    >>> import autodev as np
+    >>> from autodev.testing import gpu_costs, simulated_gpu
+    >>> with simulated_gpu(gpu_costs(latency=1e-9)):
+    ...     x = np.ones(3) * 2
+    >>> str(x.location)
+    'sim:0'
+    """
+    import copy
+
+    from ._cost.profile import embedded_default  # (loaded on first use: import time)
+
+    costs: dict[str, Any] = copy.deepcopy(embedded_default()["devices"]["gpu"])
+    if latency is not None:
+        for family in costs["compute"].values():
+            for curve in family.values():
+                curve["latency"] = float(latency)
+        for curve in costs["transfer"].values():
+            curve["latency"] = float(latency)
+    return costs
 
 
 def to_numpy(x: Any) -> Any:

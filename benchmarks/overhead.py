@@ -280,32 +280,16 @@ RESIDENT = [Case("add(a, b)", "10", _called("add")), Case("sin(a)", "10", _sin(1
             Case("sum(a)", "100", _sum(100))]
 
 
-def free_gpu_costs() -> dict[str, Any]:
-    """The embedded GPU curves with every latency 1 ns: the simulated GPU then wins every
-    call, so calls on its arrays stay there after a full priced decision."""
-    import copy
-
-    from autodev._cost.profile import embedded_default
-
-    costs = copy.deepcopy(embedded_default()["devices"]["gpu"])
-    for family in costs["compute"].values():
-        for curve in family.values():
-            curve["latency"] = 1e-9
-    for curve in costs["transfer"].values():
-        curve["latency"] = 1e-9
-    return costs
-
-
 def resident(rounds: int, target: float, baseline: float) -> list[dict[str, Any]]:
     """Tiny calls on arrays living on a simulated GPU that wins every call
-    (:func:`free_gpu_costs`), autodev against the simulator's library called directly:
+    (``gpu_costs(latency=1e-9)``), autodev against the simulator's library called directly:
     the difference is what autodev adds to a call that stays on the device (deciding,
     moving nothing, running, wrapping). On a real GPU a CuPy call costs a few
     microseconds, so this is the figure to keep small there."""
     import autodev
-    from autodev.testing import simulated_gpu
+    from autodev.testing import gpu_costs, simulated_gpu
 
-    with simulated_gpu(free_gpu_costs()) as gpu:
+    with simulated_gpu(gpu_costs(latency=1e-9)) as gpu:
         return [on_device(c, gpu, autodev, rounds, target, baseline) for c in RESIDENT]
 
 

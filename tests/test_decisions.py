@@ -6,7 +6,6 @@ device per call, the same reuse-credit moves, the same credit left on each array
 
 from __future__ import annotations
 
-import copy
 import itertools
 from typing import Any, Callable
 
@@ -15,10 +14,9 @@ import pytest
 
 import autodev
 from autodev import _dispatch
-from autodev._cost.profile import embedded_default
 from autodev._residency import reuse as _reuse
 from autodev._residency import storage as R
-from autodev.testing import simulated_gpu, to_numpy
+from autodev.testing import gpu_costs, simulated_gpu, to_numpy
 
 SIM = autodev.Device("sim", 0)
 
@@ -174,14 +172,8 @@ def test_keywords_and_policy_are_part_of_the_decision(sim: Any) -> None:
 def test_a_new_cost_model_forgets_the_decisions() -> None:
     """The same call on ``sim:0`` under curves where the GPU wins everything, then under
     the default curves: the second is decided afresh."""
-    costs = copy.deepcopy(embedded_default()["devices"]["gpu"])
-    for family in costs["compute"].values():
-        for curve in family.values():
-            curve["latency"] = 1e-9
-    for curve in costs["transfer"].values():
-        curve["latency"] = 1e-9
     a, b = _host((16,), 10), _host((16,), 11)
-    with simulated_gpu(costs):
+    with simulated_gpu(gpu_costs(latency=1e-9)):
         assert (a + b).location == SIM
     with simulated_gpu():
         assert (a + b).location == "cpu"
