@@ -217,8 +217,10 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
             ) -> tuple[Device, str, tuple[float, float] | None]:
     """Device, reason and (when predicted) costs for a call a GPU might run."""
     policy = get_policy()
+    # (a traced call always shows its full prediction; out= decides the device itself)
+    unwatched = out is None and STATE.watchers == 0
     key = None
-    if out is None and STATE.watchers == 0:  # (a traced call always shows its prediction)
+    if unwatched:
         key = _decision_key(spec, arrays, kwargs, policy, gpu.device)
         if key is not None:
             hit = _DECISIONS.get(key)
@@ -227,9 +229,9 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
                     _reuse.passed()  # priced, crediting nothing, as when it was decided
                 return hit[0]
     work = None
-    if policy == "auto" and out is None and STATE.watchers == 0 and _all_on_host(arrays):
+    if policy == "auto" and unwatched and _all_on_host(arrays):
         # Below the GPU's fixed cost the CPU wins whatever else holds, so no prediction
-        # is needed (unwatched only: a traced call always shows its full prediction).
+        # is needed.
         work = spec.work(arrays)
         if work < host_floor(spec.family):
             return _remember(key, (CPU, "cost model", None))
@@ -282,10 +284,8 @@ def _decision_key(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], polic
             return None
         data = a._data
         device = a._device
-        mirrored = a._mirror is not None or (a._storage is not None and bool(a._storage.shared))
-        if mirrored:
-            mirrored = R.has_mirror(a, gdev if device is CPU else CPU)
-        key += (device, data.dtype, data.shape, mirrored)
+        key += (device, data.dtype, data.shape,
+                R.has_mirror(a, gdev if device is CPU else CPU))
     if kwargs:
         for name, value in kwargs.items():
             if type(value) not in _KEYABLE:
