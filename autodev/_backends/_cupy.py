@@ -12,15 +12,15 @@ import numpy as np
 from .._device import Device
 from ._base import Backend
 
-INSTALL_HINT = "pip install 'autodev[cuda12-ctk]' (or 'autodev[cuda13-ctk]' for a CUDA 13 driver)"
-#: CuPy 14 loads these CUDA libraries from a CUDA Toolkit or its [ctk] wheels; without
-#: them CuPy imports and sees the device, and then every call fails.
-TOOLKIT_MODULES = ("cupy_backends.cuda.libs.cublas", "cupy_backends.cuda.libs.cusolver",
-                   "cupy_backends.cuda.libs.cusparse", "cupy_backends.cuda.libs.curand",
-                   "cupy.cuda.cufft")
-TOOLKIT_HINT = ("pip install 'cupy-cuda12x[ctk]' (the CUDA libraries as wheels; 'autodev"
-                "[cuda12-ctk]' does the same, cuda13 for a CUDA 13 driver), or install the "
-                "CUDA Toolkit matching CuPy's CUDA major")
+#: What to run where CuPy is missing or unusable: ``autodev doctor`` names the exact
+#: command for this machine (the CuPy wheel for its driver, with the CUDA libraries).
+INSTALL_HINT = "run `autodev doctor`: it names the pip command that installs CuPy for this machine"
+#: The CUDA libraries autodev's calls need, as attributes of ``cupy.cuda``. Reading one runs
+#: CuPy's own loader, as ``from cupy.cuda import cublas`` does: CuPy 14 finds the library
+#: with cuda-pathfinder (the nvidia-* wheels of its [ctk] extra, a conda environment, a CUDA
+#: Toolkit) and only then imports its binding. Importing the binding's module directly
+#: (``cupy_backends.cuda.libs.cublas``) skips that loader and fails where only the wheels are.
+TOOLKIT_LIBRARIES = ("cublas", "cusolver", "cusparse", "curand", "cufft")
 
 
 #: The oldest CuPy major autodev runs on (the extras require it too).
@@ -32,13 +32,18 @@ def _major(version: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def missing_toolkit() -> str:
-    """Why CuPy cannot load the CUDA libraries it needs (empty when it can)."""
-    for name in TOOLKIT_MODULES:
+def missing_toolkit(cupy: Any) -> str:
+    """Why CuPy cannot load the CUDA libraries it needs (empty when it can).
+
+    Loads each library the way CuPy itself does on first use; CuPy raises ImportError
+    (with cuda-pathfinder's message) for a library it cannot find or load. Needs no
+    driver: loading a library runs none of its code.
+    """
+    for name in TOOLKIT_LIBRARIES:
         try:
-            importlib.import_module(name)
+            getattr(cupy.cuda, name)
         except ImportError as err:
-            return str(err)
+            return f"{name}: {' '.join(str(err).split())}"  # pathfinder's spans lines
     return ""
 
 
@@ -65,10 +70,10 @@ def probe_cuda() -> tuple[Any | None, str]:
         return None, f"no usable CUDA device ({err})"
     if count < 1:
         return None, "no CUDA device found"
-    missing = missing_toolkit()
+    missing = missing_toolkit(cupy)
     if missing:
         return None, (f"CuPy {cupy.__version__} sees a CUDA device but cannot load the CUDA "
-                      f"libraries ({missing}); {TOOLKIT_HINT}")
+                      f"libraries ({missing}); {INSTALL_HINT}")
     return cupy, ""
 
 
