@@ -9,7 +9,6 @@ thread count, ignored on the GPU. Declared CPU-only: DCT/DST types 1 and 4 and
 
 from __future__ import annotations
 
-import sys as _sys
 from typing import Any, Callable
 
 import scipy.fft as _sfft
@@ -45,7 +44,8 @@ SPECS = build_specs("scipy.fft.", FAMILIES, _RULES)
 __all__ = public_names(_sfft)
 __getattr__ = module_getattr(_sfft, "autodev.scipy.fft", SPECS, globals())
 
-# -- the scipy.fft backend protocol (uarray): ``scipy.fft.set_backend(autodev.scipy.fft)``
+# -- the scipy.fft backend protocol (uarray): ``scipy.fft.set_backend(autodev.scipy.fft)``,
+# ``set_global_backend`` and ``register_backend`` (cupyx.scipy.fft's idioms)
 #: The uarray domain of ``scipy.fft``'s multimethods (as ``cupyx.scipy.fft`` declares).
 __ua_domain__ = "numpy.scipy.fft"
 
@@ -54,15 +54,16 @@ def __ua_function__(method: Callable[..., Any], args: tuple[Any, ...], kwargs: d
     """Run ``scipy.fft``'s multimethod ``method`` as autodev's dispatched function.
 
     A name autodev does not have declines with ``NotImplemented``, so that uarray
-    tries the next backend (SciPy's own). While it runs, this backend is skipped:
-    autodev's host path calls ``scipy.fft`` itself, which must then be SciPy's.
+    tries the next backend (SciPy's own). While it runs, ``scipy.fft`` calls go to
+    SciPy's own backend only: autodev's host path calls ``scipy.fft`` itself, and
+    after ``set_global_backend(autodev.scipy.fft)`` SciPy's backend is no longer
+    the global one that uarray would fall back to.
     """
     try:
         function = __getattr__(method.__name__)
     except AttributeError:
         return NotImplemented
-    # uarray takes any object with __ua_domain__; the stubs want a _Backend class
-    with _sfft.skip_backend(_sys.modules[__name__]):  # type: ignore[arg-type]
+    with _sfft.set_backend("scipy", only=True):
         return function(*args, **kwargs)
 
 
