@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as _np
 
-from ._array import PROTOCOLS as _PROTOCOLS, ndarray
+from ._array import API_VERSIONS as _API_VERSIONS, PROTOCOLS as _PROTOCOLS, ndarray
 from ._backends import devices as _devices_table
 from ._config import VERSION as _VERSION, get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
@@ -20,7 +20,12 @@ from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
 from ._trace import FallbackWarning, Record, stats, trace as _trace_block
 
 
-__version__ = _VERSION
+#: NumPy's version, as ``numpy.__version__``: ``import autodev as np`` behaves as the NumPy
+#: installed, so code that gates on ``np.lib.NumpyVersion(np.__version__)`` takes that NumPy's
+#: branch. autodev's own version is :data:`__autodev_version__`
+#: (``importlib.metadata.version("autodev")`` says the same).
+__version__ = _np.__version__
+__autodev_version__ = _VERSION
 
 # -- autodev's own API ---------------------------------------------------------------
 
@@ -135,8 +140,9 @@ from ._backends import STATE as _STATE  # noqa: E402
 _STATE.refresh()  # every hot-path flag now reflects the environment
 
 
-#: The standard's version NumPy's own namespace follows (this face is NumPy's).
-__array_api_version__ = _np.__array_api_version__
+#: The newest version of the array API standard autodev follows: that of the array-API face
+#: (``x.__array_namespace__()``, ``autodev.array_api``), which standard-aware code uses.
+__array_api_version__ = _API_VERSIONS[-1]
 
 
 def __getattr__(name: str) -> Any:

@@ -481,7 +481,7 @@ def _pinned(result: Any, device: DeviceLike | None) -> Any:
     """A created array pinned where ``device=`` asked (None or ``"auto"``: not pinned)."""
     if device is None:
         return result
-    target = resolve_device(device)
+    target = resolve_device(device, counted=True)  # creation_device resolved it first
     if target is AUTO:
         return result
     note_pinned()

@@ -93,7 +93,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
     Keys: ``calls`` (device name -> dispatched calls), ``h2d_count``,
     ``h2d_bytes``, ``d2h_count``, ``d2h_bytes`` (host<->device transfers),
     ``fallbacks`` (calls that had to leave the GPU: after an out-of-memory, or because
-    the GPU library raised NotImplementedError), ``fallback_reasons`` (``"op: reason"``
+    the GPU library raised NotImplementedError; and requests for device ``"gpu"`` where
+    no GPU is usable), ``fallback_reasons`` (``"op: reason"``
     -> count), ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device
     because their reuse paid for the move; those bytes are in the transfer counters too).
     """
@@ -184,17 +185,36 @@ def trace() -> Iterator[list[Record]]:
 def note_fallback(op: str, device: str, err: BaseException,
                   reason: str = "out of memory") -> None:
     """Count a GPU -> CPU fallback (and why) and warn as AUTODEV_FALLBACK says."""
-    STATS.fallbacks += 1
-    key = f"{op}: {reason}"
-    STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
-    if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
-        STATS.warned = True
+    if _count_fallback(op, reason):
         what = "ran out of memory" if reason == "out of memory" else "is not implemented"
         warn_user(
             f"autodev: {op} {what} on {device} ({err}); it ran on the CPU "
             "instead. Set AUTODEV_FALLBACK=warn to see every fallback, or raise to stop.",
             FallbackWarning,
         )
+
+
+def note_no_gpu(why: str) -> None:
+    """Count a request for device ``"gpu"`` where no GPU is usable (autodev places the
+    array instead) and warn as AUTODEV_FALLBACK says (its ``raise`` is the caller's)."""
+    if _count_fallback("device 'gpu'", "no GPU usable"):
+        warn_user(
+            f"autodev: device 'gpu' was asked for, but no GPU is usable here ({why}); autodev "
+            "places the array instead (device 'auto', which is the CPU here). Run `autodev "
+            "doctor` to see what to install; AUTODEV_FALLBACK=raise makes this an error.",
+            FallbackWarning,
+        )
+
+
+def _count_fallback(op: str, reason: str) -> bool:
+    """Count one fallback; True when AUTODEV_FALLBACK says to warn about it."""
+    STATS.fallbacks += 1
+    key = f"{op}: {reason}"
+    STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
+    if ENV.fallback == "warn" or (ENV.fallback == "once" and not STATS.warned):
+        STATS.warned = True
+        return True
+    return False
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

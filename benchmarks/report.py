@@ -223,7 +223,7 @@ def meta(sim: Any, quick: bool, dtype: str) -> dict[str, Any]:
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(), "numpy": numpy.__version__, "scipy": scipy.__version__,
-        "autodev": autodev.__version__, "quick": quick, "dtype": dtype,
+        "autodev": autodev.__autodev_version__, "quick": quick, "dtype": dtype,
         "data_start": "host", "gpu": "sim:0 (simulated; virtual clock)" if sim is not None
         else (gpu_device() or "none"),
         "gpu_missing_reason": gpu, "full_sizes": FULL,

@@ -270,8 +270,11 @@ def test_ties_go_to_the_kind_registered_first() -> None:
         assert not _backends.REGISTRY.is_probed("fake2")  # the winner made probing it moot
 
 
-def test_an_unusable_kind_is_listed_with_its_reason() -> None:
+def test_an_unusable_kind_is_listed_with_its_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registering "rocm" used to make devices() raise (the kinds were hard-coded)."""
+    from autodev._config import ENV
+
+    monkeypatch.setattr(ENV, "fallback", "raise")  # "gpu" with none usable: an error
     with registered("rocm", lambda: (None, "ROCm is not installed"), CUDA_PRIORITY + 1):
         table = {str(d["device"]): d for d in autodev.devices()}
         assert table["rocm:0"] == {"device": autodev.Device("rocm", 0), "usable": False,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .._config import ENV, POLICY_HOOKS
 from .._device import AUTO, CPU, Device, parse_device, register_kind, unregister_kind
-from .._trace import on_watchers
+from .._trace import note_no_gpu, on_watchers
 from ._base import Backend
 from ._numpy import NumpyBackend
 
@@ -298,21 +298,39 @@ def note_pinned() -> None:
         STATE.refresh()
 
 
-def resolve_device(spec: Device | str) -> Device:
-    """Resolve ``"gpu"`` to the active GPU, and check that the device is usable
-    (``"auto"`` resolves to :data:`AUTO`, the placement, always usable)."""
+def resolve_device(spec: Device | str, *, counted: bool = False) -> Device:
+    """Resolve a device asked for (``to_device``, ``device=``) and check that it is usable.
+
+    ``"auto"`` is :data:`AUTO`, the placement, always usable. ``"gpu"`` is the active
+    GPU; where none is usable it is :data:`AUTO` too, so that a program written for a
+    GPU runs on the CPU, counted and warned about once (``AUTODEV_FALLBACK=raise``: a
+    RuntimeError). While the simulated GPU is on it stands in for CUDA: ``"cuda"`` and
+    ``"cuda:0"`` name it, as ``"gpu"`` does. A named device that is not usable (``cuda:1``
+    on a one-GPU machine, ``cuda:0`` with no GPU) raises RuntimeError saying why.
+    ``counted=True``: the caller resolved ``spec`` before, which counted any fallback.
+    """
     if isinstance(spec, str) and spec.strip().lower() == "gpu":
-        gpu = active_gpu()
-        if gpu is None:
-            raise RuntimeError(
-                f"no GPU is usable: {_why_no_gpu()}. "
-                "Run `autodev doctor` to see what to install."
-            )
-        return gpu.device
+        return _resolve_gpu(counted)
     device = parse_device(spec)
+    if device.kind == "cuda" and device.index == 0 and "sim" in REGISTRY.found:
+        return REGISTRY.found["sim"].device
     if device is not AUTO:
         backend_for(device)
     return device
+
+
+def _resolve_gpu(counted: bool) -> Device:
+    """The active GPU's device; :data:`AUTO` (counted, warned) where none is usable."""
+    gpu = active_gpu()
+    if gpu is not None:
+        return gpu.device
+    if counted:
+        return AUTO
+    if ENV.fallback == "raise":
+        raise RuntimeError(f"no GPU is usable: {_why_no_gpu()}. Run `autodev doctor` to see "
+                           "what to install (AUTODEV_FALLBACK=raise makes this an error).")
+    note_no_gpu(_why_no_gpu())
+    return AUTO
 
 
 def _why_no_gpu() -> str:
