@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# One command for a session that has a GPU machine: every GPU measurement autodev needs.
+# Every GPU measurement autodev needs, in one command, on any machine with an NVIDIA GPU:
 #
-# Through the device tool (it runs in the repo root, Python 3.12 + cupy-cuda13x, scipy,
-# pytest, hypothesis, matplotlib; no network; results must go under $OUT, 8 files at most):
+#     bash benchmarks/gpu-run.sh                 # results in ./gpu-out
+#     OUT=/some/dir PYTHON=.venv/bin/python bash benchmarks/gpu-run.sh
 #
-#     run(command="bash benchmarks/gpu-run.sh", timeout_s=600)
+# It runs this checkout's code (PYTHONPATH) with $PYTHON (default python3), which needs
+# autodev's dependencies, CuPy with the CUDA libraries, pytest and hypothesis: for instance
+# `pip install -e '.[test,bench,plot]' && autodev doctor --install`, then `autodev doctor`
+# clean. On a machine without network access, put wheels of what is missing (asv, ...) in
+# .whl/ at the top of the checkout: they are installed into a private directory first.
 #
-# (add carry=[".whl"] and wheels there — see /work/.library/device/README.md — only if a
-# package is missing there, e.g. asv). Anywhere else: OUT=/some/dir bash benchmarks/gpu-run.sh
-#
-# Steps, each time-boxed so the whole run ends inside the tool's 10-minute limit:
+# Steps, each time-boxed so that the whole run ends within GPU_RUN_LIMIT seconds (570 by
+# default; raise it for a slower machine or a fuller run):
 #   1. pytest -m gpu          -> $OUT/pytest-gpu-<gpu>.xml; fails if a gpu test failed, was
 #                                skipped at set-up (no GPU reached it) or none ran
 #   1b. cupy_probe            -> $OUT/cupy-facts-<gpu>.json (what CuPy accepts and refuses)
@@ -26,13 +28,17 @@ OUT="${OUT:-$PWD/gpu-out}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-export AUTODEV_CACHE_DIR="${AUTODEV_CACHE_DIR:-/tmp/autodev-cache}"  # platformdirs not needed
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+# a cache of its own: the measured profile goes to $OUT, the user's cache is left alone
+export AUTODEV_CACHE_DIR="${AUTODEV_CACHE_DIR:-$scratch/cache}"
 START=$SECONDS
-LIMIT="${GPU_RUN_LIMIT:-570}"   # seconds; the device tool kills a command at 600
+LIMIT="${GPU_RUN_LIMIT:-570}"   # seconds: the whole run, every step included
 
-if compgen -G ".whl/*.whl" >/dev/null; then  # carried wheels (README of the device tool)
+if compgen -G ".whl/*.whl" >/dev/null; then  # wheels added by hand (no network access)
+  site="$scratch/site-packages"
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl && export PYTHONPATH="/tmp/site:$PYTHONPATH"
+    --target "$site" .whl/*.whl && export PYTHONPATH="$site:$PYTHONPATH"
 fi
 
 # the compiled hot path, if this machine can build it (setuptools and a C compiler); without
@@ -117,7 +123,7 @@ if "$PY" -c "import asv" 2>/dev/null; then
     tar -czf "$OUT/asv-results-$tag.tar.gz" -C benchmarks results/"$tag" results/benchmarks.json 2>/dev/null
   fi
 else
-  echo "asv is not installed here: skipped (carry its wheels in .whl to include it)"
+  echo "asv is not installed here: skipped (pip install asv, or put its wheels in .whl/)"
 fi
 
 echo "== done in $((SECONDS - START)) s, status $status; files in $OUT:"
