@@ -91,7 +91,11 @@ def pip_command(step: list[str]) -> str:
 def install_command(driver: tuple[int, int] | None) -> str:
     """The one command that installs what this machine still needs for its GPU
     (empty when nothing is missing, or without an NVIDIA driver)."""
-    return " && ".join(pip_command(step) for step in install_plan(driver))
+    return _command(install_plan(driver))
+
+
+def _command(plan: list[list[str]]) -> str:
+    return " && ".join(pip_command(step) for step in plan)
 
 
 def install_plan(driver: tuple[int, int] | None) -> list[list[str]]:
@@ -99,11 +103,11 @@ def install_plan(driver: tuple[int, int] | None) -> list[list[str]]:
     for the driver's CUDA major with its CUDA libraries, after removing CuPy packages
     that clash. Empty when that is all there already, and without a driver (a machine
     with no GPU needs no CuPy) or with one too old for any CuPy wheel."""
-    major = wheel_cuda_major(driver) if driver else None
-    if major is None:
+    major = wheel_cuda_major(driver) if driver is not None else None
+    if driver is None or major is None:
         return []
     found = _cupy_distributions()
-    clashing = len(found) > 1 or any((_wheel_cuda_major(name) or 0) > driver[0]  # type: ignore[index]
+    clashing = len(found) > 1 or any((_wheel_cuda_major(name) or 0) > driver[0]
                                      for name in found)
     if clashing:
         return [["uninstall", "-y", *found], ["install", cupy_requirement(major)]]
@@ -139,9 +143,9 @@ def install(plan: list[list[str]]) -> int:
 
 def _install_check(driver: tuple[int, int] | None, plan: list[list[str]]) -> dict[str, str]:
     if plan:
-        return _check("install", FAIL, "this machine has an NVIDIA GPU that CuPy cannot use "
-                      "yet (see above); one command installs what is missing",
-                      install_command(driver))
+        return _check("install", WARN, "this machine has an NVIDIA GPU that CuPy cannot use "
+                      "yet (see above); one command installs what is missing "
+                      "(`autodev doctor --install` runs it)", _command(plan))
     if driver is not None and wheel_cuda_major(driver) is None:
         return _check("install", FAIL, f"the NVIDIA driver supports CUDA {driver[0]}."
                       f"{driver[1]}, older than any CuPy wheel (CUDA {CUDA_MAJORS[0]})",
@@ -169,7 +173,7 @@ def _cupy_checks(driver: tuple[int, int] | None,
                  plan: list[list[str]]) -> tuple[list[dict[str, str]], Any]:
     """CuPy installed once, for this driver, importable, new enough, with its CUDA
     libraries. Every fix is the one command of ``plan``."""
-    fix = install_command(driver) if plan else ""
+    fix = _command(plan)
     found = _cupy_distributions()
     if not found:
         if driver is None:

@@ -131,7 +131,7 @@ def test_doctor_names_one_command_for_this_interpreter(monkeypatch: pytest.Monke
     assert command == f"{sys.executable} -m pip install 'cupy-cuda12x[ctk]>=14'" or \
         "'" in sys.executable  # a path that needs quoting is quoted
     check = _doctor._install_check((12, 4), _doctor.install_plan((12, 4)))
-    assert check["status"] == "fail" and check["fix"] == command
+    assert check["status"] == "warn" and check["fix"] == command
     cupy_check, _ = _doctor._cupy_checks((12, 4), _doctor.install_plan((12, 4)))
     assert cupy_check[0]["fix"] == command  # every fix is the same one command
 
