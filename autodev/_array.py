@@ -563,7 +563,9 @@ class ndarray:
 
         On its own device the result shares this array's memory, as NumPy's does; on
         another it is a copy. Calls whose inputs are pinned run on that device and
-        return arrays pinned there.
+        return arrays pinned there. ``"gpu"`` where no GPU is usable places the array
+        ``auto`` (warned once, counted in ``stats()``); a named device that is not usable
+        raises RuntimeError.
         """
         target = resolve_device(device)
         if target is AUTO or target is self._device:
