@@ -22,7 +22,7 @@ from ._config import ENV, get_policy
 from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
-from ._residency.memory import after_oom, check_not_view, write_back
+from ._residency.memory import after_declined, after_oom, check_not_view, write_back
 from ._capability.specs import OpSpec
 from ._trace import STATS, Record, emit, note_fallback, tick
 
@@ -411,13 +411,8 @@ def _retried(spec: OpSpec, device: Device, backend: Backend, args: tuple[Any, ..
             record.device = "cpu"
         return _fallback_cpu(spec, args, kwargs, moves, device)
 
-    try:
-        result = after_oom(spec.name, device,
-                           lambda: _run(spec, backend, args, kwargs, moves), on_host)
-    except NotImplementedError as declined:
-        if fell_back:  # the CPU's own error
-            raise
-        return _declined(spec, device, declined, args, kwargs, record, moves)
+    result = after_oom(spec.name, device, lambda: _run(spec, backend, args, kwargs, moves),
+                       on_host)
     return result, CPU if fell_back else device
 
 
@@ -425,15 +420,16 @@ def _declined(spec: OpSpec, device: Device, declined: NotImplementedError,
               args: tuple[Any, ...], kwargs: dict[str, Any], record: Record | None,
               moves: list[tuple[str, int]] | None) -> tuple[Any, Device]:
     """Declared safety net: CuPy raises NotImplementedError for a case it lacks that no
-    table row foresaw. The call runs on the CPU, counted and traced; anything else
-    (TypeError, ValueError, device errors) propagates."""
-    if ENV.fallback == "raise":
-        raise declined
-    note_fallback(spec.name, str(device), declined, reason="not implemented")
-    if record is not None:
-        record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
-        record.device = "cpu"
-    return _fallback_cpu(spec, args, kwargs, moves), CPU
+    table row foresaw. The call runs on the CPU, counted and traced
+    (:func:`autodev._residency.memory.after_declined`); anything else (TypeError,
+    ValueError, device errors) propagates."""
+    def on_host() -> Any:
+        if record is not None:
+            record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+            record.device = "cpu"
+        return _fallback_cpu(spec, args, kwargs, moves)
+
+    return after_declined(spec.name, device, declined, on_host), CPU
 
 
 def _run_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],

@@ -57,6 +57,8 @@ SMALL = {
     "scatter_matvec": {"range(4)": "range(2)"},
     "csr_matvec": {},
 }
+#: Programs in which reuse credit moves an array under policy auto with :func:`fast_gpu`.
+MOVED_BY_CREDIT = frozenset({"power", "cg"})
 #: Faults: (kind, how many calls in a row; None: every call from there on).
 FAULTS = {"oom once": ("oom", 1), "oom twice": ("oom", 2), "oom three times": ("oom", 3),
           "oom from there on": ("oom", None), "not implemented once": ("unimplemented", 1),
@@ -144,12 +146,9 @@ def campaign(name: str, policy: str, fault: str) -> tuple[int, list[str], dict[s
 def test_a_fault_at_any_device_call_changes_no_result(name, policy, fault, rearmed):
     runs, failures, baseline = campaign(name, policy, fault)
     assert baseline["device calls"] > 0, f"{name} made no device call under {policy}"
+    if policy == "auto" and name in MOVED_BY_CREDIT:  # faults meet mirrors made by credit
+        assert baseline["reuse moves"] > 0, f"{name} moved nothing by reuse credit"
     assert not failures, f"{len(failures)} of {runs} runs failed:\n" + "\n".join(failures[:10])
-
-
-def test_the_campaign_moves_arrays_by_reuse_credit(rearmed):
-    moved = [name for name in sorted(SMALL) if campaign(name, "auto", "oom once")[2]["reuse moves"]]
-    assert {"power", "cg", "csr_matvec"} <= set(moved)
 
 
 @pytest.mark.slow

@@ -1,10 +1,13 @@
-"""Out of device memory: one mechanism for every place that allocates on a device.
+"""Device faults: one mechanism for every place that allocates on a device.
 
-Every device allocation (a dispatched call, a move, creation, indexing, a write, a
-method) runs through :func:`retrying`. On the backend's *named* out-of-memory error
-it drops every mirror, frees the cached blocks and tries once more; a second one runs
-the call's host fallback, counted in ``stats()["fallbacks"]`` and warned as
-``AUTODEV_FALLBACK`` says (``raise`` re-raises instead). No other exception is caught.
+Every device allocation (a dispatched call, a move, a mirror made by reuse credit, a
+transfer, creation, indexing, a write, a method) runs through :func:`retrying`. On the
+backend's *named* out-of-memory error it drops every mirror, frees the cached blocks and
+tries once more; a second one runs the host fallback, counted in
+``stats()["fallbacks"]`` and warned as ``AUTODEV_FALLBACK`` says (``raise`` re-raises
+instead). ``NotImplementedError`` (a case the GPU library lacks that no capability-table
+row foresaw) takes the host fallback at once, counted and warned the same way. No other
+exception is caught, and an error the host fallback raises is its own.
 
 Views: a call whose result is a view of its input must stay a view of the same
 storage. A host fallback cannot give that (its result would view a host *copy*, and
@@ -31,19 +34,20 @@ T = TypeVar("T")
 
 def retrying(op: str, device: Device, attempt: Callable[[], T],
              fallback: Callable[[], T] | None = None) -> T:
-    """Run ``attempt()``; on out-of-memory on ``device`` free, retry, then ``fallback()``.
+    """Run ``attempt()``; on out-of-memory on ``device`` free, retry, then ``fallback()``;
+    on NotImplementedError, ``fallback()`` at once.
 
     Parameters
     ----------
     op : str
-        The operation's name (in the fallback warning).
+        The operation's name (in the fallback warning and ``stats()["fallback_reasons"]``).
     device : Device
         Where ``attempt`` allocates.
     attempt : callable
         Does the work on ``device``.
     fallback : callable, optional
-        Does the same work on the host; None means there is none, so the second
-        out-of-memory error propagates.
+        Does the same work on the host (or, for a cache such as a mirror, does without
+        it); None means there is none, so the error propagates.
     """
     if device is CPU:
         return attempt()
@@ -51,6 +55,8 @@ def retrying(op: str, device: Device, attempt: Callable[[], T],
         return attempt()
     except backend_for(device).oom_errors:
         pass  # (retried outside the handler: a second error does not chain to the first)
+    except NotImplementedError as declined:
+        return after_declined(op, device, declined, fallback)
     return after_oom(op, device, attempt, fallback)
 
 
@@ -62,11 +68,28 @@ def after_oom(op: str, device: Device, attempt: Callable[[], T],
     try:
         return attempt()
     except backend_for(device).oom_errors as second:
-        if fallback is None or ENV.fallback == "raise":
-            raise
-        result = fallback()  # counted once it has worked (a refused view raises instead)
-        note_fallback(op, str(device), second)
-        return result
+        return _on_host(op, device, second, fallback, "out of memory")
+    except NotImplementedError as declined:
+        return _on_host(op, device, declined, fallback, "not implemented")
+
+
+def after_declined(op: str, device: Device, declined: NotImplementedError,
+                   fallback: Callable[[], T] | None = None) -> T:
+    """:func:`retrying` once an attempt on ``device`` raised ``declined``: ``fallback()``,
+    counted and warned (for a caller that made the attempt itself)."""
+    return _on_host(op, device, declined, fallback, "not implemented")
+
+
+def _on_host(op: str, device: Device, error: BaseException, fallback: Callable[[], T] | None,
+             reason: str) -> T:
+    """Run ``fallback()`` in place of what failed on ``device`` with ``error``; count it
+    once it has worked (a refused view raises instead). Without a fallback, or under
+    ``AUTODEV_FALLBACK=raise``, ``error`` propagates."""
+    if fallback is None or ENV.fallback == "raise":
+        raise error
+    result = fallback()
+    note_fallback(op, str(device), error, reason=reason)
+    return result
 
 
 def free(device: Device) -> None:

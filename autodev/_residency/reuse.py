@@ -30,6 +30,7 @@ import itertools
 import weakref
 from typing import Any, Callable
 
+from . import memory as _memory
 from . import storage as R
 from .._backends._base import Backend
 from .._config import ENV
@@ -122,13 +123,27 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
 
     An array's mirror is shared through its storage with every later view of the
     same geometry (``X.T`` is a new array each time it is written, the same view).
+
+    Returns whether it was made: not when it does not fit the budget, nor when the
+    device cannot make it (out of memory after a retry, or not implemented). A mirror
+    is a cache, so the move is then simply not made, counted as a fallback and traced
+    (:func:`autodev._residency.memory.retrying`), and the array's credit starts over.
     """
     nbytes = a.nbytes
     if target is not CPU and not _make_room(nbytes, gpu):
         return False
     record = Record(op="move", shapes=(a.shape,), dtype=str(a.dtype), device=str(target),
                     reason=reason) if watched else None
-    native = _NATIVE_ON[type(a)](a, target, record.transfers if record is not None else None)
+    moves = record.transfers if record is not None else None
+    native = _memory.retrying("reuse move", target, lambda: _NATIVE_ON[type(a)](a, target, moves),
+                              _not_made)
+    if native is _NOT_MADE:
+        a._storage.credit, a._storage.credit_calls = 0.0, 0
+        if record is not None:
+            record.device = str(a._device)
+            record.reason += f"; {target} failed to make the mirror, the data stays on {a._device}"
+            emit(record)
+        return False
     STATS.reuse_moves += 1
     STATS.reuse_bytes += nbytes
     storage = a._storage
@@ -144,6 +159,13 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
         emit(record)
     return True
 
+
+#: What a mirror the device could not make is, in :func:`_mirror`.
+_NOT_MADE: Any = object()
+
+
+def _not_made() -> Any:
+    return _NOT_MADE
 
 
 def budget(gpu: Backend) -> int:
