@@ -57,7 +57,7 @@ SMALL = {
     "scatter_matvec": {"range(4)": "range(2)"},
     "csr_matvec": {},
 }
-#: Programs in which reuse credit moves an array under policy auto with :func:`fast_gpu`.
+#: Programs in which reuse credit moves an array under policy auto on ``FAST_GPU``.
 MOVED_BY_CREDIT = frozenset({"power", "cg"})
 #: Faults: (kind, how many calls in a row; None: every call from there on).
 FAULTS = {"oom once": ("oom", 1), "oom twice": ("oom", 2), "oom three times": ("oom", 3),
@@ -76,13 +76,9 @@ def small(name: str) -> str:
     return source
 
 
-def fast_gpu() -> dict[str, Any]:
-    """GPU curves under which small arrays go to the GPU where they are reused: calls cost
-    almost nothing there, transfers a microsecond plus a slow link."""
-    costs = gpu_costs(latency=1e-9)
-    for link in costs["transfer"].values():
-        link.update(latency=1e-6, bandwidth=1e9)
-    return costs
+#: GPU curves under which small arrays go to the GPU where they are reused: calls cost
+#: almost nothing there, transfers a microsecond plus a slow link.
+FAST_GPU = gpu_costs(latency=1e-9, transfer=(1e-6, 1e9))
 
 
 def run(source: str, use_autodev: bool) -> str:
@@ -105,7 +101,8 @@ def rearmed() -> Any:
 
 
 def campaign(name: str, policy: str, fault: str) -> tuple[int, list[str], dict[str, int]]:
-    """Run program ``name`` with ``fault`` at each of its device calls under ``policy``.
+    """Run program ``name`` with ``fault`` at each of its device calls under ``policy``
+    (``auto`` on ``FAST_GPU``, where reuse credit moves arrays).
 
     Returns how many runs were made, what went wrong in each that did (a crash, or output
     other than NumPy's), and the baseline run's stats (reuse moves, device calls).
@@ -114,7 +111,7 @@ def campaign(name: str, policy: str, fault: str) -> tuple[int, list[str], dict[s
     expected = run(source, False)
     kind, count = FAULTS[fault]
     failures = []
-    with simulated_gpu(fast_gpu() if policy == "auto" else None) as sim, \
+    with simulated_gpu(FAST_GPU if policy == "auto" else None) as sim, \
             autodev.policy(policy):
         _reuse.forget_all()
         autodev.stats(reset=True)
