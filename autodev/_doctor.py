@@ -193,7 +193,7 @@ def _profile_checks() -> list[dict[str, str]]:
                              "set AUTODEV_CACHE_DIR to a writable directory"))
     found = _profile.resolve(gpu=active_gpu())
     if found.problem:
-        checks.append(_check("profile", WARN, found.problem, "autodev calibrate"))
+        checks.append(_check("profile", WARN, found.problem, found.fix))
     elif found.used is None:
         checks.append(_check("profile", WARN if active_gpu() else INFO,
                              "not calibrated: using the embedded default",
