@@ -9,11 +9,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import importlib.util
-import os
 import sys
 import tempfile
 from importlib import metadata
 from typing import Any
+
+from ._config import ENV
 
 OK, INFO, WARN, FAIL = "ok", "info", "warn", "fail"
 
@@ -201,7 +202,7 @@ def _profile_checks() -> list[dict[str, str]]:
     else:
         checks.append(_check("profile", OK, f"{found.used} ({found.source}; fingerprint "
                              f"{found.fingerprint}; GPU {found.gpu_fingerprint})"))
-    if os.environ.get("AUTODEV_SIMULATE_GPU"):
+    if ENV.simulate_gpu:  # as read at import, by the rule every variable follows
         checks.append(_check("simulated GPU", INFO, "AUTODEV_SIMULATE_GPU is set: sim:0 stands "
                              "in for a GPU (for tests)", "unset AUTODEV_SIMULATE_GPU"))
     return checks
