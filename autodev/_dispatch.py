@@ -206,7 +206,7 @@ def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out:
         )
     if pin is not CPU and not _gpu_capable(spec, gpu, arrays, kwargs):  # type: ignore[arg-type]
         return CPU, f"pinned to {pin}; the GPU cannot run it (capability table), ran on cpu"
-    if type(out) is ndarray:
+    if isinstance(out, ndarray):  # (a subclass instance too: autodev._subclass)
         return out._device, "out= lives there"
     if type(out) is np.ndarray:
         return CPU, "out= is a NumPy array"
@@ -237,7 +237,7 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
             return _remember(key, (CPU, "cost model", None))
     if not _gpu_capable(spec, gpu, arrays, kwargs):
         return _remember(key, (CPU, "GPU cannot run it (capability table)", None))
-    if type(out) is ndarray:
+    if isinstance(out, ndarray):  # (a subclass instance too: autodev._subclass)
         return out._device, "out= lives there", None
     if type(out) is np.ndarray:
         return CPU, "out= is a NumPy array", None
@@ -427,7 +427,7 @@ def _declined(spec: OpSpec, device: Device, declined: NotImplementedError,
         if record is not None:
             record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
             record.device = "cpu"
-        return _fallback_cpu(spec, args, kwargs, moves)
+        return _fallback_cpu(spec, args, kwargs, moves, device)  # (a view stays a view)
 
     return after_declined(spec.name, device, declined, on_host), CPU
 
@@ -458,7 +458,7 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
                   moves: list[tuple[str, int]] | None, left: Device | None = None) -> Any:
     """Run on the CPU; ``out=`` arrays living on a device get written through host copies
-    (``left``: the device the call ran out of memory on, if it did)."""
+    (``left``: the device that failed the call, if one did)."""
     out = kwargs.get("out") if kwargs else None
     outs = out if type(out) is tuple else (out,)
     if spec.where == "primary" and left is not None:
@@ -523,7 +523,7 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
         if out_native is not None:
             out = _match_out(result, kwargs.get("out"), out_native)
             if out is not None:
-                if type(out) is ndarray:
+                if isinstance(out, ndarray):
                     R.mark_written(out)
                 return out
         if result.ndim == 0 and scalar:

@@ -304,20 +304,22 @@ def test_a_view_made_under_out_of_memory_stays_a_view(sim, name):
     assert numpy.array_equal(to_numpy(x), expected)
 
 
+@pytest.mark.parametrize("kind", ["oom", "unimplemented"])
 @pytest.mark.parametrize("name", sorted(VIEWS))
-def test_a_view_the_device_cannot_make_is_refused_not_copied(sim, name, monkeypatch):
-    # Where a view call does fail for memory, its host fallback would view a host copy:
-    # it must refuse loudly, never hand out a copy that drops writes.
+def test_a_view_the_device_cannot_make_is_refused_not_copied(sim, name, kind, monkeypatch):
+    # Where a view call does fail (for memory, or not implemented), its host fallback
+    # would view a host copy: it must refuse loudly, never hand out a copy that drops writes.
     from autodev._backends import _sim
 
     monkeypatch.setattr(_sim, "_makes_view", lambda name, args: False)
     a = sample((4, 5))
     x = on_sim(a, sim)
-    sim.inject_fault("oom", count=None)
+    sim.inject_fault(kind, count=None)
+    error = MemoryError if kind == "oom" else NotImplementedError
     try:
         v = VIEWS[name](autodev, x)
-    except MemoryError as err:
-        assert "view" in str(err)
+    except error as err:
+        assert "view" in str(err) and "x.to_device('cpu')" in str(err)
         v = None
     sim.clear_faults()
     if v is not None:  # made on the device without allocating (basic indexing)
@@ -524,3 +526,53 @@ def test_the_hosts_own_not_implemented_error_propagates(sim, monkeypatch):
     with pytest.raises(NotImplementedError, match="on the host too"):
         memory.retrying("op", sim.device, declined, host_declines)
     assert autodev.stats()["fallbacks"] == 0
+
+
+def test_a_view_call_takes_no_fault_on_the_simulator(sim):
+    # CuPy allocates nothing for a view and implements every view it makes: a fault meant
+    # for one passes to the next call that allocates
+    x = on_sim(sample((4, 5)), sim)
+    for kind, count in (("oom", 2), ("unimplemented", 1)):
+        autodev.stats(reset=True)
+        sim.inject_fault(kind, count=count)
+        calls = sim.calls
+        v = autodev.transpose(x)
+        assert sim.calls == calls + 1  # a call on the device
+        assert v.location == sim.device and autodev.stats()["fallbacks"] == 0
+        with pytest.warns(autodev.FallbackWarning):
+            x + 1  # the fault's next call
+        _trace.STATS.warned = False
+        assert autodev.stats()["fallbacks"] == 1
+
+
+def test_in_place_on_a_subclass_living_on_the_host_writes_it(sim):
+    # a creation fallback leaves an array on the host under policy gpu: an in-place
+    # operator on a subclass view of it must write it, not a device copy of it
+    class Tracked(autodev.ndarray):
+        pass
+
+    sim.inject_fault("oom", count=2)
+    with pytest.warns(autodev.FallbackWarning):
+        base = autodev.zeros(5)
+    assert base.location == "cpu"
+    a = base.view(Tracked)
+    a[1] = 3.0
+    a *= 2.0
+    autodev.multiply(a, 2.0, out=a)
+    expected = numpy.array([0.0, 12.0, 0.0, 0.0, 0.0])
+    numpy.testing.assert_array_equal(to_numpy(a), expected)
+    numpy.testing.assert_array_equal(to_numpy(base), expected)
+    numpy.testing.assert_array_equal(to_numpy(base + 0), expected)  # no stale mirror read
+
+
+def test_reuse_credit_moves_a_subclass_instance(fast):
+    class Tracked(autodev.ndarray):
+        pass
+
+    a, expected = _reused_matrix()
+    x, ones = autodev.array(a).view(Tracked), autodev.ones(48)
+    for _ in range(30):
+        y = x @ ones
+    assert autodev.stats()["reuse_moves"] >= 1
+    assert type(y) is Tracked
+    numpy.testing.assert_allclose(to_numpy(y), expected, rtol=1e-12)

@@ -11,13 +11,15 @@ exception is caught, and an error the host fallback raises is its own.
 
 Views: a call whose result is a view of its input must stay a view of the same
 storage. A host fallback cannot give that (its result would view a host *copy*, and
-writes through it would be lost), so such a fallback refuses with ``MemoryError``
-instead (:func:`check_not_view`). CuPy allocates nothing for a view, so this only
-happens where the device had to copy.
+writes through it would be lost), so such a fallback refuses instead
+(:func:`check_not_view`): ``MemoryError`` after out-of-memory, ``NotImplementedError``
+where the device declined. CuPy allocates nothing for a view, so out-of-memory only
+happens there where the device had to copy.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any, Callable, NoReturn, TypeVar
 
 import numpy as np
@@ -87,9 +89,17 @@ def _on_host(op: str, device: Device, error: BaseException, fallback: Callable[[
     ``AUTODEV_FALLBACK=raise``, ``error`` propagates."""
     if fallback is None or ENV.fallback == "raise":
         raise error
-    result = fallback()
+    token = _FAILED.set(error)  # (what a refused view reports: :func:`refuse_view`)
+    try:
+        result = fallback()
+    finally:
+        _FAILED.reset(token)
     note_fallback(op, str(device), error, reason=reason)
     return result
+
+
+#: The device error whose host fallback is running in this context, if one is.
+_FAILED: ContextVar[BaseException | None] = ContextVar("autodev_failed", default=None)
 
 
 def free(device: Device) -> None:
@@ -133,7 +143,15 @@ def check_not_view(op: str, device: Device, host_inputs: tuple[Any, ...], result
 
 
 def refuse_view(op: str, device: Device) -> NoReturn:
-    """Raise the ``MemoryError`` of a view call that cannot stay a view."""
+    """Refuse the host fallback of a view call that cannot stay a view: ``MemoryError``
+    after out-of-memory, the device's own ``NotImplementedError`` where it declined."""
+    failed = _FAILED.get()
+    if isinstance(failed, NotImplementedError):
+        raise NotImplementedError(
+            f"{op} is not implemented on {device} ({failed}), and on the CPU it would "
+            "return a copy where NumPy returns a view (writes through it would be lost). "
+            "Move the array first with x.to_device('cpu')."
+        ) from failed
     raise MemoryError(
         f"{op} ran out of memory on {device}, and on the CPU it would return a copy "
         "where NumPy returns a view (writes through it would be lost). Free device "

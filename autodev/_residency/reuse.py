@@ -135,8 +135,8 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
     record = Record(op="move", shapes=(a.shape,), dtype=str(a.dtype), device=str(target),
                     reason=reason) if watched else None
     moves = record.transfers if record is not None else None
-    native = _memory.retrying("reuse move", target, lambda: _NATIVE_ON[type(a)](a, target, moves),
-                              _not_made)
+    copy = _copier(type(a))
+    native = _memory.retrying("reuse move", target, lambda: copy(a, target, moves), _not_made)
     if native is _NOT_MADE:
         a._storage.credit, a._storage.credit_calls = 0.0, 0
         if record is not None:
@@ -148,7 +148,8 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
     STATS.reuse_bytes += nbytes
     storage = a._storage
     key = None
-    if type(a) in SHARED_BY_VIEWS:  # an ndarray: views of its geometry may read the mirror
+    if issubclass(type(a), tuple(SHARED_BY_VIEWS)):  # an ndarray (or a subclass instance):
+        # views of its geometry may read the mirror
         key = R.view_key(a, target)
         if storage.shared is None:
             storage.shared = {}
@@ -158,6 +159,16 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
     if record is not None:
         emit(record)
     return True
+
+
+def _copier(cls: type) -> Callable[[Any, Device, Any], Any]:
+    """How to materialise an array of type ``cls`` on a device: its own entry in
+    ``_NATIVE_ON``, or its nearest base class's (a user's subclass of ``autodev.ndarray``)."""
+    for base in cls.__mro__:
+        found = _NATIVE_ON.get(base)
+        if found is not None:
+            return found
+    raise TypeError(f"no way to move a {cls.__name__} is registered (reuse._NATIVE_ON)")
 
 
 #: What a mirror the device could not make is, in :func:`_mirror`.
