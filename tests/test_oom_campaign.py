@@ -1,12 +1,12 @@
 """Fault-injection campaign: a fault at every device call of realistic programs.
 
 Six kinds of program (power iteration, k-means, FFT convolution, conjugate gradients, a
-scatter mat-vec and a CSR mat-vec; from tests/programs/, made small) run once on the
-simulated GPU to count their device calls (module calls, transfers, mirrors made by reuse
-credit, creation). Each then runs again with a fault injected at *every* one of those
-positions: out of memory once, twice, three times in a row or from there on, and
-NotImplementedError once or from there on, under policy gpu and under auto with a GPU
-fast enough that reuse credit moves arrays. Every run must print exactly what NumPy
+scatter mat-vec and a CSR mat-vec; from tests/programs/ made small, the last written here)
+run once on the simulated GPU to count their device calls (module calls, transfers,
+mirrors made by reuse credit, creation). Each then runs again with a fault injected at
+*every* one of those positions: out of memory once, twice, three times in a row or from
+there on, and NotImplementedError once or from there on, under policy gpu and under auto
+with a GPU fast enough that reuse credit moves arrays. Every run must print exactly what NumPy
 prints (no write lost), and a persistent fault must end in counted fallbacks.
 
 The other programs of tests/programs/ take faults (out of memory once and from there on,
