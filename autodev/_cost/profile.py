@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, TypeGuard
 
 from .._config import ENV
 from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, PROFILE_WRITTEN, _find_curve
@@ -192,7 +192,7 @@ def _check_numbers(entry: object, keys: tuple[str, str], where: str) -> None:
             raise ProfileError(f"{where}.{key} must be positive. Got {value!r} instead.")
 
 
-def _is_number_in(value: object, lo: float, hi: float) -> bool:
+def _is_number_in(value: object, lo: float, hi: float) -> TypeGuard[float]:
     """True if ``value`` is a finite JSON number in ``[lo, hi]`` (an integer of any size
     is compared as it is: converting it to a float could overflow)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -25,7 +25,6 @@ from typing import Any, Callable, NoReturn, TypeVar
 import numpy as np
 
 from . import storage as R
-from . import reuse as _reuse
 from .._backends import backend_for
 from .._config import ENV
 from .._device import CPU, Device
@@ -102,10 +101,16 @@ def _on_host(op: str, device: Device, error: BaseException, fallback: Callable[[
 _FAILED: ContextVar[BaseException | None] = ContextVar("autodev_failed", default=None)
 
 
+#: What else holds device memory autodev can give up, each released by calling it
+#: (:mod:`autodev._residency.reuse` adds the mirrors it shares through storages).
+RELEASERS: list[Callable[[], object]] = []
+
+
 def free(device: Device) -> None:
     """Release what autodev can on ``device``: every mirror, then the pool's cached blocks."""
     R.drop_mirrors()
-    _reuse.forget_all()  # the mirrors reuse credit shares through storages, too
+    for release in RELEASERS:
+        release()
     backend_for(device).free_memory()
 
 

@@ -228,6 +228,9 @@ def forget_all() -> None:
     _CREDITED.clear()
 
 
+_memory.RELEASERS.append(forget_all)  # under out-of-memory, with every other mirror
+
+
 def credited_bytes() -> int:
     """Bytes held by live credit-made mirrors on the GPU."""
     return sum(entry[3] for entry in _CREDITED.values() if _live(entry))
