@@ -24,7 +24,7 @@ from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
 from ._residency.memory import after_declined, after_oom, check_not_view, write_back
 from ._capability.specs import OpSpec
-from ._trace import STATS, Record, emit, note_fallback, tick
+from ._trace import STATS, Record, emit, tick
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
 LINALG_FAMILIES = frozenset({"solve", "cholesky", "svd", "eigh"})

@@ -367,7 +367,8 @@ def test_an_unusable_cache_directory_warns_once_and_uses_the_default(
     with simulated_gpu(), pytest.warns(RuntimeWarning, match="cache directory"):
         assert (autodev.ones(3) + 1).tolist() == [2.0, 2.0, 2.0]
     report = info()
-    assert report["profile"]["exists"] is False and "cache directory" in report["profile"]["problem"]
+    assert report["profile"]["exists"] is False
+    assert "cache directory" in report["profile"]["problem"]
     rows = {row["check"]: row for row in doctor()}
     assert rows["profile directory"]["status"] == "fail"
     assert "AUTODEV_CACHE_DIR" in rows["profile"]["fix"]

@@ -141,7 +141,8 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
         a._storage.credit, a._storage.credit_calls = 0.0, 0
         if record is not None:
             record.device = str(a._device)
-            record.reason += f"; {target} failed to make the mirror, the data stays on {a._device}"
+            record.reason += (f"; {target} failed to make the mirror, the data stays on "
+                              f"{a._device}")
             emit(record)
         return False
     STATS.reuse_moves += 1
