@@ -647,7 +647,10 @@ class ndarray:
 
     def __reduce__(self) -> tuple[Any, ...]:
         host = np.array(R.host_copy(self._data, self._device), copy=True)
-        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
+        # (the flag travels as an argument: a pickled NumPy array keeps it only under
+        # protocol 5, and a device array is always writable)
+        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__(),
+                           self._device is not CPU or bool(self._data.flags.writeable)))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
@@ -999,10 +1002,13 @@ class _FlatIter:
         return self._array.size
 
 
-def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
+def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto",
+             writeable: bool = True) -> ndarray:
     """Unpickle: the data goes back where it lived when that device is usable here, and
     the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
-    raises, as ``to_device`` would."""
+    raises, as ``to_device`` would. A read-only array (on the host) stays read-only."""
+    if not writeable:
+        host.flags.writeable = False
     arr = new(host, CPU, None, scalar)
     if placement != "auto":
         return arr.to_device(placement)

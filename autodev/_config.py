@@ -37,13 +37,14 @@ ENV_VARS: dict[str, str] = {
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    value = value.strip().lower()
-    if value not in choices:
+    """``value`` without surrounding spaces, in lower case, if it is one of ``choices``."""
+    word = value.strip().lower()
+    if word not in choices:
         raise ValueError(
             f"{name} must be one of {', '.join(choices)}. Got {value!r} instead. "
             f"Unset it or set e.g. {name}={choices[0]}."
         )
-    return value
+    return word
 
 
 def _fraction(name: str, value: str) -> float:
@@ -64,9 +65,16 @@ _FLAG_VALUES = {"1": True, "true": True, "yes": True, "on": True,
 
 
 def _env(name: str) -> str | None:
-    """The variable's value; unset and empty (``AUTODEV_X=``) are the same: the default."""
-    value = os.environ.get(name, "").strip()
-    return value or None
+    """The variable's value as written; unset, empty and only spaces (``AUTODEV_X=``) are
+    the same: None, the default."""
+    value = os.environ.get(name, "")
+    return value if value.strip() else None
+
+
+def _env_path(name: str) -> str | None:
+    """A path variable's value without the spaces around it (its case kept), or None."""
+    value = _env(name)
+    return None if value is None else value.strip()
 
 
 def _env_choice(name: str, choices: tuple[str, ...]) -> str:
@@ -78,20 +86,23 @@ def _env_flag(name: str) -> bool:
     value = _env(name)
     if value is None:
         return False
-    if value.lower() not in _FLAG_VALUES:
+    word = value.strip().lower()
+    if word not in _FLAG_VALUES:
         raise ValueError(
             f"{name} must be 1 or 0 (or true/false, yes/no, on/off). Got {value!r} instead. "
             f"Unset it or set e.g. {name}=1."
         )
-    return _FLAG_VALUES[value.lower()]
+    return _FLAG_VALUES[word]
 
 
 class _Env:
     """The environment as it was when autodev was imported.
 
-    One rule for every variable: unset or empty means the default; any other value
-    that is not one the variable takes raises ``ValueError`` naming the variable, the
-    values it takes and the value it got (so a typo never silently changes behaviour).
+    One rule for every variable (docs/configuration.md states it): a value is read
+    without the spaces around it, and a word in any case; unset or empty means the
+    default; any other value that is not one the variable takes raises ``ValueError``
+    naming the variable, the values it takes and the value it got (so a typo never
+    silently changes behaviour).
     """
 
     __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
@@ -102,8 +113,8 @@ class _Env:
         self.simulate_gpu: bool = _env_flag("AUTODEV_SIMULATE_GPU")
         self.trace: bool = _env_flag("AUTODEV_TRACE")
         self.fallback: str = _env_choice("AUTODEV_FALLBACK", FALLBACK_MODES)
-        self.cache_dir: str | None = _env("AUTODEV_CACHE_DIR")
-        self.profile: str | None = _env("AUTODEV_PROFILE")
+        self.cache_dir: str | None = _env_path("AUTODEV_CACHE_DIR")
+        self.profile: str | None = _env_path("AUTODEV_PROFILE")
         self.mirror_budget: float = _fraction("AUTODEV_MIRROR_BUDGET",
                                               _env("AUTODEV_MIRROR_BUDGET") or "0.5")
         self.pure_python: bool = _env_flag("AUTODEV_PURE_PYTHON")

@@ -22,9 +22,9 @@ from ._config import ENV, get_policy
 from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
-from ._residency.memory import after_oom, check_not_view, write_back
+from ._residency.memory import after_declined, after_oom, check_not_view, write_back
 from ._capability.specs import OpSpec
-from ._trace import STATS, Record, emit, note_fallback, tick
+from ._trace import STATS, Record, emit, tick
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
 LINALG_FAMILIES = frozenset({"solve", "cholesky", "svd", "eigh"})
@@ -206,7 +206,7 @@ def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out:
         )
     if pin is not CPU and not _gpu_capable(spec, gpu, arrays, kwargs):  # type: ignore[arg-type]
         return CPU, f"pinned to {pin}; the GPU cannot run it (capability table), ran on cpu"
-    if type(out) is ndarray:
+    if isinstance(out, ndarray):  # (a subclass instance too: autodev._subclass)
         return out._device, "out= lives there"
     if type(out) is np.ndarray:
         return CPU, "out= is a NumPy array"
@@ -237,7 +237,7 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
             return _remember(key, (CPU, "cost model", None))
     if not _gpu_capable(spec, gpu, arrays, kwargs):
         return _remember(key, (CPU, "GPU cannot run it (capability table)", None))
-    if type(out) is ndarray:
+    if isinstance(out, ndarray):  # (a subclass instance too: autodev._subclass)
         return out._device, "out= lives there", None
     if type(out) is np.ndarray:
         return CPU, "out= is a NumPy array", None
@@ -411,13 +411,8 @@ def _retried(spec: OpSpec, device: Device, backend: Backend, args: tuple[Any, ..
             record.device = "cpu"
         return _fallback_cpu(spec, args, kwargs, moves, device)
 
-    try:
-        result = after_oom(spec.name, device,
-                           lambda: _run(spec, backend, args, kwargs, moves), on_host)
-    except NotImplementedError as declined:
-        if fell_back:  # the CPU's own error
-            raise
-        return _declined(spec, device, declined, args, kwargs, record, moves)
+    result = after_oom(spec.name, device, lambda: _run(spec, backend, args, kwargs, moves),
+                       on_host)
     return result, CPU if fell_back else device
 
 
@@ -425,15 +420,16 @@ def _declined(spec: OpSpec, device: Device, declined: NotImplementedError,
               args: tuple[Any, ...], kwargs: dict[str, Any], record: Record | None,
               moves: list[tuple[str, int]] | None) -> tuple[Any, Device]:
     """Declared safety net: CuPy raises NotImplementedError for a case it lacks that no
-    table row foresaw. The call runs on the CPU, counted and traced; anything else
-    (TypeError, ValueError, device errors) propagates."""
-    if ENV.fallback == "raise":
-        raise declined
-    note_fallback(spec.name, str(device), declined, reason="not implemented")
-    if record is not None:
-        record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
-        record.device = "cpu"
-    return _fallback_cpu(spec, args, kwargs, moves), CPU
+    table row foresaw. The call runs on the CPU, counted and traced
+    (:func:`autodev._residency.memory.after_declined`); anything else (TypeError,
+    ValueError, device errors) propagates."""
+    def on_host() -> Any:
+        if record is not None:
+            record.reason += f"; {device} does not implement it ({declined}), ran on cpu"
+            record.device = "cpu"
+        return _fallback_cpu(spec, args, kwargs, moves, device)  # (a view stays a view)
+
+    return after_declined(spec.name, device, declined, on_host), CPU
 
 
 def _run_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -462,7 +458,7 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
                   moves: list[tuple[str, int]] | None, left: Device | None = None) -> Any:
     """Run on the CPU; ``out=`` arrays living on a device get written through host copies
-    (``left``: the device the call ran out of memory on, if it did)."""
+    (``left``: the device that failed the call, if one did)."""
     out = kwargs.get("out") if kwargs else None
     outs = out if type(out) is tuple else (out,)
     if spec.where == "primary" and left is not None:
@@ -527,7 +523,7 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
         if out_native is not None:
             out = _match_out(result, kwargs.get("out"), out_native)
             if out is not None:
-                if type(out) is ndarray:
+                if isinstance(out, ndarray):
                     R.mark_written(out)
                 return out
         if result.ndim == 0 and scalar:

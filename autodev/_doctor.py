@@ -9,13 +9,14 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import importlib.util
-import os
 import shlex
 import subprocess
 import sys
 import tempfile
 from importlib import metadata
 from typing import Any
+
+from ._config import ENV
 
 OK, INFO, WARN, FAIL = "ok", "info", "warn", "fail"
 
@@ -305,7 +306,7 @@ def _profile_checks() -> list[dict[str, str]]:
                              "set AUTODEV_CACHE_DIR to a writable directory"))
     found = _profile.resolve(gpu=active_gpu())
     if found.problem:
-        checks.append(_check("profile", WARN, found.problem, "autodev calibrate"))
+        checks.append(_check("profile", WARN, found.problem, found.fix))
     elif found.used is None:
         checks.append(_check("profile", WARN if active_gpu() else INFO,
                              "not calibrated: using the embedded default",
@@ -313,7 +314,7 @@ def _profile_checks() -> list[dict[str, str]]:
     else:
         checks.append(_check("profile", OK, f"{found.used} ({found.source}; fingerprint "
                              f"{found.fingerprint}; GPU {found.gpu_fingerprint})"))
-    if os.environ.get("AUTODEV_SIMULATE_GPU"):
+    if ENV.simulate_gpu:  # as read at import, by the rule every variable follows
         checks.append(_check("simulated GPU", INFO, "AUTODEV_SIMULATE_GPU is set: sim:0 stands "
                              "in for a GPU (for tests)", "unset AUTODEV_SIMULATE_GPU"))
     return checks

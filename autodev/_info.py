@@ -75,7 +75,7 @@ def _describe(found: Resolution) -> dict[str, Any]:
     return {
         "source": found.source,
         "path": str(found.path),
-        "exists": found.path.exists(),
+        "exists": found.exists,
         "used": str(found.used) if found.used else None,
         "problem": found.problem,
         "fingerprint": found.fingerprint,

@@ -50,7 +50,8 @@ def simulated_gpu(costs: dict[str, Any] | None = None) -> Iterator[SimBackend]:
         _dispatch.reset_cost_model()
 
 
-def gpu_costs(latency: float | None = None) -> dict[str, Any]:
+def gpu_costs(latency: float | None = None,
+              transfer: tuple[float, float] | None = None) -> dict[str, Any]:
     """A copy of the embedded GPU curves, :func:`simulated_gpu`'s default, in the
     profile's ``devices.gpu`` form.
 
@@ -59,6 +60,11 @@ def gpu_costs(latency: float | None = None) -> dict[str, Any]:
     latency : float, optional
         Seconds to set as every compute and transfer curve's latency (its fixed cost per
         call); ``simulated_gpu(gpu_costs(latency=1e-9))`` is a GPU that wins every call.
+    transfer : (float, float), optional
+        ``(latency, bandwidth)``, in seconds and bytes per second, of both transfer
+        directions (set after ``latency``). ``gpu_costs(1e-9, transfer=(1e-6, 1e9))``
+        is a GPU where small arrays that calls keep reusing pay for their move (reuse
+        credit moves them), while a single use stays on the host.
 
     Examples
     --------
@@ -80,6 +86,9 @@ def gpu_costs(latency: float | None = None) -> dict[str, Any]:
                 curve["latency"] = float(latency)
         for curve in costs["transfer"].values():
             curve["latency"] = float(latency)
+    if transfer is not None:
+        for curve in costs["transfer"].values():
+            curve["latency"], curve["bandwidth"] = float(transfer[0]), float(transfer[1])
     return costs
 
 

@@ -11,7 +11,8 @@ import pytest
 
 import autodev
 from autodev import _config, _trace
-from autodev.testing import SimDeviceError, SimOutOfMemoryError, simulated_gpu, to_numpy
+from autodev.testing import (SimDeviceError, SimOutOfMemoryError, gpu_costs, simulated_gpu,
+                             to_numpy)
 from diffcheck import assert_same, sample
 
 
@@ -303,20 +304,22 @@ def test_a_view_made_under_out_of_memory_stays_a_view(sim, name):
     assert numpy.array_equal(to_numpy(x), expected)
 
 
+@pytest.mark.parametrize("kind", ["oom", "unimplemented"])
 @pytest.mark.parametrize("name", sorted(VIEWS))
-def test_a_view_the_device_cannot_make_is_refused_not_copied(sim, name, monkeypatch):
-    # Where a view call does fail for memory, its host fallback would view a host copy:
-    # it must refuse loudly, never hand out a copy that drops writes.
+def test_a_view_the_device_cannot_make_is_refused_not_copied(sim, name, kind, monkeypatch):
+    # Where a view call does fail (for memory, or not implemented), its host fallback
+    # would view a host copy: it must refuse loudly, never hand out a copy that drops writes.
     from autodev._backends import _sim
 
     monkeypatch.setattr(_sim, "_makes_view", lambda name, args: False)
     a = sample((4, 5))
     x = on_sim(a, sim)
-    sim.inject_fault("oom", count=None)
+    sim.inject_fault(kind, count=None)
+    error = MemoryError if kind == "oom" else NotImplementedError
     try:
         v = VIEWS[name](autodev, x)
-    except MemoryError as err:
-        assert "view" in str(err)
+    except error as err:
+        assert "view" in str(err) and "x.to_device('cpu')" in str(err)
         v = None
     sim.clear_faults()
     if v is not None:  # made on the device without allocating (basic indexing)
@@ -381,3 +384,195 @@ def test_sparse_to_device_falls_back_to_the_host(sim):
     assert moved.location == "cpu"
     assert numpy.array_equal(to_numpy(moved.toarray()), dense)
     assert autodev.stats()["fallbacks"] == 1
+
+
+# ---------------------------------------------------------------------- moves, transfers, creation
+
+#: A GPU where a small host matrix that calls keep reusing is moved by reuse credit.
+FAST_GPU = gpu_costs(latency=1e-9, transfer=(1e-6, 1e9))
+
+
+def _reused_matrix() -> tuple[numpy.ndarray, numpy.ndarray]:
+    a = sample((48, 48))
+    return a, a @ numpy.ones(48)
+
+
+@pytest.fixture
+def fast() -> Iterator[Any]:
+    """A simulated GPU on which reuse credit moves a reused 48x48 matrix, policy auto."""
+    warned = _trace.STATS.warned
+    _trace.STATS.warned = False
+    with simulated_gpu(FAST_GPU) as backend:
+        yield backend
+    _trace.STATS.warned = warned
+
+
+def test_a_reuse_move_retries_after_one_out_of_memory(fast):
+    a, expected = _reused_matrix()
+    x, ones = autodev.array(a), autodev.ones(48)
+    fast.inject_fault("oom")  # the first device call is the move's transfer
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a successful retry warns nothing
+        for _ in range(30):
+            y = x @ ones
+    assert fast.freed == 1
+    s = autodev.stats()
+    assert s["reuse_moves"] == 1 and s["fallbacks"] == 0
+    assert autodev._residency.storage.mirror_on(x, fast.device) is not None
+    assert_same(y, expected, y.location)
+
+
+@pytest.mark.parametrize("kind", ["oom", "unimplemented"])
+def test_a_reuse_move_the_device_fails_is_not_made_and_seen(fast, kind):
+    a, expected = _reused_matrix()
+    x, ones = autodev.array(a), autodev.ones(48)
+    fast.inject_fault(kind, count=None)
+    reason = "out of memory" if kind == "oom" else "not implemented"
+    with autodev.trace() as records, pytest.warns(autodev.FallbackWarning, match="reuse move"):
+        for _ in range(30):
+            y = x @ ones
+    fast.clear_faults()
+    moves = [r for r in records if r.op == "move"]
+    assert moves and all(r.device == "cpu" and "failed to make the mirror" in r.reason
+                         for r in moves)
+    s = autodev.stats()
+    assert s["reuse_moves"] == 0
+    assert s["fallbacks"] == s["fallback_reasons"][f"reuse move: {reason}"] >= 1
+    assert autodev._residency.storage.mirror_on(x, fast.device) is None
+    assert y.location == "cpu"
+    assert_same(y, expected, "cpu")
+    # the credit started over: not one attempt per call (3 of them at most in 30 calls)
+    assert len(moves) <= 3
+    for _ in range(30):  # once the device works again, the move is made
+        y = x @ ones
+    assert autodev.stats()["reuse_moves"] == 1
+
+
+def test_a_reuse_move_in_raise_mode_raises(fast, monkeypatch):
+    monkeypatch.setattr(_config.ENV, "fallback", "raise")
+    x, ones = autodev.array(_reused_matrix()[0]), autodev.ones(48)
+    fast.inject_fault("unimplemented", count=None)
+    with pytest.raises(NotImplementedError, match="fault injected"):
+        for _ in range(30):
+            x @ ones
+    assert autodev.stats()["fallbacks"] == 0
+
+
+#: Moves, transfers and creation on the device, each as a user writes it (``sim`` is the
+#: device), with what NumPy gives.
+MOVES = {
+    "to_device": (lambda sim, a: autodev.asarray(a).to_device(sim.device), lambda a: a),
+    "asarray device=": (lambda sim, a: autodev.asarray(a, device=sim.device), lambda a: a),
+    "array device=": (lambda sim, a: autodev.array(a, device=sim.device), lambda a: a),
+    "zeros": (lambda sim, a: autodev.zeros(3), lambda a: numpy.zeros(3)),
+    "zeros device=": (lambda sim, a: autodev.zeros(3, device=sim.device),
+                      lambda a: numpy.zeros(3)),
+    "arange": (lambda sim, a: autodev.arange(4.0), lambda a: numpy.arange(4.0)),
+    "linspace": (lambda sim, a: autodev.linspace(0, 1, 5), lambda a: numpy.linspace(0, 1, 5)),
+    "random": (lambda sim, a: autodev.random.default_rng(1).random(3),
+               lambda a: numpy.random.default_rng(1).random(3)),
+    "index array": (lambda sim, a: autodev.asarray(a, device=sim.device).to_device("auto")[
+        numpy.array([0, 2])], lambda a: a[[0, 2]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVES))
+def test_not_implemented_in_a_move_or_creation_runs_on_the_host(sim, name):
+    make, expected = MOVES[name]
+    a = sample((4, 5))
+    if name == "index array":
+        made = make(sim, a)  # noqa: F841 (warm: the array is on the device before the fault)
+    sim.inject_fault("unimplemented", count=None)
+    with pytest.warns(autodev.FallbackWarning, match="not implemented"):
+        got = make(sim, a)
+    sim.clear_faults()
+    numpy.testing.assert_array_equal(to_numpy(got), expected(a))
+    assert got.location == "cpu"
+    s = autodev.stats()
+    assert s["fallbacks"] >= 1
+    assert all(key.endswith("not implemented") for key in s["fallback_reasons"])
+
+
+def test_not_implemented_after_an_out_of_memory_falls_back_once(sim):
+    a = sample((3, 3))
+    h = autodev.asarray(a.copy())
+    sim.inject_fault("oom")
+    sim.inject_fault("unimplemented", at_call=2)
+    with pytest.warns(autodev.FallbackWarning, match="not implemented"):
+        moved = h.to_device(sim.device)
+    assert moved.location == "cpu" and sim.freed == 1
+    assert autodev.stats()["fallback_reasons"] == {"to_device: not implemented": 1}
+
+
+def test_not_implemented_in_a_move_raises_in_raise_mode(sim, monkeypatch):
+    monkeypatch.setattr(_config.ENV, "fallback", "raise")
+    sim.inject_fault("unimplemented", count=None)
+    with pytest.raises(NotImplementedError):
+        autodev.asarray(sample((3,))).to_device(sim.device)
+    with pytest.raises(NotImplementedError):
+        autodev.zeros(3)
+    assert autodev.stats()["fallbacks"] == 0
+
+
+def test_the_hosts_own_not_implemented_error_propagates(sim, monkeypatch):
+    from autodev._residency import memory
+
+    def declined() -> None:
+        raise NotImplementedError("on the device")
+
+    def host_declines() -> None:
+        raise NotImplementedError("on the host too")
+
+    with pytest.raises(NotImplementedError, match="on the host too"):
+        memory.retrying("op", sim.device, declined, host_declines)
+    assert autodev.stats()["fallbacks"] == 0
+
+
+def test_a_view_call_takes_no_fault_on_the_simulator(sim):
+    # CuPy allocates nothing for a view and implements every view it makes: a fault meant
+    # for one passes to the next call that allocates
+    x = on_sim(sample((4, 5)), sim)
+    for kind, count in (("oom", 2), ("unimplemented", 1)):
+        autodev.stats(reset=True)
+        sim.inject_fault(kind, count=count)
+        calls = sim.calls
+        v = autodev.transpose(x)
+        assert sim.calls == calls + 1  # a call on the device
+        assert v.location == sim.device and autodev.stats()["fallbacks"] == 0
+        with pytest.warns(autodev.FallbackWarning):
+            x + 1  # the fault's next call
+        _trace.STATS.warned = False
+        assert autodev.stats()["fallbacks"] == 1
+
+
+def test_in_place_on_a_subclass_living_on_the_host_writes_it(sim):
+    # a creation fallback leaves an array on the host under policy gpu: an in-place
+    # operator on a subclass view of it must write it, not a device copy of it
+    class Tracked(autodev.ndarray):
+        pass
+
+    sim.inject_fault("oom", count=2)
+    with pytest.warns(autodev.FallbackWarning):
+        base = autodev.zeros(5)
+    assert base.location == "cpu"
+    a = base.view(Tracked)
+    a[1] = 3.0
+    a *= 2.0
+    autodev.multiply(a, 2.0, out=a)
+    expected = numpy.array([0.0, 12.0, 0.0, 0.0, 0.0])
+    numpy.testing.assert_array_equal(to_numpy(a), expected)
+    numpy.testing.assert_array_equal(to_numpy(base), expected)
+    numpy.testing.assert_array_equal(to_numpy(base + 0), expected)  # no stale mirror read
+
+
+def test_reuse_credit_moves_a_subclass_instance(fast):
+    class Tracked(autodev.ndarray):
+        pass
+
+    a, expected = _reused_matrix()
+    x, ones = autodev.array(a).view(Tracked), autodev.ones(48)
+    for _ in range(30):
+        y = x @ ones
+    assert autodev.stats()["reuse_moves"] >= 1
+    assert type(y) is Tracked
+    numpy.testing.assert_allclose(to_numpy(y), expected, rtol=1e-12)

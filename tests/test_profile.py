@@ -101,6 +101,13 @@ def _hostile() -> dict[str, Any]:
                                                   for f in ("elementwise", "copy", "creation",
                                                             "transcendental")]),
         "missing gpu family": edited(lambda p: p["devices"]["gpu"]["compute"].pop("matmul")),
+        # JSON integers have no size limit; Python reads at most 4300 digits, and converts
+        # to a float only below 1.8e308
+        "integer past Python's digit limit": text.replace('"version": 2',
+                                                          '"version": 2' + "0" * 5000),
+        "integer too large for a float": with_curve(latency=10 ** 400),
+        "measurement too large for a float": edited(lambda p: p.update(measurements={
+            "transfer": {"h2d": {"bytes": [10 ** 400], "seconds": [1e-6]}}})),
     }
 
 
@@ -117,7 +124,7 @@ def test_hostile_profiles_give_one_warning_and_the_default(case: str, _cache: Pa
     assert len(caught) == 1, [str(w.message) for w in caught]
     message = str(caught[0].message)
     assert str(path) in message and "autodev calibrate" in message
-    assert "\n" not in message
+    assert "\n" not in message and len(message) < 1000
 
 
 def test_profile_of_another_machine_is_not_used(_cache: Path) -> None:
@@ -316,3 +323,64 @@ def test_a_profile_missing_cpu_families_does_not_send_tiny_calls_to_the_gpu(
             y = x + x
     assert y.location == "cpu" and records[-1].device == "cpu"
     assert sim.h2d == 0
+
+
+LONG_PROFILE = _hostile()["integer past Python's digit limit"]
+
+
+def test_a_profile_past_pythons_int_limit_warns_in_every_entry_point(_cache: Path) -> None:
+    """The first call with a GPU usable, ``autodev info`` and ``autodev doctor``."""
+    import autodev
+    from autodev._doctor import doctor
+    from autodev._info import info
+    from autodev.testing import simulated_gpu
+
+    _cache.mkdir(parents=True)
+    (_cache / "profile.json").write_text(LONG_PROFILE)
+    with simulated_gpu(), pytest.warns(RuntimeWarning, match="more digits") as caught:
+        y = autodev.ones(3) + 1
+    assert len(caught) == 1
+    assert y.tolist() == [2.0, 2.0, 2.0]
+    report = info()
+    assert report["profile"]["source"] == "embedded default"
+    assert "more digits" in report["profile"]["problem"]
+    assert any("more digits" in row["detail"] for row in doctor())
+
+
+def test_an_unusable_cache_directory_warns_once_and_uses_the_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import autodev
+    from autodev._config import ENV
+    from autodev._doctor import doctor
+    from autodev._info import info
+    from autodev.testing import simulated_gpu
+
+    too_long = tmp_path / ("x" * 300)  # longer than a file name may be (255 bytes on most)
+    monkeypatch.setattr(ENV, "cache_dir", str(too_long))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        profile, source = _profile.load()
+    assert source == "embedded default" and profile == _profile.embedded_default()
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "cannot use the cache directory" in message and "AUTODEV_CACHE_DIR" in message
+    with simulated_gpu(), pytest.warns(RuntimeWarning, match="cache directory"):
+        assert (autodev.ones(3) + 1).tolist() == [2.0, 2.0, 2.0]
+    report = info()
+    assert report["profile"]["exists"] is False
+    assert "cache directory" in report["profile"]["problem"]
+    rows = {row["check"]: row for row in doctor()}
+    assert rows["profile directory"]["status"] == "fail"
+    assert "AUTODEV_CACHE_DIR" in rows["profile"]["fix"]
+
+
+def test_an_unreadable_profile_path_warns_once(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._config import ENV
+
+    monkeypatch.setattr(ENV, "profile", str(tmp_path / ("x" * 300) / "profile.json"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, source = _profile.load()
+    assert source == "embedded default"
+    assert len(caught) == 1 and "AUTODEV_PROFILE" in str(caught[0].message)

@@ -181,8 +181,9 @@ class SimBackend(Backend):
         not-implemented (``"unimplemented"``: a case CuPy lacks) fault; ``count=None``
         makes every call from then on fail, until :meth:`clear_faults`.
 
-        A call that makes only a view (CuPy allocates nothing for one) does not take an
-        out-of-memory fault: it passes to the next call.
+        A call that makes only a view takes neither an out-of-memory nor a
+        not-implemented fault (CuPy allocates nothing for one, and implements every view
+        it makes): it passes to the next call.
         """
         if kind not in ("oom", "error", "unimplemented"):
             raise ValueError(f"kind must be 'oom', 'error' or 'unimplemented'. "
@@ -237,7 +238,7 @@ class SimBackend(Backend):
         persistent = self._persistent
         if fault is None and persistent is not None and self.calls >= persistent[0]:
             fault = persistent[1]
-        if fault == "oom" and _makes_view(name, args):
+        if fault in ("oom", "unimplemented") and _makes_view(name, args):
             if scheduled:  # it passes to the next call that has none scheduled
                 later = self.calls + 1
                 while later in self._faults:

@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, TypeGuard
 
 from .._config import ENV
 from .model import DEVICE_CLASSES, DTYPE_CLASSES, FAMILIES, PROFILE_WRITTEN, _find_curve
@@ -77,12 +77,14 @@ def validate(data: object, where: str) -> dict[str, Any]:
         raise ProfileError(f"{where}: not an autodev profile (no 'format': {FORMAT!r})")
     version = data.get("version")
     if isinstance(version, bool):
-        raise ProfileError(f"{where}: profile version must be 1 or {VERSION}. Got {version!r} instead.")
+        raise ProfileError(
+            f"{where}: profile version must be 1 or {VERSION}. Got {_shown(version)} instead."
+        )
     if version == 1:
         data = _migrate_v1(data)
     elif version != VERSION:
         raise ProfileError(
-            f"{where}: profile version must be 1 or {VERSION}. Got {version!r} instead."
+            f"{where}: profile version must be 1 or {VERSION}. Got {_shown(version)} instead."
         )
     if not isinstance(data.get("fingerprint", {}), dict) or \
             not isinstance(data.get("report", {}), dict):
@@ -146,11 +148,10 @@ def _check_series(series: object, where: str) -> None:
                 f"{where}.{key} must be a list as long as 'seconds' (at most {_MAX_POINTS})"
             )
         for value in values:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                    not math.isfinite(value) or not 0 <= value <= bound:
+            if not _is_number_in(value, 0, bound):
                 raise ProfileError(
                     f"{where}.{key} must hold finite numbers in [0, {bound:g}]. "
-                    f"Got {value!r} instead."
+                    f"Got {_shown(value)} instead."
                 )
 
 
@@ -182,22 +183,40 @@ def _check_numbers(entry: object, keys: tuple[str, str], where: str) -> None:
         raise ProfileError(f"{where} must be an object")
     for key, (lo, hi) in zip(keys, (_LATENCY_RANGE, _RATE_RANGE)):
         value = entry.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isfinite(value) or not lo <= value <= hi:
+        if not _is_number_in(value, lo, hi):
             raise ProfileError(
-                f"{where}.{key} must be a finite number in [{lo:g}, {hi:g}]. Got {value!r} instead."
+                f"{where}.{key} must be a finite number in [{lo:g}, {hi:g}]. "
+                f"Got {_shown(value)} instead."
             )
         if key != "latency" and value <= 0:
             raise ProfileError(f"{where}.{key} must be positive. Got {value!r} instead.")
 
 
+def _is_number_in(value: object, lo: float, hi: float) -> TypeGuard[float]:
+    """True if ``value`` is a finite JSON number in ``[lo, hi]`` (an integer of any size
+    is compared as it is: converting it to a float could overflow)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return (isinstance(value, int) or math.isfinite(value)) and lo <= value <= hi
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, cut short (a hostile file's value can be long)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate the profile at ``path`` (raises ProfileError or OSError)."""
     path = Path(path)
+    raw = _read_regular(path)
     try:
-        data = json.loads(_read_regular(path).decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ProfileError(f"{path}: not valid JSON ({err})") from err
+    except ValueError as err:  # the one other: an integer past Python's int_max_str_digits
+        raise ProfileError(f"{path}: holds an integer of more digits than Python reads "
+                           "(a profile holds measurements, none so long)") from err
     except RecursionError as err:  # the C decoder's depth guard: no stack is at risk
         raise ProfileError(f"{path}: JSON nested too deeply to be a profile") from err
     profile = validate(data, str(path))
@@ -274,6 +293,10 @@ class Resolution:
     used: Path | None
     #: why the file was not (fully) used; "" when it was, or there was none
     problem: str = ""
+    #: what to do about ``problem``
+    fix: str = FIX
+    #: whether ``path`` exists (False too where it cannot be looked at)
+    exists: bool = True
     #: "match", "unkeyed", "not checked (...)", or "mismatch: ..."
     fingerprint: str = "not checked"
     gpu_fingerprint: str = "not checked (no GPU probed)"
@@ -292,11 +315,15 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None =
 
     explicit = path is not None or ENV.profile is not None
     target = Path(path) if path is not None else default_path()
-    if not target.exists() and not target.is_symlink():
+    try:
+        exists = target.exists() or target.is_symlink()
+    except (OSError, ValueError) as err:  # a name too long, a directory that cannot be searched
+        return _unusable(target, err, explicit)
+    if not exists:
         # a file named explicitly (AUTODEV_PROFILE, --profile) was meant to exist
         problem = f"ignoring profile {target}: no such file" if explicit else ""
         return Resolution(embedded_default(), "embedded default", target, None,
-                          problem=problem, fingerprint="no calibrated profile")
+                          problem=problem, fingerprint="no calibrated profile", exists=False)
     try:
         profile = read(target)
     except (ProfileError, OSError) as err:
@@ -320,6 +347,19 @@ def resolve(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None =
     if gpu is not None:
         _check_gpu(found, recorded, gpu, explicit)
     return found
+
+
+def _unusable(target: Path, err: Exception, explicit: bool) -> Resolution:
+    """The embedded default, for a profile path that cannot even be looked at."""
+    why = getattr(err, "strerror", None) or str(err)
+    if explicit:
+        problem = f"ignoring profile {target}: it cannot be read ({why})"
+        fix = "set AUTODEV_PROFILE to a profile file that can be read"
+    else:
+        problem = f"cannot use the cache directory {target.parent} ({why})"
+        fix = "set AUTODEV_CACHE_DIR to a directory that can be used"
+    return Resolution(embedded_default(), "embedded default", target, None, problem=problem,
+                      fix=fix, fingerprint="no calibrated profile", exists=False)
 
 
 def _check_gpu(found: Resolution, recorded: dict[str, Any], gpu: GpuBackend, explicit: bool) -> None:
@@ -356,6 +396,6 @@ def load(path: str | os.PathLike[str] | None = None, gpu: GpuBackend | None = No
     if found.problem:
         from .._trace import warn_user
 
-        warn_user(f"autodev: {found.problem}. Using the embedded default; {FIX}.",
+        warn_user(f"autodev: {found.problem}. Using the embedded default; {found.fix}.",
                   RuntimeWarning)
     return found.profile, str(found.used) if found.used else found.source

@@ -1,26 +1,30 @@
-"""Out of device memory: one mechanism for every place that allocates on a device.
+"""Device faults: one mechanism for every place that allocates on a device.
 
-Every device allocation (a dispatched call, a move, creation, indexing, a write, a
-method) runs through :func:`retrying`. On the backend's *named* out-of-memory error
-it drops every mirror, frees the cached blocks and tries once more; a second one runs
-the call's host fallback, counted in ``stats()["fallbacks"]`` and warned as
-``AUTODEV_FALLBACK`` says (``raise`` re-raises instead). No other exception is caught.
+Every device allocation (a dispatched call, a move, a mirror made by reuse credit, a
+transfer, creation, indexing, a write, a method) runs through :func:`retrying`. On the
+backend's *named* out-of-memory error it drops every mirror, frees the cached blocks and
+tries once more; a second one runs the host fallback, counted in
+``stats()["fallbacks"]`` and warned as ``AUTODEV_FALLBACK`` says (``raise`` re-raises
+instead). ``NotImplementedError`` (a case the GPU library lacks that no capability-table
+row foresaw) takes the host fallback at once, counted and warned the same way. No other
+exception is caught, and an error the host fallback raises is its own.
 
 Views: a call whose result is a view of its input must stay a view of the same
 storage. A host fallback cannot give that (its result would view a host *copy*, and
-writes through it would be lost), so such a fallback refuses with ``MemoryError``
-instead (:func:`check_not_view`). CuPy allocates nothing for a view, so this only
-happens where the device had to copy.
+writes through it would be lost), so such a fallback refuses instead
+(:func:`check_not_view`): ``MemoryError`` after out-of-memory, ``NotImplementedError``
+where the device declined. CuPy allocates nothing for a view, so out-of-memory only
+happens there where the device had to copy.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any, Callable, NoReturn, TypeVar
 
 import numpy as np
 
 from . import storage as R
-from . import reuse as _reuse
 from .._backends import backend_for
 from .._config import ENV
 from .._device import CPU, Device
@@ -31,19 +35,20 @@ T = TypeVar("T")
 
 def retrying(op: str, device: Device, attempt: Callable[[], T],
              fallback: Callable[[], T] | None = None) -> T:
-    """Run ``attempt()``; on out-of-memory on ``device`` free, retry, then ``fallback()``.
+    """Run ``attempt()``; on out-of-memory on ``device`` free, retry, then ``fallback()``;
+    on NotImplementedError, ``fallback()`` at once.
 
     Parameters
     ----------
     op : str
-        The operation's name (in the fallback warning).
+        The operation's name (in the fallback warning and ``stats()["fallback_reasons"]``).
     device : Device
         Where ``attempt`` allocates.
     attempt : callable
         Does the work on ``device``.
     fallback : callable, optional
-        Does the same work on the host; None means there is none, so the second
-        out-of-memory error propagates.
+        Does the same work on the host (or, for a cache such as a mirror, does without
+        it); None means there is none, so the error propagates.
     """
     if device is CPU:
         return attempt()
@@ -51,6 +56,8 @@ def retrying(op: str, device: Device, attempt: Callable[[], T],
         return attempt()
     except backend_for(device).oom_errors:
         pass  # (retried outside the handler: a second error does not chain to the first)
+    except NotImplementedError as declined:
+        return after_declined(op, device, declined, fallback)
     return after_oom(op, device, attempt, fallback)
 
 
@@ -62,17 +69,48 @@ def after_oom(op: str, device: Device, attempt: Callable[[], T],
     try:
         return attempt()
     except backend_for(device).oom_errors as second:
-        if fallback is None or ENV.fallback == "raise":
-            raise
-        result = fallback()  # counted once it has worked (a refused view raises instead)
-        note_fallback(op, str(device), second)
-        return result
+        return _on_host(op, device, second, fallback, "out of memory")
+    except NotImplementedError as declined:
+        return _on_host(op, device, declined, fallback, "not implemented")
+
+
+def after_declined(op: str, device: Device, declined: NotImplementedError,
+                   fallback: Callable[[], T] | None = None) -> T:
+    """:func:`retrying` once an attempt on ``device`` raised ``declined``: ``fallback()``,
+    counted and warned (for a caller that made the attempt itself)."""
+    return _on_host(op, device, declined, fallback, "not implemented")
+
+
+def _on_host(op: str, device: Device, error: BaseException, fallback: Callable[[], T] | None,
+             reason: str) -> T:
+    """Run ``fallback()`` in place of what failed on ``device`` with ``error``; count it
+    once it has worked (a refused view raises instead). Without a fallback, or under
+    ``AUTODEV_FALLBACK=raise``, ``error`` propagates."""
+    if fallback is None or ENV.fallback == "raise":
+        raise error
+    token = _FAILED.set(error)  # (what a refused view reports: :func:`refuse_view`)
+    try:
+        result = fallback()
+    finally:
+        _FAILED.reset(token)
+    note_fallback(op, str(device), error, reason=reason)
+    return result
+
+
+#: The device error whose host fallback is running in this context, if one is.
+_FAILED: ContextVar[BaseException | None] = ContextVar("autodev_failed", default=None)
+
+
+#: What else holds device memory autodev can give up, each released by calling it
+#: (:mod:`autodev._residency.reuse` adds the mirrors it shares through storages).
+RELEASERS: list[Callable[[], object]] = []
 
 
 def free(device: Device) -> None:
     """Release what autodev can on ``device``: every mirror, then the pool's cached blocks."""
     R.drop_mirrors()
-    _reuse.forget_all()  # the mirrors reuse credit shares through storages, too
+    for release in RELEASERS:
+        release()
     backend_for(device).free_memory()
 
 
@@ -110,7 +148,15 @@ def check_not_view(op: str, device: Device, host_inputs: tuple[Any, ...], result
 
 
 def refuse_view(op: str, device: Device) -> NoReturn:
-    """Raise the ``MemoryError`` of a view call that cannot stay a view."""
+    """Refuse the host fallback of a view call that cannot stay a view: ``MemoryError``
+    after out-of-memory, the device's own ``NotImplementedError`` where it declined."""
+    failed = _FAILED.get()
+    if isinstance(failed, NotImplementedError):
+        raise NotImplementedError(
+            f"{op} is not implemented on {device} ({failed}), and on the CPU it would "
+            "return a copy where NumPy returns a view (writes through it would be lost). "
+            "Move the array first with x.to_device('cpu')."
+        ) from failed
     raise MemoryError(
         f"{op} ran out of memory on {device}, and on the CPU it would return a copy "
         "where NumPy returns a view (writes through it would be lost). Free device "

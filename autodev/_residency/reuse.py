@@ -30,6 +30,7 @@ import itertools
 import weakref
 from typing import Any, Callable
 
+from . import memory as _memory
 from . import storage as R
 from .._backends._base import Backend
 from .._config import ENV
@@ -122,18 +123,34 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
 
     An array's mirror is shared through its storage with every later view of the
     same geometry (``X.T`` is a new array each time it is written, the same view).
+
+    Returns whether it was made: not when it does not fit the budget, nor when the
+    device cannot make it (out of memory after a retry, or not implemented). A mirror
+    is a cache, so the move is then simply not made, counted as a fallback and traced
+    (:func:`autodev._residency.memory.retrying`), and the array's credit starts over.
     """
     nbytes = a.nbytes
     if target is not CPU and not _make_room(nbytes, gpu):
         return False
     record = Record(op="move", shapes=(a.shape,), dtype=str(a.dtype), device=str(target),
                     reason=reason) if watched else None
-    native = _NATIVE_ON[type(a)](a, target, record.transfers if record is not None else None)
+    moves = record.transfers if record is not None else None
+    copy = _copier(type(a))
+    native = _memory.retrying("reuse move", target, lambda: copy(a, target, moves), _not_made)
+    if native is _NOT_MADE:
+        a._storage.credit, a._storage.credit_calls = 0.0, 0
+        if record is not None:
+            record.device = str(a._device)
+            record.reason += (f"; {target} failed to make the mirror, the data stays on "
+                              f"{a._device}")
+            emit(record)
+        return False
     STATS.reuse_moves += 1
     STATS.reuse_bytes += nbytes
     storage = a._storage
     key = None
-    if type(a) in SHARED_BY_VIEWS:  # an ndarray: views of its geometry may read the mirror
+    if issubclass(type(a), tuple(SHARED_BY_VIEWS)):  # an ndarray (or a subclass instance):
+        # views of its geometry may read the mirror
         key = R.view_key(a, target)
         if storage.shared is None:
             storage.shared = {}
@@ -144,6 +161,23 @@ def _mirror(a: Any, target: Device, gpu: Backend, reason: str, watched: bool) ->
         emit(record)
     return True
 
+
+def _copier(cls: type) -> Callable[[Any, Device, Any], Any]:
+    """How to materialise an array of type ``cls`` on a device: its own entry in
+    ``_NATIVE_ON``, or its nearest base class's (a user's subclass of ``autodev.ndarray``)."""
+    for base in cls.__mro__:
+        found = _NATIVE_ON.get(base)
+        if found is not None:
+            return found
+    raise TypeError(f"no way to move a {cls.__name__} is registered (reuse._NATIVE_ON)")
+
+
+#: What a mirror the device could not make is, in :func:`_mirror`.
+_NOT_MADE: Any = object()
+
+
+def _not_made() -> Any:
+    return _NOT_MADE
 
 
 def budget(gpu: Backend) -> int:
@@ -193,6 +227,9 @@ def forget_all() -> None:
     for entry in _CREDITED.values():
         _evict(entry)
     _CREDITED.clear()
+
+
+_memory.RELEASERS.append(forget_all)  # under out-of-memory, with every other mirror
 
 
 def credited_bytes() -> int:
