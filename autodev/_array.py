@@ -320,32 +320,37 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
                 and _defers_in_place(self, other):
             return NotImplemented
-        if matmul:
-            _check_in_place_matmul(self, other)
         if _FAST:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
-            func(self._data, o, out=self._data)
+            if matmul:  # NumPy's own operator: its axes keep the shape of self
+                operator.imatmul(self._data, o)
+            else:
+                func(self._data, o, out=self._data)
             storage = self._storage
             if storage is not None:
                 storage.version += 1
             return self
+        if matmul:
+            _rehearse_in_place_matmul(self, other)
         call(spec, (self, other), {"out": self})
         return self
 
     return op
 
 
-def _check_in_place_matmul(a: ndarray, other: Any) -> None:
-    """``a @= other`` as NumPy allows it: the result must keep ``a``'s shape, so ``a`` has a
-    dimension and ``other`` two (NumPy's ``axes=``; ``matmul(a, b, out=a)`` would instead
-    broadcast a vector's dot product into every element of ``a``)."""
-    ndim = getattr(other, "ndim", None)
-    if type(ndim) is not int:
-        ndim = np.ndim(cpu_arg(other))
-    if a.ndim < 1 or ndim < 2:
-        raise ValueError("inplace matrix multiplication requires the first operand to have "
-                         "at least one and the second at least two dimensions.")
+def _rehearse_in_place_matmul(a: ndarray, other: Any) -> None:
+    """Raise what NumPy's ``a @= other`` raises, found by running it on one-element probes
+    of the operands' dtypes and ranks: NumPy keeps ``a``'s shape (``a`` needs a dimension,
+    ``other`` two), where ``matmul(a, b, out=a)`` would broadcast a vector's dot product
+    into every element of ``a``."""
+    def probe(x: Any) -> Any:
+        if type(x) is not ndarray and type(x) is not _np_ndarray:
+            return cpu_arg(x)
+        return np.ones((1,) * x.ndim, x.dtype)
+
+    with np.errstate(all="ignore"):
+        operator.imatmul(probe(a), probe(other))
 
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:

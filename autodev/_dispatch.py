@@ -88,7 +88,7 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if kwargs:
         _collect(kwargs.values(), arrays)
     pin = pin_of(arrays) if STATE.pinned else None
-    host_only = spec.gpu_ok is _UFUNC_RULE and not all(gpu_operand(a) for a in args)
+    host_only = _host_only(spec, args)
     device, record = choose(spec, arrays, kwargs, pin, host_only)
     result = execute(spec, device, args, kwargs, record)
     if pin is not None:
@@ -115,6 +115,22 @@ def gpu_operand(obj: Any) -> bool:
     if t is np.ndarray or isinstance(obj, np.generic):
         gpu = STATE.gpu
         return gpu is None or gpu.supports_dtype(obj.dtype)
+    return False
+
+
+def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
+    """True if an argument keeps the call on the CPU: an instance of a subclass of NumPy's
+    array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), or,
+    for a ufunc, an operand no GPU holds (:func:`gpu_operand`)."""
+    ufunc = spec.gpu_ok is _UFUNC_RULE
+    for a in args:
+        t = type(a)
+        if t is ndarray or t in _GPU_SCALARS:
+            continue
+        if t is not np.ndarray and isinstance(a, np.ndarray):
+            return True
+        if ufunc and not gpu_operand(a):
+            return True
     return False
 
 
@@ -201,7 +217,7 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
     elif host_only:
-        device, reason = CPU, "an operand no GPU holds (capability table)"
+        device, reason = CPU, "a NumPy subclass, or an operand no GPU holds (capability table)"
     elif pin is not None:
         device, reason = _decide_pinned(spec, arrays, kwargs, out, gpu, pin)
     elif gpu is None:
