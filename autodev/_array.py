@@ -27,6 +27,7 @@ from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, def
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
+from ._overrides import install as install_overrides, overriding
 from ._subclass import cast, install
 from ._trace import STATS, tick
 from ._typing import Casting, Order
@@ -744,7 +745,10 @@ class ndarray:
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if DEFER_TO and defers_to_other(inputs, kwargs):
             return NotImplemented  # a Dask array among the operands runs the ufunc (NEP 13)
-        wrapper = PROTOCOLS.ufunc_for(ufunc)
+        if overriding(inputs, kwargs):
+            return NotImplemented  # as NumPy's array's: an override among them runs it
+        # (NumPy's ufunc, or autodev's when an override passes it on through super())
+        wrapper = PROTOCOLS.ufunc_for(getattr(ufunc, "_np", ufunc))
         if wrapper is None:
             return NotImplemented
         if method == "__call__":
@@ -947,6 +951,7 @@ class ndarray:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
         super().__init_subclass__(**kwargs)
+        install_overrides(cls, PROTOCOLS.ufunc_for)  # before install: it keeps these
         install(cls)
 
     def fill(self, value: Any) -> None:

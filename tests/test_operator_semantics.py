@@ -277,3 +277,108 @@ def test_the_pure_python_operators_give_the_same() -> None:
          "-k", "not pure_python and not search"],
         env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+# ---------------------------------------------------------------------- NEP 13 overrides
+
+def info_subclass(xp: Any) -> type:
+    """NumPy's own example (test_umath's test_ufunc_override_with_super): a subclass whose
+    ``__array_ufunc__`` unwraps its instances, calls ``super()`` and notes which operands
+    were its own."""
+    class Info(xp.ndarray):  # type: ignore[name-defined, misc]
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, out: Any = None,
+                            **kwargs: Any) -> Any:
+            args = [i.view(xp.ndarray) if isinstance(i, Info) else i for i in inputs]
+            info = {"inputs": [n for n, i in enumerate(inputs) if isinstance(i, Info)]}
+            outputs = out
+            if out:
+                info["outputs"] = [n for n, o in enumerate(out) if isinstance(o, Info)]
+                kwargs["out"] = tuple(o.view(xp.ndarray) if isinstance(o, Info) else o
+                                      for o in out)
+            else:
+                outputs = (None,) * ufunc.nout
+            results = super().__array_ufunc__(ufunc, method, *args, **kwargs)
+            if results is NotImplemented:
+                return NotImplemented
+            if method == "at":
+                if isinstance(inputs[0], Info):
+                    inputs[0].info = info
+                return None
+            if ufunc.nout == 1:
+                results = (results,)
+            results = tuple(xp.asarray(r).view(Info) if o is None else o
+                            for r, o in zip(results, outputs))
+            if isinstance(results[0], Info):
+                results[0].info = info
+            return results[0] if len(results) == 1 else results
+
+    return Info
+
+
+class Duck:
+    """Not an array: takes a ufunc only when an ``Info`` array is among the operands."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if any(type(i).__name__ == "Info" for i in inputs):
+            return "Duck"
+        return NotImplemented
+
+
+def override_story(xp: Any) -> list[Any]:
+    """What the override sees and returns over NumPy's calls and operators."""
+    Info = info_subclass(xp)
+    seen: list[Any] = []
+
+    def note(result: Any) -> None:
+        seen.append((type(result).__name__, numpy.asarray(result.tolist()).tolist(),
+                     getattr(result, "info", None)))
+
+    d = xp.arange(5.0)
+    a = xp.arange(5.0).view(Info)
+    note(xp.sin(a))
+    b = xp.sin(d, out=(a,))
+    note(b)
+    seen.append(b is a)
+    a = xp.arange(5.0).view(Info)
+    note(xp.sin(a, out=a))
+    b1, b2 = xp.modf(d, out=(None, a))
+    note(b1)
+    seen.append(b2 is a)
+    a, b = xp.arange(5.0).view(Info), xp.arange(5.0).view(Info)
+    c = xp.add(a, b, out=a)
+    note(c)
+    seen.append(c is a)
+    note(a + 1)  # operators of such a subclass are its ufuncs
+    note(2 * a)
+    note(-a)
+    note(a < 2)
+    a += 1
+    note(a)
+    seen.append(xp.add(a, Duck()))
+    plain = xp.arange(3.0)
+    seen.append(plain.__array_ufunc__(xp.add, "__call__", plain, Duck()) is NotImplemented)
+    with pytest.raises(TypeError):
+        xp.add(plain, Duck())
+    m = xp.array([[1, 2, 3], [1, 2, 3]]).view(Info)
+    note(m.max())
+    note(m.any())
+    out = xp.zeros(3, int).view(Info)
+    c = m.max(axis=0, out=out)
+    note(c)
+    seen.append(c is out)
+    note(xp.add.reduce(m, axis=1))
+    out = xp.zeros(2, int).view(Info)
+    c = xp.add.reduce(m, 1, None, out)
+    note(c)
+    seen.append(c is out)
+    note(xp.add.accumulate(m, axis=0))
+    note(xp.add.reduceat(m, [0, 2, 1], axis=1))
+    note(xp.multiply.outer(xp.arange(2).view(Info), xp.arange(3)))
+    m = xp.array([[1, 2, 3], [1, 2, 3]]).view(Info)
+    xp.add.at(m, ([0, 1], [0, 2]), 1)
+    note(m)
+    return seen
+
+
+def test_the_ufunc_override_protocol(mode: str) -> None:
+    assert override_story(autodev) == override_story(numpy)
