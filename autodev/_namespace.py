@@ -689,7 +689,7 @@ def isrealobj(x: Any) -> bool:
 
 def isscalar(element: Any) -> bool:
     """True for scalars, including autodev's device-resident scalar results."""
-    return element._scalar if type(element) is ndarray else np.isscalar(element)
+    return bool(element._scalar) if type(element) is ndarray else np.isscalar(element)
 
 
 def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
