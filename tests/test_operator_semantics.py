@@ -9,6 +9,7 @@ a hypothesis search over array kinds x operand kinds x operators.
 from __future__ import annotations
 
 import contextlib
+import decimal
 import fractions
 import json
 import operator
@@ -49,9 +50,12 @@ def describe(value: Any) -> Any:
     as a NumPy array of the same type name, dtype, shape and values."""
     if isinstance(value, autodev.ndarray):
         value = value.get()
-    if type(value) is numpy.ndarray:  # (an object array's bytes are its pointers)
-        return ("ndarray", value.dtype.str, value.shape, value.tolist()
-                if value.dtype.kind == "O" else value.tobytes())
+    if type(value) is numpy.ndarray:  # (an object array's bytes are its pointers, and a
+        # long double's bytes hold padding)
+        exact = value.dtype.kind == "O" or (value.dtype.kind in "fc" and value.itemsize > 8
+                                            and value.dtype != numpy.complex128)
+        return ("ndarray", value.dtype.str, value.shape,
+                repr(value.tolist()) if exact else value.tobytes())
     if type(value) is tuple:
         return tuple(describe(v) for v in value)
     if isinstance(value, numpy.generic):
@@ -238,6 +242,13 @@ OPERANDS: dict[str, Callable[[Any], Any]] = {
     "Fraction": lambda xp: fractions.Fraction(1, 2),
     "datetime64": lambda xp: numpy.datetime64("2001-01-01"),
     "priority": lambda xp: Priority(), "refusing": lambda xp: Refusing(),
+    "2**70": lambda xp: 2**70, "longdouble": lambda xp: numpy.longdouble(1.5),
+    "Decimal": lambda xp: decimal.Decimal("1.5"), "timedelta64": lambda xp: numpy.timedelta64(1),
+    "bytes": lambda xp: b"x", "numpy.uint64": lambda xp: numpy.uint64(3),
+    "numpy.float16": lambda xp: numpy.float16(1), "object()": lambda xp: object(),
+    "object array": lambda xp: numpy.array([1, None, 2, 3, 4], object),
+    "str array": lambda xp: numpy.array(list("abcde")), "tuple": lambda xp: (1, 2, 3, 4, 5),
+    "nested list": lambda xp: [[1, 2, 3, 4, 5]],
 }
 OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
              "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne")
