@@ -440,6 +440,32 @@ def _own_priority(a: ndarray) -> float:
 _SCALAR_PRIORITY = -1000000.0
 
 
+#: NumPy's ``array ** exponent`` for these exact Python exponents runs another ufunc
+#: (``fast_scalar_power``): its values differ from ``power``'s in the last bit for complex
+#: data, and ``bool ** 2`` is int8. Exponent -> (ufunc, dtype kinds it is used for).
+_SCALAR_POWERS = {(int, 2): ("square", "biufc"), (int, -1): ("reciprocal", "fc"),
+                  (float, 0.5): ("sqrt", "fc")}
+
+
+def _power(forward: _Binary, in_place: bool) -> _Binary:
+    """``__pow__`` (``__ipow__`` if ``in_place``) from ``forward``, the operator of the
+    ufunc ``power``, with NumPy's ufunc for an exponent in :data:`_SCALAR_POWERS`."""
+    def op(self: ndarray, other: Any) -> Any:
+        t = type(other)
+        if t is int or t is float:
+            found = _SCALAR_POWERS.get((t, other))
+            if found is not None and self._data.dtype.kind in found[1]:
+                ufunc = PROTOCOLS.ufunc_for(getattr(np, found[0]))
+                if in_place:
+                    ufunc(self, out=self)
+                    return self
+                return _zero_d(ufunc(self), self)
+        return forward(self, other)
+
+    op.__name__ = op.__qualname__ = "__ipow__" if in_place else "__pow__"
+    return op
+
+
 #: Operators whose result may reuse a temporary operand's buffer (same dtype, shape).
 _ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
                        "remainder", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -1033,6 +1059,7 @@ class ndarray:
     __floordiv__, __rfloordiv__, __ifloordiv__ = _arithmetic("floor_divide")
     __mod__, __rmod__, __imod__ = _arithmetic("remainder")
     __pow__, __rpow__, __ipow__ = _arithmetic("power")
+    __pow__, __ipow__ = _power(__pow__, False), _power(__ipow__, True)
     __matmul__, __rmatmul__, __imatmul__ = _arithmetic("matmul")
     __and__, __rand__, __iand__ = _arithmetic("bitwise_and")
     __or__, __ror__, __ior__ = _arithmetic("bitwise_or")

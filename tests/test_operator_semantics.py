@@ -175,6 +175,18 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "int **= -1": in_place(operator.ipow, lambda xp: xp.arange(1, 5), lambda xp: -1),
     "int8 += int64 (refused cast)": in_place(operator.iadd, lambda xp: xp.arange(3, dtype="i1"),
                                              lambda xp: xp.arange(3.0)),
+    # NumPy's ``**`` runs square, reciprocal or sqrt for the exponents 2, -1 and 0.5
+    "bool ** 2": lambda xp: (xp.arange(4) > 1) ** 2,
+    "complex ** 2": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** 2,
+    "complex ** -1": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** -1,
+    "complex ** 0.5": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** 0.5,
+    "long double ** 0.5": lambda xp: xp.linspace(0.1, 3.0, 50, dtype=numpy.longdouble) ** 0.5,
+    "0-d complex ** 2": lambda xp: xp.array(0.3 + 0.7j) ** 2,
+    "int ** -1": lambda xp: xp.arange(1, 4) ** -1,
+    "complex **= 2": in_place(operator.ipow, lambda xp: xp.linspace(0.1, 3.0, 50) * (1 + 0.7j),
+                              lambda xp: 2),
+    "bool **= 2": in_place(operator.ipow, lambda xp: xp.arange(4) > 1, lambda xp: 2),
+    "complex ** 2.0": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** 2.0,
     # error types: NumPy's UFuncTypeError, not a plain TypeError
     "float & float": lambda xp: xp.arange(3.0) & xp.arange(3.0),
     "float << 1": lambda xp: xp.arange(3.0) << 1,
@@ -231,10 +243,10 @@ ARRAYS: dict[str, Callable[[Any], Any]] = {
     "0-d float": lambda xp: xp.array(1.5),
     "0-d int": lambda xp: xp.array(3),
     "float32 2-d": lambda xp: xp.ones((2, 5), xp.float32),
-    "complex 1-d": lambda xp: xp.ones(5, complex) * (1 + 2j),
+    "complex 1-d": lambda xp: xp.linspace(0.1, 3.0, 5) * (1 + 0.7j),
 }
 OPERANDS: dict[str, Callable[[Any], Any]] = {
-    "int": lambda xp: 2, "float": lambda xp: -1.5, "complex": lambda xp: 1j, "bool": lambda xp: True,
+    "int": lambda xp: 2, "float": lambda xp: -1.5, "-1": lambda xp: -1, "0.5": lambda xp: 0.5, "complex": lambda xp: 1j, "bool": lambda xp: True,
     "numpy.float32": lambda xp: numpy.float32(2.0), "numpy.int8": lambda xp: numpy.int8(-3),
     "0-d array": lambda xp: xp.array(2), "1-d array": lambda xp: xp.arange(1, 6),
     "numpy array": lambda xp: numpy.arange(1.0, 6.0), "list": lambda xp: [1, 2, 3, 4, 5],
@@ -262,9 +274,6 @@ def test_search_operators_against_numpy(array: str, operand: str, op: str, how: 
                                         mode: str) -> None:
     if how == "in-place" and op in ("lt", "le", "gt", "ge", "eq", "ne"):
         how = "forward"
-    if op == "pow" and array == "bool 1-d" and operand == "int":
-        # not yet: NumPy's ``**`` with the exponent 2 is ``square`` (bool ** 2 is int8)
-        return
     name = f"i{op}" if how == "in-place" else op
     func = getattr(operator, name + "_" if name in ("and", "or") else name)
 
