@@ -402,3 +402,19 @@ def override_story(xp: Any) -> list[Any]:
 
 def test_the_ufunc_override_protocol(mode: str) -> None:
     assert override_story(autodev) == override_story(numpy)
+
+
+def test_the_cast_rehearsal_reads_no_uninitialised_memory(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """``a **= b`` of integers on the GPU: the correction's rehearsal of NumPy's casts runs
+    on probes whose values must not matter (uninitialised memory holding a negative
+    integer made ``power`` raise "Integers to negative integer powers")."""
+    def negative(shape: Any, dtype: Any = float, *args: Any, **kwargs: Any) -> Any:
+        return numpy.full(shape, -1, dtype)
+
+    with in_mode("sim-gpu"):
+        a, b = autodev.arange(5), autodev.arange(5)
+        monkeypatch.setattr(numpy, "empty", negative)
+        a **= b
+        monkeypatch.undo()
+        assert a.tolist() == [1, 1, 4, 27, 256]
