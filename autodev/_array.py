@@ -23,10 +23,11 @@ from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_devi
 from ._device import AUTO, CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
-    host_floor_work, new, native_arg
+    gpu_operand, host_floor_work, new, native_arg
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
+from ._overrides import install as install_overrides, overriding
 from ._subclass import cast, install
 from ._trace import STATS, tick
 from ._typing import Casting, Order
@@ -177,7 +178,11 @@ def _elide(func: Any, self: ndarray, data: Any, o: Any, reflected: bool) -> bool
     return True
 
 
-def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable[..., Any]:
+def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
+            answer: str | None = None) -> Callable[..., Any]:
+    """An operator of ``func``: ``a.__op__(other)``, or ``a.__rop__(other)`` if ``reflected``
+    (``answer``: the method of ``other`` that answers the forward operator, for
+    :func:`_defers`; None for a reflected one)."""
     can_elide = isinstance(func, np.ufunc) and func.__name__ in _ELIDABLE \
         and _TEMPORARY_REFS is not None
     family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
@@ -192,7 +197,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
                 o = other._data
             elif t in _PLAIN_OPERANDS:
                 o = other
-            elif _defers(other):
+            elif _defers(self, other, answer):
                 return NotImplemented
             else:
                 o = cpu_arg(other)
@@ -222,20 +227,20 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
             elif not matmul and t in PLAIN_SCALARS:
                 o, size = other, data.size
             else:
-                return _decided(func, spec, reflected, self, other)
+                return _decided(func, spec, reflected, self, other, answer)
             try:
                 floor = floors[family]
             except KeyError:
                 floor = host_floor_work(family)
             if not (size < floor and policy_now() == "auto"):
-                return _decided(func, spec, reflected, self, other)
+                return _decided(func, spec, reflected, self, other, answer)
             tick()
         else:
-            return _decided(func, spec, reflected, self, other)
+            return _decided(func, spec, reflected, self, other, answer)
         # NumPy on the host data (no GPU usable, or below the floor): inlined new()
         result = func(o, data) if reflected else func(data, o)
         if type(result) is not _np_ndarray:
-            return _not_array(result)
+            return _not_array(result, self, other)  # a NumPy scalar, or divmod's pair
         a = _onew(ndarray)
         a._data = result
         a._device = CPU
@@ -250,55 +255,103 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
 
 
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray,
-             other: Any) -> Any:
+             other: Any, answer: str | None) -> Any:
     """An operator call that takes the general path: the cost model decides."""
-    if _defers(other):
+    if _defers(a, other, answer):
         return NotImplemented
-    if other is None or type(other) is str or type(other) is bytes or _structured(a, other):
-        # NumPy's own operator on the host: ``==`` on structured arrays compares field
-        # by field there, which no ufunc (and no GPU) does
+    if not gpu_operand(other) or _structured(a, other):
+        # NumPy's own operator on the host: an operand no GPU holds (None, a string, a
+        # Fraction: object or string dtype, capability table), or ``==`` on structured
+        # arrays, which compares field by field there (no ufunc, no GPU, does)
         o = cpu_arg(other)
         result = func(o, a._host()) if reflected else func(a._host(), o)
-        return new(result, CPU) if type(result) is _np_ndarray else result
+        return new(result, CPU) if type(result) is _np_ndarray else _zero_d(result, a, other)
     result = call(spec, (other, a) if reflected else (a, other), {})
     if type(result) is tuple:
-        return tuple(_zero_d(r) for r in result)
-    return _zero_d(result)
+        return tuple(_zero_d(r, a, other) for r in result)
+    return _zero_d(result, a, other)
 
 
-def _not_array(result: Any) -> Any:
-    """A host operator's result that is not one array: a NumPy scalar (all operands 0-d)
-    or a tuple (``divmod``)."""
+def _not_array(result: Any, a: Any = None, other: Any = None) -> Any:
+    """A host operator's result that is not one NumPy array: a NumPy scalar (all operands
+    0-d: NumPy's operators return scalars, immutable, as ``sum`` does) or a tuple
+    (``divmod``). ``a`` and ``other``: the operands, for :func:`_zero_d`."""
     if type(result) is tuple:
-        return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r) for r in result)
-    return _zero_d(result)
+        return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r, a, other)
+                     for r in result)
+    return _zero_d(result, a, other)
 
 
-def _zero_d(result: Any) -> Any:
-    """An operator's NumPy scalar result (all operands 0-d, one an autodev array) as an
-    autodev scalar: it prints, hashes and converts as the NumPy scalar does, and stays
-    in autodev's namespace, as the same operator's result on a GPU does."""
-    if isinstance(result, np.generic):
-        return new(np.asarray(result), CPU, None, True)
+def _zero_d(result: Any, a: Any, other: Any = None) -> Any:
+    """An operator's 0-d result: NumPy's scalar, as NumPy returns it; a 0-d array of the
+    array-API face where an operand is one (:data:`STANDARD`), so that code written
+    against the standard (SciPy, scikit-learn) stays in one namespace."""
+    if (getattr(a, "_scalar", None) is STANDARD or getattr(other, "_scalar", None) is STANDARD) \
+            and isinstance(result, np.generic):
+        return new(np.asarray(result), CPU, None, STANDARD)
     return result
 
 
+class _Standard:
+    """The type of :data:`STANDARD`."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return False  # an array, not a scalar: it prints, hashes and converts as one
+
+    def __repr__(self) -> str:
+        return "STANDARD"
+
+    def __reduce__(self) -> str:
+        return "STANDARD"  # the one instance, by name
+
+
+#: The ``_scalar`` mark of a 0-d array made by the array-API face (``autodev.array_api``):
+#: operators on it return 0-d arrays marked so, as the standard says, where NumPy's
+#: operators on 0-d arrays return NumPy scalars (DESIGN.md: the two faces and 0-d
+#: results). It is falsy: the array is an array, not one of autodev's scalars.
+STANDARD = _Standard()
+
+
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
+    matmul = spec.name == "matmul"
+
     def op(self: ndarray, other: Any) -> Any:
+        if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
+                and _defers_in_place(self, other):
+            return NotImplemented
         if _FAST:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
-            func(self._data, o, out=self._data)
+            if matmul:  # NumPy's own operator: its axes keep the shape of self
+                operator.imatmul(self._data, o)
+            else:
+                func(self._data, o, out=self._data)
             storage = self._storage
             if storage is not None:
                 storage.version += 1
             return self
-        if _defers(other):
-            return NotImplemented
+        if matmul:
+            _rehearse_in_place_matmul(self, other)
         call(spec, (self, other), {"out": self})
         return self
 
     return op
+
+
+def _rehearse_in_place_matmul(a: ndarray, other: Any) -> None:
+    """Raise what NumPy's ``a @= other`` raises, found by running it on one-element probes
+    of the operands' dtypes and ranks: NumPy keeps ``a``'s shape (``a`` needs a dimension,
+    ``other`` two), where ``matmul(a, b, out=a)`` would broadcast a vector's dot product
+    into every element of ``a``."""
+    def probe(x: Any) -> Any:
+        if type(x) is not ndarray and type(x) is not _np_ndarray:
+            return cpu_arg(x)
+        return np.ones((1,) * x.ndim, x.dtype)
+
+    with np.errstate(all="ignore"):
+        operator.imatmul(probe(a), probe(other))
 
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
@@ -306,8 +359,8 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if _FAST:
             tick()
             result = func(self._data)
-            return new(result, CPU) if type(result) is np.ndarray else _zero_d(result)
-        return _zero_d(call(spec, (self,), {}))
+            return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
+        return _zero_d(call(spec, (self,), {}), self)
 
     return op
 
@@ -318,11 +371,99 @@ def _structured(a: ndarray, other: Any) -> bool:
         getattr(getattr(other, "dtype", None), "names", None) is not None
 
 
-def _defers(other: Any) -> bool:
-    """True if ``other`` asks NumPy-like arrays to leave a binary operator to it, or
-    wraps autodev arrays (a Dask array: ``a + dask_array`` is Dask's, NEP 13)."""
+_NO_OVERRIDE = object()
+
+
+def _defers(a: ndarray, other: Any, answer: str | None) -> bool:
+    """True if the forward binary operator of ``a`` leaves the call to ``other``
+    (``answer``: the method of ``other`` that then runs, e.g. ``__radd__`` for ``a + other``;
+    None where Python gives ``other`` no turn, as for a reflected operator).
+
+    NumPy's rule (``binop_should_defer``, NEP 13), for ``a`` standing for a NumPy array: an
+    operand whose class sets ``__array_ufunc__ = None`` gets the call; one with another
+    ``__array_ufunc__`` does not, unless it is a subclass of NumPy's array with its own
+    ``answer`` (Python gives a subclass's reflected method the first turn: ``a * matrix``
+    is ``matrix.__rmul__``); one without ``__array_ufunc__`` gets it if it has ``answer``
+    and a higher ``__array_priority__``. Wrappers of autodev arrays (a Dask array) always
+    get it.
+    """
     t = type(other)
-    return t in DEFER_TO or getattr(t, "__array_ufunc__", False) is None
+    if t in DEFER_TO:
+        return True
+    override = getattr(t, "__array_ufunc__", _NO_OVERRIDE)
+    if override is None:
+        return True
+    if answer is None:
+        return False
+    if override is not _NO_OVERRIDE:
+        return isinstance(other, _np_ndarray) and \
+            getattr(t, answer, None) is not getattr(_np_ndarray, answer, None)
+    return hasattr(t, answer) and _priority(other) > _own_priority(a)
+
+
+def _defers_in_place(a: ndarray, other: Any) -> bool:
+    """True if ``a``'s in-place operator leaves the call to ``other`` (Python then tries
+    the forward operator): NumPy's rule for in-place operators, which never hand the call
+    to ``__array_ufunc__ = None`` but raise (NumPy's ufunc does), and otherwise defer as
+    the forward operator does to a higher ``__array_priority__``."""
+    t = type(other)
+    if t in DEFER_TO:
+        return True
+    override = getattr(t, "__array_ufunc__", _NO_OVERRIDE)
+    if override is None:
+        raise TypeError(f"operand '{t.__name__}' does not support ufuncs "
+                        "(__array_ufunc__=None)")
+    return override is _NO_OVERRIDE and _priority(other) > _own_priority(a)
+
+
+def _priority(obj: Any) -> float:
+    """``obj``'s ``__array_priority__`` as NumPy reads it (a NumPy scalar's priority where
+    it has none, or none that converts to a float)."""
+    try:
+        return float(getattr(obj, "__array_priority__", _SCALAR_PRIORITY))
+    except (TypeError, ValueError):
+        return _SCALAR_PRIORITY
+
+
+def _own_priority(a: ndarray) -> float:
+    """The priority NumPy would give ``a``: NumPy's array's (0.0) for an autodev array,
+    a subclass's own where it sets one."""
+    for klass in type(a).__mro__:
+        if klass is ndarray:
+            return 0.0
+        if "__array_priority__" in klass.__dict__:
+            return _priority(a)
+    return 0.0
+
+
+#: NumPy's ``NPY_SCALAR_PRIORITY``: the priority of an object that states none.
+_SCALAR_PRIORITY = -1000000.0
+
+
+#: NumPy's ``array ** exponent`` for these exact Python exponents runs another ufunc
+#: (``fast_scalar_power``): its values differ from ``power``'s in the last bit for complex
+#: data, and ``bool ** 2`` is int8. Exponent -> (ufunc, dtype kinds it is used for).
+_SCALAR_POWERS = {(int, 2): ("square", "biufc"), (int, -1): ("reciprocal", "fc"),
+                  (float, 0.5): ("sqrt", "fc")}
+
+
+def _power(forward: _Binary, in_place: bool) -> _Binary:
+    """``__pow__`` (``__ipow__`` if ``in_place``) from ``forward``, the operator of the
+    ufunc ``power``, with NumPy's ufunc for an exponent in :data:`_SCALAR_POWERS`."""
+    def op(self: ndarray, other: Any) -> Any:
+        t = type(other)
+        if t is int or t is float:
+            found = _SCALAR_POWERS.get((t, other))
+            if found is not None and self._data.dtype.kind in found[1]:
+                ufunc = PROTOCOLS.ufunc_for(getattr(np, found[0]))
+                if in_place:
+                    ufunc(self, out=self)
+                    return self
+                return _zero_d(ufunc(self), self)
+        return forward(self, other)
+
+    op.__name__ = op.__qualname__ = "__ipow__" if in_place else "__pow__"
+    return op
 
 
 #: Operators whose result may reuse a temporary operand's buffer (same dtype, shape).
@@ -393,16 +534,29 @@ _Binary = Callable[["ndarray", Any], Any]
 _Unary = Callable[["ndarray"], Any]
 
 
+#: The Python operator of each ufunc whose name differs (``__truediv__`` for true_divide).
+_OPERATOR_NAMES = {"subtract": "sub", "multiply": "mul", "true_divide": "truediv",
+                   "floor_divide": "floordiv", "remainder": "mod", "power": "pow",
+                   "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+                   "left_shift": "lshift", "right_shift": "rshift"}
+#: The comparison Python asks of the other operand when the first declines (``a < b``:
+#: ``b.__gt__(a)``).
+_REFLECTED_COMPARISONS = {"less": "__gt__", "less_equal": "__ge__", "greater": "__lt__",
+                          "greater_equal": "__le__", "equal": "__eq__", "not_equal": "__ne__"}
+
+
 def _arithmetic(name: str) -> tuple[_Binary, _Binary, _Binary]:
     """``__op__``, ``__rop__`` and ``__iop__`` of the NumPy ufunc ``name``."""
     func, spec = getattr(np, name), ufunc_spec(name)
-    return _binary(func, spec, False), _binary(func, spec, True), _inplace(func, spec)
+    answer = f"__r{_OPERATOR_NAMES.get(name, name)}__"
+    return _binary(func, spec, False, answer), _binary(func, spec, True), _inplace(func, spec)
 
 
 def _comparison(name: str, func: Callable[..., Any] | None = None) -> _Binary:
     """``__lt__`` and the like from the NumPy ufunc ``name`` (``func``: the host's own
     operator where it differs, as ``==`` does on strings)."""
-    return _binary(func or getattr(np, name), ufunc_spec(name), False)
+    return _binary(func or getattr(np, name), ufunc_spec(name), False,
+                   _REFLECTED_COMPARISONS[name])
 
 
 def _unary_of(name: str) -> _Unary:
@@ -465,7 +619,7 @@ class ndarray:
     _device: Device
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
-    _scalar: bool
+    _scalar: bool | _Standard  # True: a NumPy scalar kept on its device; STANDARD: see there
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
@@ -552,9 +706,19 @@ class ndarray:
         return _FlatIter(self)
 
     @property
-    def base(self) -> None:
-        """Always None: autodev tracks views through its storages instead."""
-        return None
+    def base(self) -> Any:
+        """The array whose memory this one views (None if it owns its memory), as NumPy's:
+        an autodev array over that memory, sharing this one's storage (writes through
+        either are seen by the other and by every mirror's version). It is made when
+        asked, so a view keeps alive only the memory NumPy's view would (not the viewed
+        wrapper's mirrors), and two reads are equal arrays, not the same object."""
+        base = getattr(self._data, "base", None)
+        if base is None:
+            return None
+        device = self._device
+        if not backend_for(device).is_native(base):
+            return base  # memory NumPy's array views (bytes, a memory map): NumPy's answer
+        return new(base, device, R.storage_of(self), False, self._pin)
 
     # ------------------------------------------------------------------ devices
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> "ndarray":
@@ -609,7 +773,10 @@ class ndarray:
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if DEFER_TO and defers_to_other(inputs, kwargs):
             return NotImplemented  # a Dask array among the operands runs the ufunc (NEP 13)
-        wrapper = PROTOCOLS.ufunc_for(ufunc)
+        if overriding(inputs, kwargs):
+            return NotImplemented  # as NumPy's array's: an override among them runs it
+        # (NumPy's ufunc, or autodev's when an override passes it on through super())
+        wrapper = PROTOCOLS.ufunc_for(getattr(ufunc, "_np", ufunc))
         if wrapper is None:
             return NotImplemented
         if method == "__call__":
@@ -815,6 +982,7 @@ class ndarray:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
         super().__init_subclass__(**kwargs)
+        install_overrides(cls, PROTOCOLS.ufunc_for)  # before install: it keeps these
         install(cls)
 
     def fill(self, value: Any) -> None:
@@ -896,13 +1064,14 @@ class ndarray:
     __floordiv__, __rfloordiv__, __ifloordiv__ = _arithmetic("floor_divide")
     __mod__, __rmod__, __imod__ = _arithmetic("remainder")
     __pow__, __rpow__, __ipow__ = _arithmetic("power")
+    __pow__, __ipow__ = _power(__pow__, False), _power(__ipow__, True)
     __matmul__, __rmatmul__, __imatmul__ = _arithmetic("matmul")
     __and__, __rand__, __iand__ = _arithmetic("bitwise_and")
     __or__, __ror__, __ior__ = _arithmetic("bitwise_or")
     __xor__, __rxor__, __ixor__ = _arithmetic("bitwise_xor")
     __lshift__, __rlshift__, __ilshift__ = _arithmetic("left_shift")
     __rshift__, __rrshift__, __irshift__ = _arithmetic("right_shift")
-    __divmod__ = _binary(np.divmod, ufunc_spec("divmod"), False)
+    __divmod__ = _binary(np.divmod, ufunc_spec("divmod"), False, "__rdivmod__")
     __rdivmod__ = _binary(np.divmod, ufunc_spec("divmod"), True)
     __lt__ = _comparison("less")
     __le__ = _comparison("less_equal")

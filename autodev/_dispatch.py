@@ -24,6 +24,7 @@ from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
 from ._residency.memory import after_declined, after_oom, check_not_view, write_back
 from ._capability.specs import OpSpec
+from ._capability.table import TABLE
 from ._trace import STATS, Record, emit, tick
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
@@ -87,11 +88,50 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if kwargs:
         _collect(kwargs.values(), arrays)
     pin = pin_of(arrays) if STATE.pinned else None
-    device, record = choose(spec, arrays, kwargs, pin)
+    host_only = _host_only(spec, args)
+    device, record = choose(spec, arrays, kwargs, pin, host_only)
     result = execute(spec, device, args, kwargs, record)
     if pin is not None:
         result = _label(result, pin, arrays)
     return result
+
+
+#: The capability rule of NumPy's ufuncs (their specs' ``gpu_ok``): it marks the calls whose
+#: positional arguments are all operands, each of which a GPU must hold.
+_UFUNC_RULE = TABLE["ufunc"].rule
+#: Python scalars every GPU takes as operands.
+_GPU_SCALARS = frozenset({int, float, complex, bool})
+
+
+def gpu_operand(obj: Any) -> bool:
+    """False for an operand no GPU holds (capability table, row ``ufunc``): one that NumPy
+    reads as an object, string or datetime array (None, a Fraction, a ``str``,
+    ``numpy.datetime64``, any other Python object) or a NumPy array or scalar of a dtype
+    the GPU lacks. A call given one runs on the CPU, where NumPy gives its result (an
+    object array) or its error; lists and tuples are converted on the device."""
+    t = type(obj)
+    if t in _GPU_SCALARS or t is ndarray or t is tuple or t is list or t in FOREIGN_ARRAYS:
+        return True
+    if t is np.ndarray or isinstance(obj, np.generic):
+        gpu = STATE.gpu
+        return gpu is None or gpu.supports_dtype(obj.dtype)
+    return False
+
+
+def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
+    """True if an argument keeps the call on the CPU: an instance of a subclass of NumPy's
+    array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), or,
+    for a ufunc, an operand no GPU holds (:func:`gpu_operand`)."""
+    ufunc = spec.gpu_ok is _UFUNC_RULE
+    for a in args:
+        t = type(a)
+        if t is ndarray or t in _GPU_SCALARS:
+            continue
+        if t is not np.ndarray and isinstance(a, np.ndarray):
+            return True
+        if ufunc and not gpu_operand(a):
+            return True
+    return False
 
 
 def placed(result: Any, device: Any) -> Any:
@@ -165,8 +205,10 @@ def _collect(items: Iterable[Any], found: list[Any]) -> None:
 
 
 def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
-           pin: Device | None = None) -> tuple[Device, Record | None]:
-    """Pick the device for a call; return it and a trace record if watched."""
+           pin: Device | None = None, host_only: bool = False
+           ) -> tuple[Device, Record | None]:
+    """Pick the device for a call; return it and a trace record if watched (``host_only``:
+    an operand no GPU holds, see :func:`gpu_operand`)."""
     gpu = STATE.gpu if STATE.settled else active_gpu()  # the usable kind of highest priority
     costs: tuple[float, float] | None = None
     out = kwargs.get("out") if kwargs else None
@@ -174,6 +216,8 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
         out = out[0]
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
+    elif host_only:
+        device, reason = CPU, "a NumPy subclass, or an operand no GPU holds (capability table)"
     elif pin is not None:
         device, reason = _decide_pinned(spec, arrays, kwargs, out, gpu, pin)
     elif gpu is None:
@@ -586,10 +630,12 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     return None, result
 
 
-def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False,
+def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: Any = False,
         pin: Device | None = None) -> Any:
     """Make an autodev array around native ``data`` living on ``device`` (the private
-    constructor); ``pin``: the device it is pinned to, None for autodev's placement."""
+    constructor); ``scalar``: True for a NumPy scalar kept on its device, or the array-API
+    face's 0-d mark (``autodev._array.STANDARD``); ``pin``: the device it is pinned to,
+    None for autodev's placement."""
     a = _object_new(ndarray)
     a._data = data
     a._device = device

@@ -26,6 +26,7 @@ from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_a
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
+from ._overrides import normalized, overriding, run
 from ._subclass import SUBCLASSES, keep_class, of_inputs
 from ._trace import tick
 from ._typing import Casting, DeviceLike, Order
@@ -95,19 +96,44 @@ class ufunc(functools.partial):
         return self
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
+        if _may_override(args, kwargs):
+            inputs, given = normalized("reduce", args, kwargs)
+            found = overriding(inputs, given)
+            if found:
+                return run(self, "reduce", inputs, given, found)
         return call(self._methods["reduce"], args, kwargs)
 
     def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        if _may_override(args, kwargs):
+            inputs, given = normalized("accumulate", args, kwargs)
+            found = overriding(inputs, given)
+            if found:
+                return run(self, "accumulate", inputs, given, found)
         return call(self._methods["accumulate"], args, kwargs)
 
     def reduceat(self, *args: Any, **kwargs: Any) -> Any:
+        if _may_override(args, kwargs):
+            inputs, given = normalized("reduceat", args, kwargs)
+            found = overriding(inputs, given)
+            if found:
+                return run(self, "reduceat", inputs, given, found)
         return call(self._methods["reduceat"], args, kwargs)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
+        if _may_override(args, kwargs):
+            inputs, given = normalized("outer", args, kwargs)
+            found = overriding(inputs, given)
+            if found:
+                return run(self, "outer", inputs, given, found)
         return call(self._methods["outer"], args, kwargs)
 
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
+        inputs = (a, indices) if b is None else (a, indices, b)
+        found = overriding(inputs, {}) if _may_override(inputs, {}) else None
+        if found:
+            run(self, "at", inputs, {}, found)
+            return
         device = a._device
         func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
             else backend_for(device).resolve(self._spec.path + ".at")
@@ -140,7 +166,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
     """What calling the autodev ufunc of ``np_ufunc`` runs (``family``: see ``ufunc._tiny``)."""
     # a one-input ufunc's second positional argument is ``out``: the general path's
     one_input = np_ufunc.nin == 1
-    general = functools.partial(_general, spec, np_ufunc.nin, np_ufunc.nout)
+    general = functools.partial(_general, spec, np_ufunc)
 
     def call_ufunc(x: Any = _NO_ARGUMENT, y: Any = _NO_ARGUMENT, /, *rest: Any,
                    **kwargs: Any) -> Any:
@@ -194,9 +220,17 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
     return call_ufunc
 
 
-def _general(spec: OpSpec, nin: int, nout: int, x: Any, y: Any, rest: tuple[Any, ...],
+def _may_override(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """False if no argument can override ``__array_ufunc__`` (every one a plain autodev
+    array or a Python scalar): the check that keeps NEP 13 off the common calls."""
+    return bool(kwargs) or any(type(a) is not ndarray and type(a) not in _PLAIN for a in args)
+
+
+def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
              kwargs: dict[str, Any]) -> Any:
-    """A ufunc call dispatched through the cost model (``nin``, ``nout``: the ufunc's)."""
+    """A ufunc call dispatched through the cost model, or handed to an operand overriding
+    ``__array_ufunc__`` (NEP 13)."""
+    nin, nout = np_ufunc.nin, np_ufunc.nout
     if x is _NO_ARGUMENT:
         args: tuple[Any, ...] = rest
     elif y is _NO_ARGUMENT:
@@ -210,6 +244,9 @@ def _general(spec: OpSpec, nin: int, nout: int, x: Any, y: Any, rest: tuple[Any,
         args = args[:nin]
         kwargs = {**kwargs, "out": outs[0] if nout == 1 else
                   (*outs, *(None,) * (nout - len(outs)))}
+    found = overriding(args, kwargs)
+    if found:
+        return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
     result = call(spec, args, kwargs)
     return of_inputs(args, result) if SUBCLASSES else result
 
@@ -652,7 +689,7 @@ def isrealobj(x: Any) -> bool:
 
 def isscalar(element: Any) -> bool:
     """True for scalars, including autodev's device-resident scalar results."""
-    return element._scalar if type(element) is ndarray else np.isscalar(element)
+    return bool(element._scalar) if type(element) is ndarray else np.isscalar(element)
 
 
 def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:

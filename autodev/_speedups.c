@@ -282,6 +282,19 @@ finish(FastCall *self, PyObject *result)
     return out;
 }
 
+/* A binary operator's NumPy result, as finish() gives it, except that a result which is
+ * not one NumPy array goes through `other(result, a, operand)`: a 0-d result depends on
+ * the operands (autodev._array._zero_d). Steals `result`. */
+static PyObject *
+finish_binary(FastCall *self, PyObject *result, PyObject *a, PyObject *operand)
+{
+    if (result == NULL || Py_TYPE(result) == NpArray || self->other == Py_None)
+        return finish(self, result);
+    PyObject *out = PyObject_CallFunctionObjArgs(self->other, result, a, operand, NULL);
+    Py_DECREF(result);
+    return out;
+}
+
 static PyObject *
 binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -316,7 +329,7 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     PyObject *result = PyObject_Vectorcall(self->func, operands, 2, NULL);
     Py_DECREF(o);
     Py_DECREF(data);
-    return finish(self, result);
+    return finish_binary(self, result, a, args[1]);
 }
 
 static int

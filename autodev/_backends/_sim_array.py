@@ -63,7 +63,7 @@ class SimArray:
 
     @property
     def base(self) -> Any:
-        return self._a.base
+        return _wrap(self._a.base)  # a device array, as CuPy's base is
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -443,8 +443,9 @@ def scalar_dot(backend: Backend, func: Func) -> Func:
 
 def ufunc_operands(backend: Backend, func: Func) -> Func:
     """A NumPy ufunc on the GPU: list or tuple operands become device arrays (CuPy raises
-    'Unsupported type'), and with ``out=`` the casts are first checked on empty host
-    arrays, so a refused cast raises NumPy's ``UFuncTypeError`` (CuPy: a plain TypeError)."""
+    'Unsupported type'), and NumPy's ``UFuncTypeError`` where CuPy raises a plain
+    TypeError: with ``out=`` the casts are first checked on host probes, and a call CuPy
+    refuses with a TypeError is rehearsed on them, raising NumPy's own error for it."""
     np_ufunc = getattr(np, func.__name__.removeprefix("cupy_"))  # CuPy's are "cupy_add"
     nin = np_ufunc.nin
 
@@ -454,7 +455,11 @@ def ufunc_operands(backend: Backend, func: Func) -> Func:
                          for i, a in enumerate(args))
         if len(args) > nin or kwargs.get("out") is not None:
             _rehearse(np_ufunc, args, kwargs)
-        return func(*args, **kwargs)
+        try:
+            return func(*args, **kwargs)
+        except TypeError:
+            _rehearse(np_ufunc, args, kwargs)  # NumPy's error where NumPy refuses it too
+            raise
 
     return call
 
@@ -476,17 +481,23 @@ def ufunc_list_operands(nin: int) -> Factory:
 
 def _rehearse(np_ufunc: np.ufunc, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Run ``np_ufunc`` on one-element host arrays of the call's dtypes and ranks (core
-    dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data."""
+    dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data.
+    The probes hold ones, a value every ufunc takes (an uninitialised negative integer
+    would raise ``power``'s 'Integers to negative integer powers' ValueError), and their
+    floating-point warnings are silenced: only the types are rehearsed."""
     def probe(a: Any) -> Any:
         dtype = getattr(a, "dtype", None)
-        return a if dtype is None else np.empty((1,) * a.ndim, dtype)
+        return a if dtype is None else np.ones((1,) * a.ndim, dtype)
 
     out = kwargs.get("out")
     outs = out if type(out) is tuple else (out,) if out is not None else ()
     inputs = [probe(a) for a in args[:np_ufunc.nin]]
     outputs = tuple(None if o is None else probe(o) for o in (*args[np_ufunc.nin:], *outs))
-    options = {k: v for k, v in kwargs.items() if k in ("dtype", "casting")}
-    np_ufunc(*inputs, out=outputs if len(outputs) > 1 else outputs[0], **options)
+    options: dict[str, Any] = {k: v for k, v in kwargs.items() if k in ("dtype", "casting")}
+    if outputs:
+        options["out"] = outputs if len(outputs) > 1 else outputs[0]
+    with np.errstate(all="ignore"):
+        np_ufunc(*inputs, **options)
 
 
 def named_real_eig(backend: Backend, func: Func) -> Func:

@@ -196,7 +196,7 @@ def _build_specs(prefix: str, module: ModuleType | str, table: dict[str, str]) -
 _SCALAR_LINALG = frozenset({"det", "slogdet", "norm", "cond", "matrix_rank", "vector_norm",
                             "matrix_norm", "trace"})
 #: Functions outside those families for which NumPy turns a 0-d result into a scalar.
-_SCALAR_OTHERS = frozenset({"round", "around", "clip", "interp", "angle", "nan_to_num", "take",
+_SCALAR_OTHERS = frozenset({"round", "around", "clip", "interp", "angle", "nan_to_num", "take", "flip",
                             "isclose", "sinc", "searchsorted", "choose"})
 #: Functions in those families for which NumPy returns a 0-d result as an array.
 _ARRAY_ALWAYS = frozenset({"tensordot"})

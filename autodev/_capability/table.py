@@ -315,7 +315,9 @@ def _rows() -> list[Row]:
         # --- ufuncs
         Row("ufunc", "cupy.ufunc", "keywords out/dtype/casting only: where=/order=/subok=/"
             "signature= raise 'Wrong arguments'; no list operands; plain TypeError for a "
-            "refused cast", rule=_ufunc_rule, correction=ufunc_operands, imitation=S.ufunc_call_imitation(UFUNC_KEYWORDS)),
+            "refused cast or a missing loop; no operand of a dtype it lacks (object: None, a "
+            "Fraction, any Python object; strings; datetimes): such calls run on the CPU",
+            rule=_ufunc_rule, correction=ufunc_operands, imitation=S.ufunc_call_imitation(UFUNC_KEYWORDS)),
         *(Row(f"ufunc.{m}", f"cupy.ufunc.{m}",
               f"only for {', '.join(sorted(UFUNC_METHODS[m][0]))} (NotImplementedError)",
               imitation=S.ufunc_method_imitation(m, *UFUNC_METHODS[m]))

@@ -153,25 +153,25 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
 def empty(shape: int | tuple[int, ...], *,
           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """An uninitialised array of ``shape``."""
-    return _ad.empty(shape, dtype=dtype, **_dev(device))
+    return as_arrays(_ad.empty(shape, dtype=dtype, **_dev(device)))
 
 
 def zeros(shape: int | tuple[int, ...], *,
           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """An array of zeros of ``shape``."""
-    return _ad.zeros(shape, dtype=dtype, **_dev(device))
+    return as_arrays(_ad.zeros(shape, dtype=dtype, **_dev(device)))
 
 
 def ones(shape: int | tuple[int, ...], *,
          dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """An array of ones of ``shape``."""
-    return _ad.ones(shape, dtype=dtype, **_dev(device))
+    return as_arrays(_ad.ones(shape, dtype=dtype, **_dev(device)))
 
 
 def full(shape: int | tuple[int, ...], fill_value: complex, *, dtype: DTypeLike | None = None,
          device: DeviceLike | None = None) -> ndarray:
     """An array of ``shape`` filled with ``fill_value``."""
-    return _ad.full(shape, as_arrays(fill_value), dtype=dtype, **_dev(device))
+    return as_arrays(_ad.full(shape, as_arrays(fill_value), dtype=dtype, **_dev(device)))
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
@@ -199,8 +199,9 @@ def _like(name: str) -> Any:
     def function(x: ndarray, /, *,
                  dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
         if device is None:
-            return like(x, dtype=dtype)
-        return plain(x.shape, dtype=x.dtype if dtype is None else dtype, device=device)
+            return as_arrays(like(x, dtype=dtype))
+        return as_arrays(plain(x.shape, dtype=x.dtype if dtype is None else dtype,
+                               device=device))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``{name[:-5]}`` shaped as ``x``, on ``device`` or where ``x`` lives."
@@ -216,9 +217,9 @@ def full_like(x: ndarray, /, fill_value: complex, *, dtype: DTypeLike | None = N
               device: DeviceLike | None = None) -> ndarray:
     """An array shaped as ``x`` filled with ``fill_value``, on ``device`` or with ``x``."""
     if device is None:
-        return _ad.full_like(x, as_arrays(fill_value), dtype=dtype)
-    return _ad.full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype,
-                    device=device)
+        return as_arrays(_ad.full_like(x, as_arrays(fill_value), dtype=dtype))
+    return as_arrays(_ad.full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype,
+                              device=device))
 
 
 from_dlpack = standard(_from_dlpack, "from_dlpack")
@@ -227,7 +228,7 @@ from_dlpack = standard(_from_dlpack, "from_dlpack")
 def astype(x: ndarray, dtype: DTypeLike, /, *, copy: py_bool = True,
            device: DeviceLike | None = None) -> ndarray:
     """``x`` cast to ``dtype``, where ``x`` lives (or on ``device``)."""
-    result = as_arrays(x).astype(dtype, copy=copy)
+    result = as_arrays(as_arrays(x).astype(dtype, copy=copy))
     if device is None:
         return result
     moved = result.to_device(device)

@@ -14,7 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._residency import storage as R
-from .._array import ndarray
+from .._array import STANDARD, ndarray
+from .._device import CPU
 from .._dispatch import new
 
 
@@ -25,11 +26,13 @@ def as_arrays(result: Any) -> Any:
     """
     t = type(result)
     if t is ndarray:
-        if not result._scalar:
+        if result._scalar is STANDARD or result._data.ndim:
             return result
-        # a scalar left on its device: the same data, seen as a 0-d array (same storage,
-        # so a write through either is a write to both)
-        return new(result._data, result._device, R.storage_of(result), False)
+        # a 0-d array, or a scalar left on its device: the same data seen as the
+        # standard's 0-d array (same storage, so a write through either is a write to
+        # both), whose operators give 0-d arrays too
+        return new(result._data, result._device, R.storage_of(result), STANDARD,
+                   result._pin)
     if isinstance(result, np.generic):
         return _from_scalar(result)
     if t is tuple or t is list:
@@ -41,9 +44,7 @@ def as_arrays(result: Any) -> Any:
 
 def _from_scalar(value: np.generic) -> Any:
     """A NumPy scalar (which only the host computes) as a 0-d autodev array."""
-    import autodev
-
-    return autodev.asarray(np.asarray(value))
+    return new(np.asarray(value), CPU, None, STANDARD)
 
 
 def standard(func: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:

@@ -1,0 +1,177 @@
+"""NumPy's ufunc override protocol (NEP 13) for autodev's ufuncs and operators.
+
+An operand whose class defines its own ``__array_ufunc__`` (a subclass of
+``autodev.ndarray`` that converts its inputs and calls ``super().__array_ufunc__``, a
+duck array) gets autodev's ufunc calls as it gets NumPy's: NumPy's order (subclasses
+before their bases, otherwise left to right), ``out=`` passed as a tuple, ``TypeError``
+when every override returns ``NotImplemented`` or one sets ``__array_ufunc__ = None``.
+The default implementations, autodev's array's and NumPy's, run the ufunc themselves and
+are no overrides. The operators of a subclass with its own ``__array_ufunc__`` call the
+ufunc, as NumPy's operators do, so the override sees them too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _dispatch as D
+
+_ABSENT = object()
+#: autodev's ufunc standing for a NumPy one (``autodev._namespace.ufunc_for``, which sits
+#: above this module), given by :func:`install`.
+_UFUNC_FOR: list[Callable[[Any], Any]] = [lambda np_ufunc: np_ufunc]
+#: Operand types that never override (checked first: they are nearly every operand).
+_PLAIN = frozenset({int, float, complex, bool, type(None), str, np.ndarray, np.float64,
+                    np.float32, np.int64, np.int32, np.complex128, np.bool_, tuple, list})
+
+
+def _is_default(method: Any) -> bool:
+    """True for the ``__array_ufunc__`` of autodev's array or NumPy's (or a wrapper of one,
+    as autodev's subclasses inherit it)."""
+    default = (D.ndarray.__array_ufunc__, np.ndarray.__array_ufunc__)
+    return method in default or getattr(method, "__wrapped__", None) in default
+
+
+def overriding(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The operands (inputs, then ``out=``'s arrays) whose class overrides
+    ``__array_ufunc__``, one per class, subclasses before their bases (NumPy's order)."""
+    out = kwargs.get("out") if kwargs else None
+    outs = out if type(out) is tuple else () if out is None else (out,)
+    found: list[Any] = []
+    for obj in (*args, *outs):
+        t = type(obj)
+        if t in _PLAIN or t is D.ndarray or t in D.DEFER_TO:
+            continue
+        method = getattr(t, "__array_ufunc__", _ABSENT)
+        if method is _ABSENT or (method is not None and _is_default(method)) \
+                or any(type(f) is t for f in found):
+            continue
+        place = next((i for i, f in enumerate(found) if issubclass(t, type(f))), len(found))
+        found.insert(place, obj)
+    return found
+
+
+def run(ufunc: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+        found: list[Any]) -> Any:
+    """Hand ``ufunc``'s ``method`` call to the overrides ``found`` (see :func:`overriding`),
+    as NumPy does: the first result that is not ``NotImplemented``."""
+    for obj in found:
+        if type(obj).__array_ufunc__ is None:
+            raise TypeError(f"operand '{type(obj).__name__}' does not support ufuncs "
+                            "(__array_ufunc__=None)")
+    out = kwargs.get("out", _ABSENT)
+    if out is not _ABSENT:
+        kwargs = {**kwargs, "out": out if type(out) is tuple else (out,)}
+    for obj in found:
+        result = type(obj).__array_ufunc__(obj, ufunc, method, *args, **kwargs)
+        if result is not NotImplemented:
+            return result
+    names = ", ".join(repr(type(a).__name__) for a in (*args, *kwargs.get("out", ()))
+                      if a is not None)
+    raise TypeError(f"operand type(s) all returned NotImplemented from "
+                    f"__array_ufunc__({ufunc!r}, {method!r}, ...): {names}")
+
+
+#: Per ufunc method: how many leading positional arguments are inputs, and the names of
+#: the positional arguments after them (NumPy hands an override keywords for those).
+_METHOD_ARGUMENTS = {
+    "reduce": (1, ("axis", "dtype", "out", "keepdims", "initial", "where")),
+    "accumulate": (1, ("axis", "dtype", "out")),
+    "reduceat": (2, ("axis", "dtype", "out")),
+    "outer": (2, ()),
+    "at": (3, ()),
+}
+
+
+def normalized(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """A ufunc method's inputs and keywords as NumPy gives them to an override: the
+    positional arguments after the inputs become keywords, and ``out=None`` is left out."""
+    nin, names = _METHOD_ARGUMENTS[method]
+    if len(args) > nin:
+        kwargs = {**dict(zip(names, args[nin:])), **kwargs}
+        args = args[:nin]
+    if "out" in kwargs and kwargs["out"] is None:
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    return args, kwargs
+
+
+#: Array methods NumPy runs as a ufunc's ``reduce`` (numpy/_core/_methods.py), with the
+#: names of their positional arguments.
+_REDUCING_METHODS = {
+    "sum": ("add", ("axis", "dtype", "out", "keepdims", "initial", "where")),
+    "prod": ("multiply", ("axis", "dtype", "out", "keepdims", "initial", "where")),
+    "max": ("maximum", ("axis", "out", "keepdims", "initial", "where")),
+    "min": ("minimum", ("axis", "out", "keepdims", "initial", "where")),
+    "any": ("logical_or", ("axis", "out", "keepdims", "where")),
+    "all": ("logical_and", ("axis", "out", "keepdims", "where")),
+}
+
+#: Operators and the NumPy ufunc each calls (``__iadd__``: ``add`` with ``out=self``).
+_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
+    "rshift": "right_shift", "divmod": "divmod",
+}
+_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+                "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
+
+
+def install(cls: type, ufunc_for: Callable[[Any], Any]) -> None:
+    """Give ``cls`` (a subclass of ``autodev.ndarray``) operators that call autodev's ufuncs,
+    if it overrides ``__array_ufunc__``, so its override sees them as NumPy's would
+    (``ufunc_for``: autodev's ufunc standing for a NumPy one)."""
+    if _is_default(getattr(cls, "__array_ufunc__", None)):
+        return
+    _UFUNC_FOR[0] = ufunc_for
+
+    def binary(ufunc_name: str, reflected: bool) -> Callable[[Any, Any], Any]:
+        def op(self: Any, other: Any) -> Any:
+            if getattr(type(other), "__array_ufunc__", _ABSENT) is None:
+                return NotImplemented  # NumPy's operators leave the call to such an operand
+            ufunc = ufunc_for(getattr(np, ufunc_name))
+            return ufunc(other, self) if reflected else ufunc(self, other)
+        return op
+
+    def in_place(ufunc_name: str) -> Callable[[Any, Any], Any]:
+        def op(self: Any, other: Any) -> Any:
+            return ufunc_for(getattr(np, ufunc_name))(self, other, out=(self,))
+        return op
+
+    def unary(ufunc_name: str) -> Callable[[Any], Any]:
+        return lambda self: ufunc_for(getattr(np, ufunc_name))(self)
+
+    for op, name in _OPERATORS.items():
+        _set(cls, f"__{op}__", binary(name, False))
+        _set(cls, f"__r{op}__", binary(name, True))
+        if op != "divmod":
+            _set(cls, f"__i{op}__", in_place(name))
+    for op, name in _COMPARISONS.items():
+        _set(cls, f"__{op}__", binary(name, False))
+    for op, name in _UNARY.items():
+        _set(cls, f"__{op}__", unary(name))
+    for method, (name, names) in _REDUCING_METHODS.items():
+        _set(cls, method, reducing(name, names))
+
+
+def reducing(ufunc_name: str, names: tuple[str, ...]) -> Callable[..., Any]:
+    """An array method NumPy runs as ``ufunc.reduce`` (``a.max()``: ``maximum.reduce``)."""
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        given = {"axis": None, **dict(zip(names, args)), **kwargs}
+        if given.get("out", _ABSENT) is None:
+            del given["out"]
+        return _UFUNC_FOR[0](getattr(np, ufunc_name)).reduce(self, **given)
+
+    return method
+
+
+def _set(cls: type, name: str, method: Callable[..., Any]) -> None:
+    """Set ``method`` on ``cls`` unless the class itself defines ``name``."""
+    if name not in cls.__dict__:
+        method.__name__ = name
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, method)

@@ -1,0 +1,420 @@
+"""Operators against NumPy's, in every mode: no GPU (the compiled hot path, or pure Python
+under AUTODEV_PURE_PYTHON=1, which a test here also runs), and the simulated GPU under
+policies ``auto`` and ``gpu``. Each case compares what NumPy and autodev give: the value,
+its type (a NumPy scalar is not a 0-d array), dtype and shape, or the exception's type.
+The cases are the differences an adversarial differential campaign found (issue 23), and
+a hypothesis search over array kinds x operand kinds x operators.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import decimal
+import fractions
+import json
+import operator
+import os
+import subprocess
+import sys
+from typing import Any, Callable, Iterator
+
+import numpy
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import autodev
+from autodev._config import SPEEDUPS
+from autodev.testing import simulated_gpu
+
+MODES = ("no-gpu", "sim-auto", "sim-gpu")
+
+
+@contextlib.contextmanager
+def in_mode(mode: str) -> Iterator[None]:
+    """Calls in ``mode``: no GPU, or the simulated GPU under policy auto or gpu."""
+    if mode == "no-gpu":
+        yield
+        return
+    with simulated_gpu(), autodev.policy(mode.removeprefix("sim-")):
+        yield
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    with in_mode(request.param):
+        yield request.param
+
+
+def describe(value: Any) -> Any:
+    """What a result is, as comparable between NumPy and autodev: an autodev array reads
+    as a NumPy array of the same type name, dtype, shape and values."""
+    if isinstance(value, autodev.ndarray):
+        value = value.get()
+    if type(value) is numpy.ndarray:  # (an object array's bytes are its pointers, and a
+        # long double's bytes hold padding)
+        exact = value.dtype.kind == "O" or (value.dtype.kind in "fc" and value.itemsize > 8
+                                            and value.dtype != numpy.complex128)
+        return ("ndarray", value.dtype.str, value.shape,
+                repr(value.tolist()) if exact else value.tobytes())
+    if type(value) is tuple:
+        return tuple(describe(v) for v in value)
+    if isinstance(value, numpy.generic):
+        return (type(value).__name__, value.dtype.str, repr(value))
+    return (type(value).__name__, repr(value))
+
+
+def outcome(case: Callable[[Any], Any], xp: Any) -> Any:
+    try:
+        with numpy.errstate(all="ignore"):
+            return ("ok", describe(case(xp)))
+    except Exception as error:  # noqa: BLE001 - the error's type is what is compared
+        return ("raised", type(error))
+
+
+def same_as_numpy(case: Callable[[Any], Any]) -> None:
+    expected, got = outcome(case, numpy), outcome(case, autodev)
+    assert got == expected
+
+
+class Priority:
+    """An operand asking for the call by ``__array_priority__`` (no ``__array_ufunc__``)."""
+
+    __array_priority__ = 50.0
+
+    def __radd__(self, other: Any) -> str:
+        return "Priority.__radd__"
+
+    def __rmatmul__(self, other: Any) -> str:
+        return "Priority.__rmatmul__"
+
+    def __rmul__(self, other: Any) -> str:
+        return "Priority.__rmul__"
+
+
+class LowPriority(Priority):
+    __array_priority__ = -1.0
+
+
+class Refusing:
+    """An operand that takes every binary operator itself (``__array_ufunc__ = None``)."""
+
+    __array_ufunc__ = None
+
+    def __radd__(self, other: Any) -> str:
+        return "Refusing.__radd__"
+
+    def __rsub__(self, other: Any) -> str:
+        return "Refusing.__rsub__"
+
+
+def in_place(op: Callable[[Any, Any], Any], left: Callable[[Any], Any],
+             right: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A case: ``x = left(xp); x op= right(xp)``; the result, then ``x`` itself."""
+    def case(xp: Any) -> Any:
+        x = left(xp)
+        result = op(x, right(xp))
+        return result, x
+
+    return case
+
+
+CASES: dict[str, Callable[[Any], Any]] = {
+    # 0-d operands: NumPy scalars, as np.dot and sum give
+    "0-d * 2": lambda xp: xp.array(2.5) * 2,
+    "2 * 0-d": lambda xp: 2 * xp.array(2.5),
+    "0-d int / 0-d": lambda xp: xp.array(3) / xp.array(2),
+    "-0-d": lambda xp: -xp.array(2.5),
+    "abs(0-d)": lambda xp: abs(xp.array(-2)),
+    "0-d > 1": lambda xp: xp.array(2.5) > 1,
+    "divmod 0-d": lambda xp: divmod(xp.array(7), 2),
+    "vector @ vector": lambda xp: xp.arange(3.0) @ xp.arange(3.0),
+    "vector @ vector, int": lambda xp: xp.arange(3) @ xp.arange(3),
+    "float32 0-d + python float": lambda xp: xp.array(1.5, xp.float32) + 2.0,
+    # in-place matmul
+    "vector @= vector": in_place(operator.imatmul, lambda xp: xp.arange(3.0),
+                                 lambda xp: xp.arange(3.0)),
+    "vector @= matrix": in_place(operator.imatmul, lambda xp: xp.arange(3.0),
+                                 lambda xp: xp.ones((3, 3))),
+    "matrix @= vector": in_place(operator.imatmul, lambda xp: xp.ones((3, 3)),
+                                 lambda xp: xp.arange(3.0)),
+    "matrix @= matrix": in_place(operator.imatmul, lambda xp: xp.ones((2, 2)),
+                                 lambda xp: xp.full((2, 2), 2.0)),
+    "0-d @= matrix": in_place(operator.imatmul, lambda xp: xp.array(1.0),
+                              lambda xp: xp.ones((2, 2))),
+    # deferral (NEP 13, binop_should_defer)
+    "array * numpy.matrix": lambda xp: xp.ones((2, 2)) * numpy.matrix([[1, 2], [3, 4]]),
+    "array + priority": lambda xp: xp.arange(3) + Priority(),
+    "array @ priority": lambda xp: xp.arange(3) @ Priority(),
+    "array * low priority": lambda xp: xp.arange(3) * LowPriority(),
+    "array += priority": in_place(operator.iadd, lambda xp: xp.arange(3), lambda xp: Priority()),
+    "array + refusing": lambda xp: xp.arange(3) + Refusing(),
+    "array - refusing": lambda xp: xp.arange(3) - Refusing(),
+    "array * refusing": lambda xp: xp.arange(3) * Refusing(),
+    "array += refusing": in_place(operator.iadd, lambda xp: xp.arange(3), lambda xp: Refusing()),
+    "array -= refusing": in_place(operator.isub, lambda xp: xp.arange(3.0),
+                                  lambda xp: Refusing()),
+    # comparisons with NumPy's string and datetime scalars
+    "array == numpy.str_": lambda xp: xp.arange(3) == numpy.str_("a"),
+    "array != numpy.str_": lambda xp: xp.arange(3) != numpy.str_("a"),
+    "array == numpy.bytes_": lambda xp: xp.arange(3) == numpy.bytes_(b"a"),
+    "array == datetime64": lambda xp: xp.arange(3) == numpy.datetime64("2020-01-01"),
+    "array < numpy.str_": lambda xp: xp.arange(3) < numpy.str_("a"),
+    "array + numpy.str_": lambda xp: xp.arange(3) + numpy.str_("a"),
+    "array == str": lambda xp: xp.arange(3) == "a",
+    # object operands: NumPy's object arrays, computed on the host
+    "array + Fraction": lambda xp: xp.arange(3) + fractions.Fraction(1, 3),
+    "Fraction * array": lambda xp: fractions.Fraction(1, 3) * xp.arange(3),
+    "array + None": lambda xp: xp.arange(3) + None,
+    "array == None": lambda xp: xp.arange(3) == None,  # noqa: E711 - the operator is tested
+    "array + object array": lambda xp: xp.arange(2) + numpy.array([fractions.Fraction(1, 2)] * 2),
+    "ufunc(array, Fraction)": lambda xp: xp.add(xp.arange(3), fractions.Fraction(1, 3)),
+    "masked array + array": lambda xp: numpy.ma.masked_array([1, 2, 3], [0, 1, 0]) + xp.arange(3),
+    # in-place integer power (the GPU correction's cast rehearsal)
+    "int **= int": in_place(operator.ipow, lambda xp: xp.arange(5), lambda xp: xp.arange(5)),
+    "int **= 2": in_place(operator.ipow, lambda xp: xp.arange(5), lambda xp: 2),
+    "int **= -1": in_place(operator.ipow, lambda xp: xp.arange(1, 5), lambda xp: -1),
+    "int8 += int64 (refused cast)": in_place(operator.iadd, lambda xp: xp.arange(3, dtype="i1"),
+                                             lambda xp: xp.arange(3.0)),
+    # NumPy's ``**`` runs square, reciprocal or sqrt for the exponents 2, -1 and 0.5
+    "bool ** 2": lambda xp: (xp.arange(4) > 1) ** 2,
+    "complex ** 2": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** 2,
+    "complex ** -1": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** -1,
+    "complex ** 0.5": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** 0.5,
+    "long double ** 0.5": lambda xp: xp.linspace(0.1, 3.0, 50, dtype=numpy.longdouble) ** 0.5,
+    "0-d complex ** 2": lambda xp: xp.array(0.3 + 0.7j) ** 2,
+    "int ** -1": lambda xp: xp.arange(1, 4) ** -1,
+    "complex **= 2": in_place(operator.ipow, lambda xp: xp.linspace(0.1, 3.0, 50) * (1 + 0.7j),
+                              lambda xp: 2),
+    "bool **= 2": in_place(operator.ipow, lambda xp: xp.arange(4) > 1, lambda xp: 2),
+    "complex ** 2.0": lambda xp: (xp.linspace(0.1, 3.0, 50) * (1 + 0.7j)) ** 2.0,
+    # error types: NumPy's UFuncTypeError, not a plain TypeError
+    "float & float": lambda xp: xp.arange(3.0) & xp.arange(3.0),
+    "float << 1": lambda xp: xp.arange(3.0) << 1,
+    "~float": lambda xp: ~xp.arange(3.0),
+    "complex < complex": lambda xp: xp.ones(2, complex) < xp.ones(2, complex),
+    # functions that return scalars for 0-d input
+    "flip(0-d)": lambda xp: xp.flip(xp.array(3)),
+    "flip(vector)": lambda xp: xp.flip(xp.arange(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_operators_match_numpy(name: str, mode: str) -> None:
+    if name == "masked array + array" and mode == "sim-gpu":
+        pytest.xfail("numpy.ma reads an operand's _data attribute, which on an autodev array "
+                     "is its native array: a device array there")
+    same_as_numpy(CASES[name])
+
+
+def test_a_0d_result_is_an_immutable_json_able_scalar(mode: str) -> None:
+    for xp in (numpy, autodev):
+        s = xp.array(2.5) * 2
+        t = s
+        s += 1
+        assert (float(t), float(s), json.dumps(s)) == (5.0, 6.0, "6.0")
+        assert isinstance(xp.arange(3.0) @ xp.arange(3.0), float)
+
+
+def test_in_place_refusal_leaves_the_name_bound_to_the_array(mode: str) -> None:
+    a = autodev.arange(3)
+    with pytest.raises(TypeError, match="does not support ufuncs"):
+        a += Refusing()
+    assert type(a) is autodev.ndarray and a.tolist() == [0, 1, 2]
+
+
+def test_a_views_base_is_the_memory_it_views(mode: str) -> None:
+    for xp in (numpy, autodev):
+        a = xp.arange(6.0)
+        assert a.base is None
+        b = a[1:]
+        assert type(b.base) is type(a) and b.base.tolist() == a.tolist()
+        b.base[0] = 7.0  # a write through the base is a write to the array it views
+        assert a[0] == 7.0 and b[0] == 1.0
+        c = a.reshape(2, 3)[:, 1]  # NumPy's base is the owner, not the intermediate view
+        assert c.base.shape == (6,)
+
+
+# ---------------------------------------------------------------------- a random search
+
+ARRAYS: dict[str, Callable[[Any], Any]] = {
+    "float 1-d": lambda xp: xp.linspace(-2.0, 2.0, 5),
+    "int 1-d": lambda xp: xp.arange(-2, 3),
+    "bool 1-d": lambda xp: xp.arange(5) % 2 == 0,
+    "0-d float": lambda xp: xp.array(1.5),
+    "0-d int": lambda xp: xp.array(3),
+    "float32 2-d": lambda xp: xp.ones((2, 5), xp.float32),
+    "complex 1-d": lambda xp: xp.linspace(0.1, 3.0, 5) * (1 + 0.7j),
+}
+OPERANDS: dict[str, Callable[[Any], Any]] = {
+    "int": lambda xp: 2, "float": lambda xp: -1.5, "-1": lambda xp: -1, "0.5": lambda xp: 0.5, "complex": lambda xp: 1j, "bool": lambda xp: True,
+    "numpy.float32": lambda xp: numpy.float32(2.0), "numpy.int8": lambda xp: numpy.int8(-3),
+    "0-d array": lambda xp: xp.array(2), "1-d array": lambda xp: xp.arange(1, 6),
+    "numpy array": lambda xp: numpy.arange(1.0, 6.0), "list": lambda xp: [1, 2, 3, 4, 5],
+    "None": lambda xp: None, "str": lambda xp: "x", "numpy.str_": lambda xp: numpy.str_("x"),
+    "Fraction": lambda xp: fractions.Fraction(1, 2),
+    "datetime64": lambda xp: numpy.datetime64("2001-01-01"),
+    "priority": lambda xp: Priority(), "refusing": lambda xp: Refusing(),
+    "2**70": lambda xp: 2**70, "longdouble": lambda xp: numpy.longdouble(1.5),
+    "Decimal": lambda xp: decimal.Decimal("1.5"), "timedelta64": lambda xp: numpy.timedelta64(1),
+    "bytes": lambda xp: b"x", "numpy.uint64": lambda xp: numpy.uint64(3),
+    "numpy.float16": lambda xp: numpy.float16(1), "object()": lambda xp: object(),
+    "object array": lambda xp: numpy.array([1, None, 2, 3, 4], object),
+    "str array": lambda xp: numpy.array(list("abcde")), "tuple": lambda xp: (1, 2, 3, 4, 5),
+    "nested list": lambda xp: [[1, 2, 3, 4, 5]],
+}
+OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+             "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne")
+
+
+@settings(max_examples=400, deadline=None)
+@given(array=st.sampled_from(sorted(ARRAYS)), operand=st.sampled_from(sorted(OPERANDS)),
+       op=st.sampled_from(OPERATORS), how=st.sampled_from(("forward", "reflected", "in-place")),
+       mode=st.sampled_from(MODES))
+def test_search_operators_against_numpy(array: str, operand: str, op: str, how: str,
+                                        mode: str) -> None:
+    if how == "in-place" and op in ("lt", "le", "gt", "ge", "eq", "ne"):
+        how = "forward"
+    name = f"i{op}" if how == "in-place" else op
+    func = getattr(operator, name + "_" if name in ("and", "or") else name)
+
+    def case(xp: Any) -> Any:
+        x, y = ARRAYS[array](xp), OPERANDS[operand](xp)
+        result = func(y, x) if how == "reflected" else func(x, y)
+        return (result, x) if how == "in-place" else result
+
+    with in_mode(mode):
+        same_as_numpy(case)
+
+
+# ---------------------------------------------------------------------- pure Python
+
+@pytest.mark.skipif(SPEEDUPS is None, reason="this run is the pure-Python one already")
+def test_the_pure_python_operators_give_the_same() -> None:
+    """The cases above under AUTODEV_PURE_PYTHON=1 (the compiled hot path's fallbacks)."""
+    env = {**os.environ, "AUTODEV_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+         "-k", "not pure_python and not search"],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+# ---------------------------------------------------------------------- NEP 13 overrides
+
+def info_subclass(xp: Any) -> type:
+    """NumPy's own example (test_umath's test_ufunc_override_with_super): a subclass whose
+    ``__array_ufunc__`` unwraps its instances, calls ``super()`` and notes which operands
+    were its own."""
+    class Info(xp.ndarray):  # type: ignore[name-defined, misc]
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, out: Any = None,
+                            **kwargs: Any) -> Any:
+            args = [i.view(xp.ndarray) if isinstance(i, Info) else i for i in inputs]
+            info = {"inputs": [n for n, i in enumerate(inputs) if isinstance(i, Info)]}
+            outputs = out
+            if out:
+                info["outputs"] = [n for n, o in enumerate(out) if isinstance(o, Info)]
+                kwargs["out"] = tuple(o.view(xp.ndarray) if isinstance(o, Info) else o
+                                      for o in out)
+            else:
+                outputs = (None,) * ufunc.nout
+            results = super().__array_ufunc__(ufunc, method, *args, **kwargs)
+            if results is NotImplemented:
+                return NotImplemented
+            if method == "at":
+                if isinstance(inputs[0], Info):
+                    inputs[0].info = info
+                return None
+            if ufunc.nout == 1:
+                results = (results,)
+            results = tuple(xp.asarray(r).view(Info) if o is None else o
+                            for r, o in zip(results, outputs))
+            if isinstance(results[0], Info):
+                results[0].info = info
+            return results[0] if len(results) == 1 else results
+
+    return Info
+
+
+class Duck:
+    """Not an array: takes a ufunc only when an ``Info`` array is among the operands."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if any(type(i).__name__ == "Info" for i in inputs):
+            return "Duck"
+        return NotImplemented
+
+
+def override_story(xp: Any) -> list[Any]:
+    """What the override sees and returns over NumPy's calls and operators."""
+    Info = info_subclass(xp)
+    seen: list[Any] = []
+
+    def note(result: Any) -> None:
+        seen.append((type(result).__name__, numpy.asarray(result.tolist()).tolist(),
+                     getattr(result, "info", None)))
+
+    d = xp.arange(5.0)
+    a = xp.arange(5.0).view(Info)
+    note(xp.sin(a))
+    b = xp.sin(d, out=(a,))
+    note(b)
+    seen.append(b is a)
+    a = xp.arange(5.0).view(Info)
+    note(xp.sin(a, out=a))
+    b1, b2 = xp.modf(d, out=(None, a))
+    note(b1)
+    seen.append(b2 is a)
+    a, b = xp.arange(5.0).view(Info), xp.arange(5.0).view(Info)
+    c = xp.add(a, b, out=a)
+    note(c)
+    seen.append(c is a)
+    note(a + 1)  # operators of such a subclass are its ufuncs
+    note(2 * a)
+    note(-a)
+    note(a < 2)
+    a += 1
+    note(a)
+    seen.append(xp.add(a, Duck()))
+    plain = xp.arange(3.0)
+    seen.append(plain.__array_ufunc__(xp.add, "__call__", plain, Duck()) is NotImplemented)
+    with pytest.raises(TypeError):
+        xp.add(plain, Duck())
+    m = xp.array([[1, 2, 3], [1, 2, 3]]).view(Info)
+    note(m.max())
+    note(m.any())
+    out = xp.zeros(3, int).view(Info)
+    c = m.max(axis=0, out=out)
+    note(c)
+    seen.append(c is out)
+    note(xp.add.reduce(m, axis=1))
+    out = xp.zeros(2, int).view(Info)
+    c = xp.add.reduce(m, 1, None, out)
+    note(c)
+    seen.append(c is out)
+    note(xp.add.accumulate(m, axis=0))
+    note(xp.add.reduceat(m, [0, 2, 1], axis=1))
+    note(xp.multiply.outer(xp.arange(2).view(Info), xp.arange(3)))
+    m = xp.array([[1, 2, 3], [1, 2, 3]]).view(Info)
+    xp.add.at(m, ([0, 1], [0, 2]), 1)
+    note(m)
+    return seen
+
+
+def test_the_ufunc_override_protocol(mode: str) -> None:
+    assert override_story(autodev) == override_story(numpy)
+
+
+def test_the_cast_rehearsal_reads_no_uninitialised_memory(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """``a **= b`` of integers on the GPU: the correction's rehearsal of NumPy's casts runs
+    on probes whose values must not matter (uninitialised memory holding a negative
+    integer made ``power`` raise "Integers to negative integer powers")."""
+    def negative(shape: Any, dtype: Any = float, *args: Any, **kwargs: Any) -> Any:
+        return numpy.full(shape, -1, dtype)
+
+    with in_mode("sim-gpu"):
+        a, b = autodev.arange(5), autodev.arange(5)
+        monkeypatch.setattr(numpy, "empty", negative)
+        a **= b
+        monkeypatch.undo()
+        assert a.tolist() == [1, 1, 4, 27, 256]
