@@ -414,7 +414,8 @@ def _broadcast_out(ops: tuple[Any, ...], where: Any, out: np.ndarray) -> bool:
 def _allocate(ops: tuple[Any, ...], where: Any, dtype: np.dtype, order: Any,
               shape: tuple[int, ...]) -> np.ndarray:
     """The result array NumPy's call would allocate: its dtype, and its memory order
-    chosen by NumPy's own iterator from the operands (``order="K"``: theirs)."""
+    chosen by NumPy's own iterator from the operands (``order="K"``: theirs; the stride
+    of an axis of length one may differ, which no layout or value depends on)."""
     arrays = [x for x in (*ops, where) if type(x) is np.ndarray]
     it = np.nditer([*arrays, None], flags=["zerosize_ok", "refs_ok"],
                    op_flags=[["readonly"]] * len(arrays) + [["writeonly", "allocate",
@@ -468,8 +469,11 @@ def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out:
     keepdims = keywords["keepdims"]
     shape = tuple(1 if i in axes else n for i, n in enumerate(array.shape)) if keepdims \
         else tuple(array.shape[i] for i in kept)
-    if out is None:
-        out = np.empty(shape, array.dtype)
+    if out is None:  # NumPy's layout: the input's order over the kept axes
+        out = np.empty_like(array[tuple(0 if i in axes else slice(None)
+                                        for i in range(array.ndim))])
+        if keepdims:
+            out = np.expand_dims(out, tuple(sorted(axes)))
     elif out.shape != shape or out.dtype != array.dtype or np.may_share_memory(out, array) \
             or (type(where) is np.ndarray and np.may_share_memory(out, where)):
         return DECLINED
