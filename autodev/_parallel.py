@@ -46,15 +46,10 @@ from ._trace import STATS, warn_user
 #: No block is smaller than this many elements: below it the hand-over to a thread
 #: costs more than the loop it saves.
 MIN_BLOCK = 32768
-#: Crossovers (work at or above which a call is split) used until ``autodev calibrate``
-#: measures this machine's: where two threads paid on a 2-core machine.
-DEFAULT_CROSSOVER: dict[str, float] = {
-    "elementwise": 1_000_000.0,
-    "transcendental": 131_072.0,
-    "reduction": 1_000_000.0,
-}
-#: Families whose calls may be split.
-FAMILIES = tuple(DEFAULT_CROSSOVER)
+#: Families whose calls may be split (the profile's ``threads`` section has a crossover,
+#: the work at or above which a call is split, for each).
+FAMILIES = ("elementwise", "transcendental", "reduction")
+_SPLIT_FAMILIES = frozenset(FAMILIES)
 #: The floor of a family that is never split (an int, so the hot paths compare ints).
 NEVER = sys.maxsize
 #: dtype kinds whose loops are elementwise C loops (no Python objects, no strings).
@@ -142,14 +137,13 @@ _CROSSOVER: list[dict[str, float | None]] = []
 
 
 def crossovers() -> dict[str, float | None]:
-    """The per-family crossovers in force: the profile's ``threads`` section where it has
-    one (``autodev calibrate``), else :data:`DEFAULT_CROSSOVER`; None means never."""
+    """The per-family crossovers in force: the profile's ``threads`` section (measured
+    by ``autodev calibrate``), else the embedded default's; None means never."""
     if not _CROSSOVER:
-        from ._cost.profile import resolve
+        from ._cost.profile import embedded_default, resolve
 
-        measured = resolve().profile.get("threads", {}).get("crossover", {})
-        _CROSSOVER.append({f: measured.get(f, DEFAULT_CROSSOVER[f]) if f in measured
-                           else DEFAULT_CROSSOVER[f] for f in FAMILIES})
+        measured = resolve().profile.get("threads") or embedded_default()["threads"]
+        _CROSSOVER.append({f: measured["crossover"].get(f) for f in FAMILIES})
     return _CROSSOVER[0]
 
 
@@ -164,11 +158,16 @@ def floor(family: str) -> int:
 
 def _fill() -> None:
     """Compute every family's floor (from the crossovers and the threads allowed)."""
-    for family in FAMILIES:
-        crossover = crossovers()[family] if POOL.threads >= 2 else None
-        FLOORS[family] = NEVER if crossover is None else max(2 * MIN_BLOCK,
-                                                             math.ceil(crossover))
+    FLOORS.update(floors_for(crossovers(), POOL.threads))
     _tell()
+
+
+def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, int]:
+    """Each family's floor given its crossover and the threads allowed: :data:`NEVER`
+    with one thread or no crossover, else the crossover, and never below two blocks."""
+    return {family: NEVER if threads < 2 or crossover.get(family) is None
+            else max(2 * MIN_BLOCK, math.ceil(crossover[family]))  # type: ignore[arg-type]
+            for family in FAMILIES}
 
 
 def least_floor() -> int:
@@ -499,6 +498,18 @@ def _reduce_block(ufunc: np.ufunc, part: np.ndarray, axes: tuple[int, ...], out:
     return lambda: ufunc.reduce(part, axis=axes, out=out, where=where, **keywords)
 
 
+def split_ufunc(ufunc: np.ufunc, ops: tuple[Any, ...], threads: int) -> Any:
+    """``ufunc(*ops)`` split over ``threads`` whatever its size (calibration times it)."""
+    shape = np.broadcast_shapes(*(np.shape(x) for x in ops))
+    return _split_ufunc(ufunc, ops, None, True, {}, shape, math.prod(shape), threads)
+
+
+def split_reduce(ufunc: np.ufunc, array: np.ndarray, axis: int, threads: int) -> Any:
+    """``ufunc.reduce(array, axis)`` split over ``threads`` whatever its size."""
+    return _split_reduce(ufunc, array, frozenset({axis % array.ndim}), None, True,
+                         {"dtype": None, "keepdims": False}, threads)
+
+
 # --------------------------------------------------------------------------- callables
 
 class ThreadedUfunc:
@@ -511,7 +522,7 @@ class ThreadedUfunc:
         self.family = family_of_ufunc(ufunc.__name__)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.family in DEFAULT_CROSSOVER and _large(args, self.family):
+        if self.family in _SPLIT_FAMILIES and _large(args, self.family):
             result = ufunc_call(self.ufunc, self.family, args, kwargs)
             if result is not DECLINED:
                 return result
@@ -584,7 +595,7 @@ def threaded(path: str, found: Any) -> Any:
     else as it is."""
     if isinstance(found, np.ufunc):
         return ThreadedUfunc(found) if found.nout == 1 and found.signature is None \
-            and family_of_ufunc(found.__name__) in DEFAULT_CROSSOVER else found
+            and family_of_ufunc(found.__name__) in _SPLIT_FAMILIES else found
     head, _, name = path.rpartition(".")
     if name == "reduce" and isinstance(getattr(np, head, None), np.ufunc) \
             and getattr(np, head).reduce == found:

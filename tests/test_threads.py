@@ -363,3 +363,48 @@ def test_one_thread_keeps_the_hot_path() -> None:
             "a = np.ones(10**6); b = a + a; c = np.sin(a)\n"
             "print(np.stats()['threaded_calls'], P.least_floor() == P.NEVER)")
     assert _child(code, AUTODEV_NUM_THREADS="1") == "0 True"
+
+
+# --------------------------------------------------------------------------- profile, calibration
+
+def test_the_crossover_is_where_splitting_pays_from_then_on() -> None:
+    from autodev._calibrate.threads import crossover
+
+    points = {"n": [1e5, 1e6, 1e7, 1e8], "single": [1, 10, 100, 1000],
+              "split": [3, 8, 120, 600]}
+    assert crossover(points) == 1e8  # 1e6 paid, but 1e7 did not
+    points["split"][2] = 60
+    assert crossover(points) == 1e6
+    assert crossover({"n": [1e6], "single": [1.0], "split": [1.0]}) is None
+
+
+def test_calibration_measures_threads() -> None:
+    from autodev._calibrate.threads import measure_threads
+
+    section = measure_threads(0.05, quick=True, threads=2)
+    assert section["count"] == 2 and set(section["crossover"]) == set(P.FAMILIES)
+    points = section["measurements"]["elementwise"]
+    assert points["n"] and len(points["n"]) == len(points["single"]) == len(points["split"])
+    assert measure_threads(1.0, threads=1)["crossover"] == {f: None for f in P.FAMILIES}
+
+
+def test_profile_threads_section_is_validated() -> None:
+    from autodev._cost import profile as _profile
+
+    good = _profile.embedded_default()
+    assert set(good["threads"]["crossover"]) == set(P.FAMILIES)
+    for bad in ({"crossover": {"elementwise": -1}}, {"crossover": {"nope": 1e6}},
+                {"count": 0, "crossover": {}}, {"crossover": []}, []):
+        with pytest.raises(_profile.ProfileError, match="threads"):
+            _profile.validate(dict(good, threads=bad), "test")
+    _profile.validate(dict(good, threads={"count": 4, "crossover": {"reduction": None}}), "t")
+
+
+def test_floors_follow_the_profile_and_the_thread_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(P, "MIN_BLOCK", 32768)
+    floors = P.floors_for({"elementwise": 5e6, "transcendental": 10.0, "reduction": None}, 4)
+    assert floors == {"elementwise": 5_000_000, "transcendental": 65536, "reduction": P.NEVER}
+    assert set(P.floors_for({"elementwise": 5e6}, 1).values()) == {P.NEVER}
+    threads = autodev.info()["threads"]
+    assert threads["count"] == 3 and set(threads["floors"]) == set(P.FAMILIES)
