@@ -408,3 +408,18 @@ def test_floors_follow_the_profile_and_the_thread_count(
     assert set(P.floors_for({"elementwise": 5e6}, 1).values()) == {P.NEVER}
     threads = autodev.info()["threads"]
     assert threads["count"] == 3 and set(threads["floors"]) == set(P.FAMILIES)
+
+
+def test_host_calls_split_with_a_gpu_usable() -> None:
+    from autodev.testing import simulated_gpu
+
+    a = np.random.default_rng(4).random((200, 50))
+    with simulated_gpu():
+        x = autodev.asarray(a)
+        before = _threaded()
+        with autodev.policy("cpu"):
+            same((x * 2.0)._data, a * 2.0)
+        with autodev.policy("auto"), autodev.trace() as t:
+            y = x[:1, :10] + 1.0  # below the thread floor: not split
+        assert t[-1].threads == 1 and str(y.location) == "cpu"
+        assert _threaded() == before + 1
