@@ -212,15 +212,16 @@ class _Errors:
 
     __slots__ = ("flags", "state")
 
-    def __init__(self, state: dict[str, str]) -> None:
+    def __init__(self, state: Any) -> None:
         self.flags = 0
         # categories the caller does not ignore are recorded, the others ignored
-        self.state = {k: "ignore" if v == "ignore" else "call" for k, v in state.items()}
+        self.state: dict[str, Any] = {k: "ignore" if v == "ignore" else "call"
+                                      for k, v in state.items()}
 
     def record(self, kind: str, flags: int) -> None:
         self.flags |= flags  # (an int or: atomic enough under the GIL; each bit is set once)
 
-    def report(self, state: dict[str, str], name: str) -> None:
+    def report(self, state: Any, name: str) -> None:
         """Report the recorded errors as NumPy's one call of ``name`` would."""
         for bit, key, text in _FP_ERRORS:
             if not self.flags & bit:
@@ -232,7 +233,8 @@ class _Errors:
             elif mode == "raise":
                 raise FloatingPointError(message)
             elif mode == "call":
-                np.geterrcall()(text, self.flags)  # type: ignore[misc]
+                callback: Any = np.geterrcall()
+                callback(text, self.flags)
 
 
 def run_blocks(blocks: Sequence[Callable[[], Any]], name: str) -> None:
@@ -255,9 +257,9 @@ def run_blocks(blocks: Sequence[Callable[[], Any]], name: str) -> None:
     except BaseException as err:  # re-raised below, once every block has finished
         first = err
     for future in futures:
-        err = future.exception()
-        if err is not None and first is None:
-            first = err
+        failed = future.exception()
+        if failed is not None and first is None:
+            first = failed
     if first is not None:
         raise first
     STATS.threaded_calls += 1
@@ -307,7 +309,7 @@ def _slicer(x: Any, ndim: int, axis: int) -> Callable[[int, int], Any]:
     if j < 0 or x.shape[j] == 1:
         return lambda lo, hi: x
     head = (slice(None),) * j
-    return lambda lo, hi: x[(*head, slice(lo, hi))]
+    return lambda lo, hi: x[head + (slice(lo, hi),)]
 
 
 # --------------------------------------------------------------------------- ufunc calls
@@ -416,9 +418,9 @@ def _allocate(ops: tuple[Any, ...], where: Any, dtype: np.dtype, order: Any,
     chosen by NumPy's own iterator from the operands (``order="K"``: theirs; the stride
     of an axis of length one may differ, which no layout or value depends on)."""
     arrays = [x for x in (*ops, where) if type(x) is np.ndarray]
-    it = np.nditer([*arrays, None], flags=["zerosize_ok", "refs_ok"],
-                   op_flags=[["readonly"]] * len(arrays) + [["writeonly", "allocate",
-                                                             "no_subtype"]],
+    operands: list[Any] = [*arrays, None]
+    flags: Any = [["readonly"]] * len(arrays) + [["writeonly", "allocate", "no_subtype"]]
+    it = np.nditer(operands, flags=["zerosize_ok", "refs_ok"], op_flags=flags,
                    op_dtypes=[None] * len(arrays) + [dtype], order=order or "K",
                    itershape=shape)
     with it:
@@ -481,8 +483,8 @@ def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out:
     head, out_head = (slice(None),) * axis, (slice(None),) * out_axis
     cut_where = _slicer(where, array.ndim, axis)
     axis_tuple = tuple(sorted(axes))
-    blocks = [_reduce_block(ufunc, array[(*head, slice(lo, hi))], axis_tuple,
-                            out[(*out_head, slice(lo, hi))], cut_where(lo, hi), keywords)
+    blocks = [_reduce_block(ufunc, array[head + (slice(lo, hi),)], axis_tuple,
+                            out[out_head + (slice(lo, hi),)], cut_where(lo, hi), keywords)
               for lo, hi in _bounds(array.shape[axis], pieces)]
     if len(blocks) < 2:
         return DECLINED
@@ -600,8 +602,9 @@ def threaded(path: str, found: Any) -> Any:
     if name == "reduce" and isinstance(getattr(np, head, None), np.ufunc) \
             and getattr(np, head).reduce == found:
         return ThreadedReduce(getattr(np, head))
-    if not head and name in REDUCTIONS and found is getattr(np, name, None):
-        return ThreadedReduction(found, REDUCTIONS[name])
+    function: Callable[..., Any] = found
+    if not head and name in REDUCTIONS and function is getattr(np, name, None):
+        return ThreadedReduction(function, REDUCTIONS[name])
     return found
 
 
@@ -614,7 +617,7 @@ def _register_threadpoolctl() -> None:
     NumPy's loops, so it is listed against NumPy's ``_multiarray_umath``."""
     import threadpoolctl
 
-    class AutodevController(threadpoolctl.LibController):  # type: ignore[misc]
+    class AutodevController(threadpoolctl.LibController):
         user_api = "autodev"
         internal_api = "autodev"
         filename_prefixes = ("_multiarray_umath",)
