@@ -423,3 +423,20 @@ def test_host_calls_split_with_a_gpu_usable() -> None:
             y = x[:1, :10] + 1.0  # below the thread floor: not split
         assert t[-1].threads == 1 and str(y.location) == "cpu"
         assert _threaded() == before + 1
+
+
+def test_subclasses_keep_their_class_when_split() -> None:
+    class Tagged(autodev.ndarray):
+        def __array_finalize__(self, obj: Any) -> None:
+            self.tag = getattr(obj, "tag", "finalized")
+
+    a = np.random.default_rng(5).random((100, 40))
+    x = autodev.asarray(a).view(Tagged)
+    x.tag = "mine"
+    before = _threaded()
+    y = x * 3.0
+    z = autodev.sin(x)
+    assert type(y) is Tagged and type(z) is Tagged and y.tag == z.tag == "mine"
+    same(np.asarray(y), a * 3.0)
+    same(np.asarray(z), np.sin(a))
+    assert _threaded() == before + 2
