@@ -446,3 +446,18 @@ def test_subclasses_keep_their_class_when_split() -> None:
     same(np.asarray(y), a * 3.0)
     same(np.asarray(z), np.sin(a))
     assert _threaded() == before + 2
+
+
+def test_dask_worker_threads_run_single_threaded() -> None:
+    da = pytest.importorskip("dask.array")
+    a = np.random.default_rng(6).random((400, 50))
+    d = da.from_array(autodev.asarray(a), chunks=(100, 50))
+    want = (a * 2.0 + 1.0).sum(axis=0)
+    with autodev.policy("cpu"):
+        before = _threaded()
+        got = (d * 2.0 + 1.0).sum(axis=0).compute(scheduler="threads")
+        assert _threaded() == before  # tasks ran on Dask's worker threads
+        got_here = (d * 2.0 + 1.0).sum(axis=0).compute(scheduler="sync")
+        assert _threaded() > before  # the same tasks on the main thread are split
+    np.testing.assert_allclose(np.asarray(got), want)
+    np.testing.assert_allclose(np.asarray(got_here), want)
