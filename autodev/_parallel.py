@@ -352,7 +352,10 @@ def ufunc_call(ufunc: np.ufunc, family: str, args: tuple[Any, ...], kwargs: dict
         return DECLINED
     shapes = [x.shape for x in (*ops, where) if type(x) is np.ndarray]
     try:
-        shape = np.broadcast_shapes(*shapes) if out is None else out.shape
+        shape = np.broadcast_shapes(*shapes)
+        if out is not None and np.broadcast_shapes(shape, out.shape) != out.shape:
+            return DECLINED  # (NumPy's own call raises its own error before any write)
+        shape = shape if out is None else out.shape
     except ValueError:
         return DECLINED  # NumPy's own call raises its own error
     work = math.prod(shape)

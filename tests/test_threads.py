@@ -204,6 +204,14 @@ def test_what_is_never_split() -> None:
         assert P.ufunc_call(np.add, "elementwise", (np.ones(100), 1.0), {}) is P.DECLINED
 
 
+def test_an_out_of_another_shape_is_left_to_numpy() -> None:
+    a, out = np.ones((40, 3)), np.zeros((50, 3))
+    assert P.ufunc_call(np.add, "elementwise", (a, 1.0), {"out": out}) is P.DECLINED
+    assert not out.any()  # nothing written: NumPy's own call raises before writing
+    with pytest.raises(ValueError):
+        autodev.add(autodev.asarray(a), 1.0, out=autodev.asarray(out))
+
+
 def test_type_errors_are_numpys_and_raise_before_any_thread() -> None:
     a = np.arange(100, dtype=np.int64)
     with pytest.raises(TypeError) as numpy_error:
