@@ -448,8 +448,9 @@ def reduce_call(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None,
         axes = frozenset(np.lib.array_utils.normalize_axis_tuple(axis, array.ndim))
     except (TypeError, ValueError):
         return DECLINED  # NumPy's own call raises its own error
-    if len(axes) == array.ndim:
-        return DECLINED
+    if len(axes) == array.ndim or (type(where) is np.ndarray and not _broadcasts_to(
+            where.shape, array.shape)):
+        return DECLINED  # (a mask of another shape: NumPy's own call raises before writing)
     threads = threads_for(array.size, "reduction")
     if threads < 2 or not _reportable():
         return DECLINED
@@ -462,6 +463,13 @@ def reduce_call(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     if probe.dtype != array.dtype or not array.flags.aligned or not array.dtype.isnative:
         return DECLINED  # a cast would go through buffers, whose chunks a split changes
     return _split_reduce(ufunc, array, axes, out, where, keywords, threads)
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out: Any,

@@ -259,6 +259,15 @@ def test_a_full_reduction_is_never_split() -> None:
     assert _threaded() == before + 1
 
 
+def test_a_mask_of_another_shape_is_left_to_numpy() -> None:
+    a, out = np.ones((300, 30)), np.zeros(30)
+    mask = np.ones((200, 30), bool)
+    assert P.reduce_call(np.add, a, 0, out=out, where=mask) is P.DECLINED
+    assert not out.any()
+    with pytest.raises(ValueError):
+        np.add.reduce(a, 0, out=out, where=mask)
+
+
 def test_a_casting_reduction_is_left_to_numpy() -> None:
     a = np.ones((300, 300), np.float32)
     assert P.reduce_call(np.add, a, 0, dtype=np.float64) is P.DECLINED
