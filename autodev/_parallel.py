@@ -381,7 +381,9 @@ def _split_ufunc(ufunc: np.ufunc, ops: tuple[Any, ...], out: np.ndarray | None, 
                  ) -> Any:
     extra = {k: v for k, v in kwargs.items() if k in ("dtype", "casting", "signature")}
     probe_out = None if out is None else np.empty(0, out.dtype)
-    probe = ufunc(*(_zero_size(x) for x in ops), out=probe_out, **extra)  # type errors here
+    probe_where = where if where is True else _zero_size(where)
+    probe = ufunc(*(_zero_size(x) for x in ops), out=probe_out, where=probe_where,
+                  **extra)  # NumPy's type errors, raised here, before any block
     if out is None:
         out = _allocate(ops, where, probe.dtype, kwargs.get("order", "K"), shape)
     elif any(_overlaps(x, out) for x in (*ops, where)) or _broadcast_out(ops, where, out):

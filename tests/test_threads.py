@@ -222,6 +222,12 @@ def test_type_errors_are_numpys_and_raise_before_any_thread() -> None:
     assert str(error.value) == str(numpy_error.value)
     with pytest.raises(OverflowError):
         P.ufunc_call(np.add, "elementwise", (np.zeros(100, np.uint8), 300), {})
+    out = np.zeros(100)
+    with pytest.raises(TypeError) as numpy_error:
+        np.add(a, 1.0, out=out, where=np.arange(100.0))
+    with pytest.raises(TypeError) as error:
+        P.ufunc_call(np.add, "elementwise", (a, 1.0), {"out": out, "where": np.arange(100.0)})
+    assert str(error.value) == str(numpy_error.value) and not out.any()
     assert (a == np.arange(100)).all()
 
 
