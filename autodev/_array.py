@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, TypeVar, cast as _cast
 
 import numpy as np
 
+from . import _parallel
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
@@ -57,6 +58,18 @@ def _sync_fast() -> None:
 
 STATE.listeners.append(_sync_fast)
 _sync_fast()  # the flags as they are now (refresh tells it of every change after)
+
+#: With no GPU usable, an operand this large sends the call to the general path, where
+#: the CPU backend may split it over threads (:func:`autodev._parallel.least_floor`).
+_SPLIT_FROM = _parallel.NEVER
+
+
+def _set_split_from(least: int) -> None:
+    global _SPLIT_FROM
+    _SPLIT_FROM = least
+
+
+_parallel.on_floor(_set_split_from)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -189,6 +202,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         else None
     matmul = family == "matmul"
     floors = HOST_FLOOR_WORK
+    split = _parallel.threaded(func.__name__, func) if can_elide else func
 
     def op(self: ndarray, other: Any) -> Any:
         if _FAST:
@@ -206,8 +220,10 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
             if (can_elide
                     and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
-                    and data.nbytes >= _ELIDE_BYTES and _elide(func, self, data, o, reflected)):
+                    and data.nbytes >= _ELIDE_BYTES and _elide(split, self, data, o, reflected)):
                 return self
+            if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
+                return _decided(func, spec, reflected, self, other)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
             # the full decision is the CPU (see host_floor_work); one size check decides.
@@ -321,7 +337,7 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
                 and _defers_in_place(self, other):
             return NotImplemented
-        if _FAST:
+        if _FAST and self._data.size < _SPLIT_FROM:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
             if matmul:  # NumPy's own operator: its axes keep the shape of self
@@ -356,7 +372,7 @@ def _rehearse_in_place_matmul(a: ndarray, other: Any) -> None:
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     def op(self: ndarray) -> Any:
-        if _FAST:
+        if _FAST and self._data.size < _SPLIT_FROM:
             tick()
             result = func(self._data)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
@@ -1136,6 +1152,7 @@ def _bind_compiled(speedups: Any) -> None:
 
     STATE.listeners.append(sync)
     sync()
+    _parallel.on_floor(speedups.set_split_from)
 
 
 if SPEEDUPS is not None:

@@ -33,6 +33,9 @@ ENV_VARS: dict[str, str] = {
                              "(default 0.5; 0 turns reuse moves off).",
     "AUTODEV_PURE_PYTHON": "1 runs the pure-Python hot path even where the compiled one "
                            "(autodev._speedups) is built.",
+    "AUTODEV_NUM_THREADS": "Threads a large host call may be split over (default: "
+                           "OMP_NUM_THREADS, else the cores this process may use; 1 turns "
+                           "threads off).",
 }
 
 
@@ -82,6 +85,17 @@ def _env_choice(name: str, choices: tuple[str, ...]) -> str:
     return choices[0] if value is None else _check_choice(name, value, choices)
 
 
+def _env_count(name: str) -> int | None:
+    """A positive integer, or None when unset."""
+    value = _env(name)
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer. Got {value!r} instead. "
+                         f"Unset it or set e.g. {name}=1.")
+    return int(value)
+
+
 def _env_flag(name: str) -> bool:
     value = _env(name)
     if value is None:
@@ -106,7 +120,7 @@ class _Env:
     """
 
     __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
-                 "mirror_budget", "pure_python")
+                 "mirror_budget", "pure_python", "num_threads")
 
     def __init__(self) -> None:
         self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
@@ -118,6 +132,7 @@ class _Env:
         self.mirror_budget: float = _fraction("AUTODEV_MIRROR_BUDGET",
                                               _env("AUTODEV_MIRROR_BUDGET") or "0.5")
         self.pure_python: bool = _env_flag("AUTODEV_PURE_PYTHON")
+        self.num_threads: int | None = _env_count("AUTODEV_NUM_THREADS")
 
 
 ENV = _Env()

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from . import _parallel
 from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu, backend_for, cpu_backend, resolve_device
@@ -422,7 +423,11 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
     if device is CPU:
         run = _fallback_cpu if kwargs and "out" in kwargs else _run_cpu
+        if record is not None:  # how many threads ran it (autodev._parallel sets it)
+            _parallel.LAST.threads = 1
         result = run(spec, args, kwargs, moves)
+        if record is not None:
+            record.threads = _parallel.LAST.threads
     else:
         backend = backend_for(device)
         out_of_memory = False
@@ -703,7 +708,9 @@ def host_floor_work(family: str) -> int:
     prediction, because the full prediction would choose the CPU too."""
     found = HOST_FLOOR_WORK.get(family)
     if found is None:
-        found = HOST_FLOOR_WORK[family] = math.ceil(host_floor(family))
+        # (capped by the thread floor: a call the CPU backend may split takes this path)
+        found = HOST_FLOOR_WORK[family] = min(math.ceil(host_floor(family)),
+                                              _parallel.floor(family))
     return found
 
 
@@ -718,6 +725,7 @@ def reset_cost_model() -> None:
 
 
 STATE.listeners.append(reset_cost_model)
+_parallel.on_floor(lambda least: HOST_FLOOR_WORK.clear())  # a new thread limit or profile
 PROFILE_WRITTEN.append(reset_cost_model)  # a new profile (calibration) means a new model
 
 

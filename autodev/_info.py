@@ -48,6 +48,25 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
         "crossovers": _rounded(crossover_table(with_gpu_curves(profile))),
         "crossovers_from": "GPU curves measured" if "gpu" in profile["devices"] and
         found.source == "calibrated" else "GPU curves of the embedded default",
+        "threads": _threads(profile),
+    }
+
+
+def _threads(profile: dict[str, Any]) -> dict[str, Any]:
+    """Threads on the host: how many a large call may use now, the profile's crossovers
+    (work, per family) and the floors they give with that many threads (None: never)."""
+    from . import _parallel
+    from ._cost import profile as _profile
+
+    section = profile.get("threads") or _profile.embedded_default()["threads"]
+    crossover = {f: section["crossover"].get(f) for f in _parallel.FAMILIES}
+    floors = _parallel.floors_for(crossover, _parallel.POOL.threads)
+    return {
+        "count": _parallel.POOL.threads,
+        "measured_with": section.get("count"),
+        "crossover": crossover,
+        "floors": {f: None if n == _parallel.NEVER else n for f, n in floors.items()},
+        "rule": "only calls made on the main thread are split",
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _parallel
 from ._residency import storage as R
 from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, compiled, \
     ndarray
@@ -48,7 +49,18 @@ def _sync_fast() -> None:
 
 
 STATE.listeners.append(_sync_fast)
-_sync_fast()  # the flags as they are now (refresh tells it of every change after)
+_sync_fast()
+#: With no GPU usable, an operand this large sends the call to the general path, where
+#: the CPU backend may split it over threads (see autodev._array._SPLIT_FROM).
+_SPLIT_FROM = _parallel.NEVER
+
+
+def _set_split_from(least: int) -> None:
+    global _SPLIT_FROM
+    _SPLIT_FROM = least
+
+
+_parallel.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
 
 
 # ---------------------------------------------------------------------- ufuncs
@@ -182,6 +194,9 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     other = y._data
                 else:
                     return general(x, y, rest, kwargs)
+                if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
+                                                and other.size >= _SPLIT_FROM):
+                    return general(x, y, rest, kwargs)  # the CPU backend may split it
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
                 # decision is the CPU (see autodev._dispatch.host_floor_work)
@@ -350,7 +365,8 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 if not kwargs:
                     tick()
                     result = reduce(a._data, None)  # axis=None, passed by position
-                elif fast_keys.issuperset(kwargs):
+                elif fast_keys.issuperset(kwargs) and not (
+                        kwargs.get("axis") is not None and a._data.size >= _SPLIT_FROM):
                     tick()
                     result = reduce(a._data, **({"axis": None} | kwargs))
                 else:

@@ -43,6 +43,9 @@ static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing wa
 static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
                                            nothing pinned: tiny host calls skip the decision */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
+static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _parallel.least_floor(): with no GPU
+                                                  usable, a call this large goes to the
+                                                  fallback, which may split it over threads */
 
 enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, N_SLOTS };
 static const char *SlotNames[N_SLOTS] = {"_data", "_device", "_storage", "_mirror",
@@ -106,6 +109,39 @@ plain_operand(PyObject *obj, PyObject *types, PyObject **out)
     if (plain > 0)
         *out = obj;
     return plain;
+}
+
+
+/* ---- with no GPU usable: calls large enough to split over threads go to the fallback */
+
+/* The leading fields of NumPy's array object (PyArrayObject_fields in NumPy's
+ * ndarraytypes.h; part of NumPy's ABI, which every compiled extension relies on). */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+} ArrayHead;
+
+/* Elements of the NumPy array `a` (0 for anything else). */
+static Py_ssize_t
+elements(PyObject *a)
+{
+    if (a == NULL || !PyObject_TypeCheck(a, NpArray))
+        return 0;
+    ArrayHead *head = (ArrayHead *)a;
+    Py_ssize_t n = 1;
+    for (int i = 0; i < head->nd; i++)
+        n *= head->dimensions[i];
+    return n;
+}
+
+/* 1 if a NumPy operand of the call is at least SplitFrom elements (one compare while no
+ * call can be split: one thread allowed, or threads never paying here). */
+static int
+may_split(PyObject *x, PyObject *y)
+{
+    return SplitFrom != PY_SSIZE_T_MAX && (elements(x) >= SplitFrom || elements(y) >= SplitFrom);
 }
 
 
@@ -308,7 +344,7 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (plain < 0)
             return NULL;
         if (!plain || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs)
-                || (data = SLOT(a, S_DATA)) == NULL)
+                || (data = SLOT(a, S_DATA)) == NULL || may_split(data, o))
             return delegate(self, args, nargsf, kwnames);
         Py_INCREF(data);
     } else {
@@ -453,9 +489,11 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* Python's local `data`, read before the operand's checks */
     int go;
-    if (Fast)
+    if (Fast) {
         go = n == 1 ? 1 : plain_operand(args[1], PlainScalars, &o);
-    else
+        if (go > 0 && may_split(data, o))
+            go = 0;
+    } else
         go = HostFast ? host_call(self->family, 0, 0, x, n == 2 ? args[1] : NULL, &o) : 0;
     if (go <= 0) {
         Py_DECREF(data);
@@ -801,6 +839,16 @@ set_fast(PyObject *module, PyObject *args)
 }
 
 static PyObject *
+set_split_from(PyObject *module, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    SplitFrom = n;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 calls(PyObject *module, PyObject *unused)
 {
     return PyLong_FromUnsignedLongLong(Calls);
@@ -824,6 +872,9 @@ static PyMethodDef module_methods[] = {
     {"set_fast", set_fast, METH_VARARGS,
      "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
      "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},
+    {"set_split_from", set_split_from, METH_O,
+     "set_split_from(n)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or more "
+     "elements go to the fallback, which may split them over threads (autodev._parallel)."},
     {"calls", calls, METH_NOARGS,
      "calls()\n--\n\nHow many calls the compiled hot path ran (autodev._trace.fast_calls)."},
     {NULL},

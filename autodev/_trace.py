@@ -53,7 +53,7 @@ class _Stats:
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
                  "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
-                 "reuse_bytes")
+                 "reuse_bytes", "threaded_calls", "threaded_blocks")
 
     def __init__(self) -> None:
         self.reset()
@@ -70,6 +70,8 @@ class _Stats:
         self.fallback_reasons: dict[str, int] = {}
         self.reuse_moves = 0
         self.reuse_bytes = 0
+        self.threaded_calls = 0
+        self.threaded_blocks = 0
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -96,7 +98,9 @@ def stats(reset: bool = False) -> dict[str, Any]:
     the GPU library raised NotImplementedError; and requests for device ``"gpu"`` where
     no GPU is usable), ``fallback_reasons`` (``"op: reason"``
     -> count), ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device
-    because their reuse paid for the move; those bytes are in the transfer counters too).
+    because their reuse paid for the move; those bytes are in the transfer counters too),
+    ``threaded_calls`` and ``threaded_blocks`` (host calls split over threads, and the
+    blocks they were split into; see docs/performance.md, "Threads").
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -112,6 +116,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "fallback_reasons": dict(STATS.fallback_reasons),
         "reuse_moves": STATS.reuse_moves,
         "reuse_bytes": STATS.reuse_bytes,
+        "threaded_calls": STATS.threaded_calls,
+        "threaded_blocks": STATS.threaded_blocks,
     }
     if reset:
         STATS.reset()
@@ -127,7 +133,9 @@ class Record:
     ``costs`` maps device name to predicted seconds (compute + transfers); it is
     empty when no prediction was needed (policy, capability or ``out=``).
     ``transfers`` lists ``(direction, nbytes)`` moves the call made. A reuse move is
-    a record of its own, op ``"move"``, whose reason gives the credit.
+    a record of its own, op ``"move"``, whose reason gives the credit. ``threads`` is
+    how many threads ran a host call (more than 1: split into blocks, see
+    :mod:`autodev._parallel`).
     """
 
     op: str
@@ -138,6 +146,7 @@ class Record:
     costs: dict[str, float] = field(default_factory=dict)
     transfers: list[tuple[str, int]] = field(default_factory=list)
     placement: str = "auto"
+    threads: int = 1
 
     def line(self) -> str:
         """The one-line form used by ``AUTODEV_TRACE=1``."""
@@ -145,6 +154,7 @@ class Record:
         costs = " ".join(f"{d}={t * 1e6:.1f}us" for d, t in self.costs.items())
         moved = " ".join(f"{d}:{n}B" for d, n in self.transfers) or "none"
         placed = "" if self.placement == "auto" else f" pinned {self.placement}"
+        placed += f" threads {self.threads}" if self.threads > 1 else ""
         return (f"{self.op} [{shapes}] {self.dtype} -> {self.device}{placed} ({self.reason})"
                 f"{' predicted ' + costs if costs else ''} transfers {moved}")
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _parallel
 from .._device import CPU
 from ._base import Backend
 
@@ -45,3 +46,9 @@ class NumpyBackend(Backend):
 
     def supports_dtype(self, dtype: np.dtype) -> bool:
         return True
+
+    def resolve(self, path: str) -> Any | None:
+        """NumPy's callable at ``path``; ufuncs and reductions come able to split a large
+        call over threads (:func:`autodev._parallel.threaded`)."""
+        found = super().resolve(path)
+        return found if found is None else _parallel.threaded(path, found)

@@ -41,7 +41,8 @@ Progress = Callable[[float, str], None]
 WIDE_MARGIN = 8.0
 #: Self-check: a choice within this factor of the faster device counts as a tie.
 TIE = 1.10
-_SHARES = {"transfer": 0.08, "ladders": 0.72}  # the rest goes to the self-check
+#: Shares of the time budget (the self-check gets what is left); threads' is spent after.
+_SHARES = {"transfer": 0.08, "ladders": 0.72, "threads": 0.15}
 
 
 @dataclass(frozen=True)
@@ -509,7 +510,24 @@ def _measure_all(run: _Run, gpu_backend: Backend | None) -> dict[str, Any]:
     checks = _self_check(run, model, checked, run.started + settings.max_seconds)
     run.step("self-check")
     measured = sorted({w.family for w, _, _ in found})
-    return _assemble(run, devices, measurements, fit_error, checks, gpu_backend, measured)
+    profile = _assemble(run, devices, measurements, fit_error, checks, gpu_backend, measured)
+    profile["threads"] = _threads(run, measured)
+    return profile
+
+
+def _threads(run: _Run, measured: list[str]) -> dict[str, Any]:
+    """Where threads pay on the host (:mod:`autodev._calibrate.threads`), measured when a
+    family they split is calibrated on this machine's NumPy; else the matching profile's
+    (or the embedded default's) section, kept."""
+    from .._backends import cpu_backend
+    from .threads import measure_threads
+
+    cpu = next((t for t in run.targets if t.device_class == "cpu"), None)
+    if cpu is None or cpu.backend is not cpu_backend() or not {
+            "elementwise", "transcendental", "reduction"} & set(measured):
+        return _profile.resolve().profile.get("threads") \
+            or _profile.embedded_default()["threads"]
+    return measure_threads(run.settings.max_seconds * _SHARES["threads"], run.settings.quick)
 
 
 def _fit_all(devices: dict[str, Any], found: list[tuple[Workload, str, dict[str, Any]]],

@@ -2,9 +2,10 @@
 
 Lists the devices (and why any is unusable), the profile in use (file, age,
 calibrated or the embedded default, whether its fingerprint matches this
-machine) and the crossover table: per family and dtype, the smallest size at
+machine), the crossover table: per family and dtype, the smallest size at
 which the GPU is predicted faster, for data on the host (copy included) and
-data already on the GPU.
+data already on the GPU, and the sizes from which a host call is split over
+threads.
 
 examples:
   autodev info
@@ -88,9 +89,21 @@ def format_info(data: dict[str, Any]) -> str:
         lines.append("  No GPU is usable: every call runs on NumPy, there is nothing to choose "
                      "between. For reference, a GPU of the default's class would win from:")
     lines.append(format_crossovers(data["crossovers"]))
+    lines += ["", format_threads(data["threads"])]
     if data.get("plot"):
         lines += ["", f"Plot written to {data['plot']}."]
     return "\n".join(lines)
+
+
+def format_threads(threads: dict[str, Any]) -> str:
+    """Where a host call is split over threads, for people."""
+    head = f"Threads on the host: {threads['count']} ({threads['rule']})"
+    if threads["count"] < 2:
+        return head + "\n  one thread: every call runs as NumPy's one call"
+    rows = [f"  {family:<15} from {floor:,} elements" if floor is not None
+            else f"  {family:<15} never (threads did not pay here)"
+            for family, floor in threads["floors"].items()]
+    return "\n".join([head + ", split from:", *rows])
 
 
 def format_crossovers(table: dict[str, Any]) -> str:

@@ -105,7 +105,29 @@ def validate(data: object, where: str) -> dict[str, Any]:
             _check_numbers(link, ("latency", "bandwidth"),
                            f"{where}: devices.{device_class}.transfer.{direction}")
     _check_measurements(data.get("measurements", {}), f"{where}: measurements")
+    _check_threads(data.get("threads"), f"{where}: threads")
     return data
+
+
+def _check_threads(threads: object, where: str) -> None:
+    """``threads``: ``{"count": n, "crossover": {family: work or null}, "measurements":
+    {...}}``, where threads pay (:mod:`autodev._parallel`); optional."""
+    if threads is None:
+        return
+    if not isinstance(threads, dict) or not isinstance(threads.get("crossover"), dict):
+        raise ProfileError(f"{where} must be an object with a 'crossover' object")
+    count = threads.get("count", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1 << 20:
+        raise ProfileError(f"{where}.count must be a positive integer. Got {count!r} instead.")
+    for family, work in threads["crossover"].items():
+        if family not in FAMILIES or not (work is None or _is_number(work, (1.0, _POINT_RANGE))):
+            raise ProfileError(f"{where}.crossover.{family} must be a number of work units "
+                               f"or null (never). Got {work!r} instead.")
+
+
+def _is_number(value: object, bounds: tuple[float, float]) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value) and bounds[0] <= value <= bounds[1]
 
 
 def _migrate_v1(data: dict[str, Any]) -> dict[str, Any]:

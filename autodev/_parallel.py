@@ -1,0 +1,651 @@
+"""The CPU as a parallel device: NumPy's own loops over disjoint blocks on a thread pool.
+
+A large elementwise ufunc call is split along one axis of its result into blocks, and
+each block runs as ``ufunc(*block_operands, out=block_of_result)`` on a thread of the
+pool (the caller runs the first block itself). NumPy releases the GIL inside its loops,
+so the blocks run at once, and every element is computed by the same loop on the same
+operand dtypes as in one call: the result is bit for bit NumPy's. A reduction is split
+only along an axis it does not reduce: each output element is then reduced by the same
+loop over the same elements in the same order (a full sum split in two would round
+differently, so it never is).
+
+When a call is split (:func:`threads_for`): the caller is the process's main thread (a
+call made on any other thread, a Dask worker's, a joblib or ``concurrent.futures`` pool's,
+runs single-threaded: that pool already uses the cores), more than one thread is allowed
+(``AUTODEV_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the cores this process may run
+on, and ``threadpoolctl.threadpool_limits`` lowers it), and the call's work is at least the
+family's calibrated crossover (:func:`floor`). Anything this module does not split
+(object dtypes, overlapping ``out=``, ``errstate`` set to print or log, a subclass, a
+gufunc) runs as NumPy's one call.
+
+The caller's ``np.errstate`` (thread-local in NumPy) holds in every block: the blocks
+record floating-point errors instead of reporting them, and the caller reports their
+union once, after every block has finished, as NumPy's one call would (a warning, a
+``FloatingPointError``, or the ``errcall`` callback).
+
+This module owns the pool and the block splitting; a future fused chain reuses both
+(:func:`run_blocks` takes any per-block function).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ._config import ENV, VERSION
+from ._cost.families import family_of_ufunc
+from ._cost.model import PROFILE_WRITTEN
+from ._trace import STATS, warn_user
+
+#: No block is smaller than this many elements: below it the hand-over to a thread
+#: costs more than the loop it saves.
+MIN_BLOCK = 32768
+#: Families whose calls may be split (the profile's ``threads`` section has a crossover,
+#: the work at or above which a call is split, for each).
+FAMILIES = ("elementwise", "transcendental", "reduction")
+_SPLIT_FAMILIES = frozenset(FAMILIES)
+#: The floor of a family that is never split (an int, so the hot paths compare ints).
+NEVER = sys.maxsize
+#: dtype kinds whose loops are elementwise C loops (no Python objects, no strings).
+_KINDS = frozenset("biufc")
+#: Floating-point error categories in the order NumPy reports them.
+_FP_ERRORS = ((1, "divide", "divide by zero"), (2, "over", "overflow"),
+              (4, "under", "underflow"), (8, "invalid", "invalid value"))
+_UFUNC_KEYWORDS = frozenset({"out", "where", "dtype", "casting", "order", "subok",
+                             "signature"})
+_SCALARS = (int, float, complex, bool, np.generic)
+
+
+# --------------------------------------------------------------------------- thread count
+
+def default_threads() -> int:
+    """Threads a call may use unless limited: ``AUTODEV_NUM_THREADS``, else the first
+    value of ``OMP_NUM_THREADS``, else the cores this process may run on."""
+    if ENV.num_threads is not None:
+        return ENV.num_threads
+    omp = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if omp.isdigit() and int(omp) >= 1:
+        return int(omp)
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+
+
+class _Pool:
+    """The worker threads, made on first need, and the limit threadpoolctl sets."""
+
+    def __init__(self) -> None:
+        self.default = default_threads()
+        self.limit: int | None = None
+        self.executor: ThreadPoolExecutor | None = None
+        self.workers = 0
+        self.lock = threading.Lock()
+
+    @property
+    def threads(self) -> int:
+        return self.default if self.limit is None else max(1, min(self.limit, self.default))
+
+    def submit(self, n: int, fn: Callable[[], Any]) -> Future[Any]:
+        if self.executor is None or self.workers < n:
+            with self.lock:
+                if self.executor is None or self.workers < n:
+                    old, self.executor = self.executor, ThreadPoolExecutor(
+                        n, thread_name_prefix="autodev-block")
+                    self.workers = n
+                    if old is not None:
+                        old.shutdown(wait=False)
+        return self.executor.submit(fn)
+
+    def after_fork(self) -> None:
+        self.executor, self.workers, self.lock = None, 0, threading.Lock()
+
+
+POOL = _Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=POOL.after_fork)
+
+_MAIN = threading.main_thread()
+
+
+def threads_for(work: float, family: str) -> int:
+    """How many threads a call of ``family`` with ``work`` units runs on here: 1 below
+    the family's floor, on any thread but the main one, or with one thread allowed."""
+    if work < floor(family) or threading.current_thread() is not _MAIN:
+        return 1
+    return POOL.threads
+
+
+def set_limit(n: int | None) -> None:
+    """Allow at most ``n`` threads (None: no limit; threadpoolctl's controller calls it)."""
+    POOL.limit = n
+    _changed()
+
+
+# --------------------------------------------------------------------------- floors
+
+#: family -> the work at or above which its calls are split (:data:`NEVER`: never).
+FLOORS: dict[str, int] = {}
+#: Called with the least floor of all families whenever it may have changed (the hot
+#: paths keep it as an int and send calls at or above it here).
+LISTENERS: list[Callable[[int], None]] = []
+_CROSSOVER: list[dict[str, float | None]] = []
+
+
+def crossovers() -> dict[str, float | None]:
+    """The per-family crossovers in force: the profile's ``threads`` section (measured
+    by ``autodev calibrate``), else the embedded default's; None means never."""
+    if not _CROSSOVER:
+        from ._cost.profile import embedded_default, resolve
+
+        measured = resolve().profile.get("threads") or embedded_default()["threads"]
+        _CROSSOVER.append({f: measured["crossover"].get(f) for f in FAMILIES})
+    return _CROSSOVER[0]
+
+
+def floor(family: str) -> int:
+    """The least work a call of ``family`` is split at (:data:`NEVER` if it never is)."""
+    found = FLOORS.get(family)
+    if found is None:
+        _fill()
+        found = FLOORS.get(family, NEVER)
+    return found
+
+
+def _fill() -> None:
+    """Compute every family's floor (from the crossovers and the threads allowed)."""
+    FLOORS.update(floors_for(crossovers(), POOL.threads))
+    _tell()
+
+
+def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, int]:
+    """Each family's floor given its crossover and the threads allowed: :data:`NEVER`
+    with one thread or no crossover, else the crossover, and never below two blocks."""
+    return {family: NEVER if threads < 2 or crossover.get(family) is None
+            else max(2 * MIN_BLOCK, math.ceil(crossover[family]))  # type: ignore[arg-type]
+            for family in FAMILIES}
+
+
+def least_floor() -> int:
+    """The least floor over all families: the hot paths send calls at or above it here.
+    Before the profile is read it is a safe lower bound (every split needs two blocks)."""
+    if POOL.threads < 2:
+        return NEVER
+    if not FLOORS:
+        return 2 * MIN_BLOCK
+    return min(FLOORS.values())
+
+
+def _tell() -> None:
+    least = least_floor()
+    for listener in LISTENERS:
+        listener(least)
+
+
+def _changed() -> None:
+    """Forget the floors (a new limit or profile): computed again on next use."""
+    FLOORS.clear()
+    _tell()
+
+
+def reset_profile() -> None:
+    """Read the crossovers again (after ``autodev calibrate`` wrote a profile)."""
+    _CROSSOVER.clear()
+    _changed()
+
+
+def on_floor(listener: Callable[[int], None]) -> None:
+    """Call ``listener(least floor)`` now and whenever it may change."""
+    LISTENERS.append(listener)
+    listener(least_floor())
+
+
+# --------------------------------------------------------------------------- running blocks
+
+class _Errors:
+    """Floating-point errors the blocks of one call met (bits as NumPy's ``errcall``
+    receives them), to be reported once by the caller."""
+
+    __slots__ = ("flags", "state")
+
+    def __init__(self, state: Any) -> None:
+        self.flags = 0
+        # categories the caller does not ignore are recorded, the others ignored
+        self.state: dict[str, Any] = {k: "ignore" if v == "ignore" else "call"
+                                      for k, v in state.items()}
+
+    def record(self, kind: str, flags: int) -> None:
+        self.flags |= flags  # (an int or: atomic enough under the GIL; each bit is set once)
+
+    def report(self, state: Any, name: str) -> None:
+        """Report the recorded errors as NumPy's one call of ``name`` would."""
+        for bit, key, text in _FP_ERRORS:
+            if not self.flags & bit:
+                continue
+            mode = state[key]
+            message = f"{text} encountered in {name}"
+            if mode == "warn":
+                warn_user(message, RuntimeWarning)
+            elif mode == "raise":
+                raise FloatingPointError(message)
+            elif mode == "call":
+                callback: Any = np.geterrcall()
+                callback(text, self.flags)
+
+
+def run_blocks(blocks: Sequence[Callable[[], Any]], name: str) -> None:
+    """Run ``blocks`` (functions calling NumPy) at once, the first on this thread, under
+    the caller's ``errstate``; then raise the first block's exception, if any, and report
+    floating-point errors once, as one NumPy call named ``name`` would."""
+    state = np.geterr()
+    errors = _Errors(state)
+
+    def guarded(block: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            with np.errstate(call=errors.record, **errors.state):
+                return block()
+        return run
+
+    futures = [POOL.submit(len(blocks) - 1, guarded(b)) for b in blocks[1:]]
+    first: BaseException | None = None
+    try:
+        guarded(blocks[0])()
+    except BaseException as err:  # re-raised below, once every block has finished
+        first = err
+    for future in futures:
+        failed = future.exception()
+        if failed is not None and first is None:
+            first = failed
+    if first is not None:
+        raise first
+    STATS.threaded_calls += 1
+    STATS.threaded_blocks += len(blocks)
+    errors.report(state, name)
+
+
+#: Threads the last split call on this thread ran on (the dispatcher's trace reads it).
+LAST = threading.local()
+
+
+def _reportable() -> bool:
+    """True if the caller's errstate can be replayed (no print or log mode)."""
+    for mode in np.geterr().values():
+        if mode == "print" or mode == "log":
+            return False
+    return True
+
+
+def _split_axis(shape: tuple[int, ...], strides: tuple[int, ...], skip: frozenset[int],
+                pieces: int) -> int | None:
+    """The axis to split: the outermost in memory (largest stride) of those not in
+    ``skip`` long enough for two blocks of two or more; None if there is none."""
+    order = sorted((i for i in range(len(shape)) if i not in skip and shape[i] >= 4),
+                   key=lambda i: -abs(strides[i]))
+    return order[0] if order and pieces >= 2 else None
+
+
+def _bounds(length: int, pieces: int) -> list[tuple[int, int]]:
+    """``pieces`` ranges covering ``range(length)``, each at least two long."""
+    pieces = max(1, min(pieces, length // 2))
+    step, extra = divmod(length, pieces)
+    bounds, start = [], 0
+    for i in range(pieces):
+        stop = start + step + (i < extra)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def _slicer(x: Any, ndim: int, axis: int) -> Callable[[int, int], Any]:
+    """How to cut operand ``x`` for a block ``[lo, hi)`` of axis ``axis`` of a result
+    with ``ndim`` dimensions (broadcast axes and scalars are passed whole)."""
+    if type(x) is not np.ndarray:
+        return lambda lo, hi: x
+    j = axis - (ndim - x.ndim)
+    if j < 0 or x.shape[j] == 1:
+        return lambda lo, hi: x
+    head = (slice(None),) * j
+    return lambda lo, hi: x[head + (slice(lo, hi),)]
+
+
+# --------------------------------------------------------------------------- ufunc calls
+
+#: Returned by the functions below for a call they do not split (run it as one call).
+DECLINED: Any = object()
+
+
+def _plain_operand(x: Any) -> bool:
+    if type(x) is np.ndarray:
+        return x.dtype.kind in _KINDS
+    return isinstance(x, _SCALARS) and np.asarray(x).dtype.kind in _KINDS
+
+
+def _zero_size(x: Any) -> Any:
+    """A stand-in of ``x`` with no elements (the probe that resolves a call's dtype and
+    raises its type errors before any thread starts)."""
+    return np.empty(0, x.dtype) if type(x) is np.ndarray else x
+
+
+def ufunc_call(ufunc: np.ufunc, family: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> Any:
+    """``ufunc(*args, **kwargs)`` split over threads, or :data:`DECLINED`."""
+    nin = ufunc.nin
+    if ufunc.nout != 1 or ufunc.signature is not None or len(args) > nin + 1 \
+            or len(args) < nin or not _UFUNC_KEYWORDS.issuperset(kwargs):
+        return DECLINED
+    ops = args[:nin]
+    out = args[nin] if len(args) > nin else kwargs.get("out")
+    if type(out) is tuple:
+        if len(out) != 1:
+            return DECLINED
+        out = out[0]
+    where = kwargs.get("where", True)
+    for x in ops:
+        if not _plain_operand(x):
+            return DECLINED
+    if (out is not None and (type(out) is not np.ndarray or out.dtype.kind not in _KINDS)) \
+            or (where is not True and type(where) is not np.ndarray):
+        return DECLINED
+    shapes = [x.shape for x in (*ops, where) if type(x) is np.ndarray]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+        if out is not None and np.broadcast_shapes(shape, out.shape) != out.shape:
+            return DECLINED  # (NumPy's own call raises its own error before any write)
+        shape = shape if out is None else out.shape
+    except ValueError:
+        return DECLINED  # NumPy's own call raises its own error
+    work = math.prod(shape)
+    threads = threads_for(work, family)
+    if threads < 2 or not _reportable():
+        return DECLINED
+    return _split_ufunc(ufunc, ops, out, where, kwargs, shape, work, threads)
+
+
+def _overlaps(x: Any, out: np.ndarray) -> bool:
+    """True if operand ``x`` shares memory with ``out`` other than element for element
+    (same start, strides and shape: an in-place call); NumPy then copies, so no split."""
+    if type(x) is not np.ndarray or not np.may_share_memory(x, out):
+        return False
+    same = (x.__array_interface__["data"][0] == out.__array_interface__["data"][0]
+            and x.shape == out.shape and x.strides == out.strides
+            and x.dtype.itemsize == out.dtype.itemsize)
+    return not same
+
+
+def _split_ufunc(ufunc: np.ufunc, ops: tuple[Any, ...], out: np.ndarray | None, where: Any,
+                 kwargs: dict[str, Any], shape: tuple[int, ...], work: int, threads: int
+                 ) -> Any:
+    extra = {k: v for k, v in kwargs.items() if k in ("dtype", "casting", "signature")}
+    probe_out = None if out is None else np.empty(0, out.dtype)
+    probe_where = where if where is True else _zero_size(where)
+    probe = ufunc(*(_zero_size(x) for x in ops), out=probe_out, where=probe_where,
+                  **extra)  # NumPy's type errors, raised here, before any block
+    if out is None:
+        out = _allocate(ops, where, probe.dtype, kwargs.get("order", "K"), shape)
+    elif any(_overlaps(x, out) for x in (*ops, where)) or _broadcast_out(ops, where, out):
+        return DECLINED
+    axis = _split_axis(out.shape, out.strides, frozenset(), threads)
+    if axis is None:
+        return DECLINED
+    pieces = min(threads, work // MIN_BLOCK)
+    cuts = [_slicer(x, out.ndim, axis) for x in ops]
+    cut_where = _slicer(where, out.ndim, axis)
+    cut_out = _slicer(out, out.ndim, axis)
+    blocks = [_ufunc_block(ufunc, [c(lo, hi) for c in cuts], cut_out(lo, hi),
+                           cut_where(lo, hi), extra)
+              for lo, hi in _bounds(out.shape[axis], pieces)]
+    if len(blocks) < 2:
+        return DECLINED
+    run_blocks(blocks, ufunc.__name__)
+    LAST.threads = len(blocks)
+    return out
+
+
+def _ufunc_block(ufunc: np.ufunc, ops: list[Any], out: np.ndarray, where: Any,
+                 extra: dict[str, Any]) -> Callable[[], Any]:
+    if where is True:
+        return lambda: ufunc(*ops, out=out, **extra)
+    return lambda: ufunc(*ops, out=out, where=where, **extra)
+
+
+def _broadcast_out(ops: tuple[Any, ...], where: Any, out: np.ndarray) -> bool:
+    """True if an operand has more dimensions than ``out`` (NumPy raises: let it)."""
+    return any(type(x) is np.ndarray and x.ndim > out.ndim for x in (*ops, where))
+
+
+def _allocate(ops: tuple[Any, ...], where: Any, dtype: np.dtype, order: Any,
+              shape: tuple[int, ...]) -> np.ndarray:
+    """The result array NumPy's call would allocate: its dtype, and its memory order
+    chosen by NumPy's own iterator from the operands (``order="K"``: theirs; the stride
+    of an axis of length one may differ, which no layout or value depends on)."""
+    arrays = [x for x in (*ops, where) if type(x) is np.ndarray]
+    operands: list[Any] = [*arrays, None]
+    flags: Any = [["readonly"]] * len(arrays) + [["writeonly", "allocate", "no_subtype"]]
+    it = np.nditer(operands, flags=["zerosize_ok", "refs_ok"], op_flags=flags,
+                   op_dtypes=[None] * len(arrays) + [dtype], order=order or "K",
+                   itershape=shape)
+    with it:
+        return it.operands[-1]
+
+
+# --------------------------------------------------------------------------- reductions
+
+_NO_VALUE: Any = np._NoValue
+
+
+def reduce_call(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None,
+                out: Any = None, keepdims: bool = False, initial: Any = _NO_VALUE,
+                where: Any = True) -> Any:
+    """``ufunc.reduce(array, axis, ...)`` split along an axis it does not reduce, or
+    :data:`DECLINED` (an axis of None, every axis reduced, a cast, ...)."""
+    if type(array) is not np.ndarray or array.dtype.kind not in _KINDS or axis is None \
+            or array.ndim < 2 or (where is not True and type(where) is not np.ndarray) \
+            or (out is not None and type(out) is not np.ndarray):
+        return DECLINED
+    try:
+        axes = frozenset(np.lib.array_utils.normalize_axis_tuple(axis, array.ndim))
+    except (TypeError, ValueError):
+        return DECLINED  # NumPy's own call raises its own error
+    if len(axes) == array.ndim or (type(where) is np.ndarray and not _broadcasts_to(
+            where.shape, array.shape)):
+        return DECLINED  # (a mask of another shape: NumPy's own call raises before writing)
+    threads = threads_for(array.size, "reduction")
+    if threads < 2 or not _reportable():
+        return DECLINED
+    keywords = {"dtype": dtype, "keepdims": keepdims}
+    if initial is not _NO_VALUE:
+        keywords["initial"] = initial
+    with np.errstate(all="ignore"):  # one element, to learn the result's dtype
+        probe = ufunc.reduce(array[(slice(0, 1),) * array.ndim], axis=tuple(sorted(axes)),
+                             **keywords)
+    if probe.dtype != array.dtype or not array.flags.aligned or not array.dtype.isnative:
+        return DECLINED  # a cast would go through buffers, whose chunks a split changes
+    return _split_reduce(ufunc, array, axes, out, where, keywords, threads)
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out: Any,
+                  where: Any, keywords: dict[str, Any], threads: int) -> Any:
+    kept = [i for i in range(array.ndim) if i not in axes]
+    axis = _split_axis(array.shape, array.strides, axes, threads)
+    if axis is None:
+        return DECLINED
+    keepdims = keywords["keepdims"]
+    shape = tuple(1 if i in axes else n for i, n in enumerate(array.shape)) if keepdims \
+        else tuple(array.shape[i] for i in kept)
+    if out is None:  # NumPy's layout: the input's order over the kept axes
+        out = np.empty_like(array[tuple(0 if i in axes else slice(None)
+                                        for i in range(array.ndim))])
+        if keepdims:
+            out = np.expand_dims(out, tuple(sorted(axes)))
+    elif out.shape != shape or out.dtype != array.dtype or np.may_share_memory(out, array) \
+            or (type(where) is np.ndarray and np.may_share_memory(out, where)):
+        return DECLINED
+    out_axis = axis if keepdims else kept.index(axis)
+    pieces = min(threads, array.size // MIN_BLOCK)
+    head, out_head = (slice(None),) * axis, (slice(None),) * out_axis
+    cut_where = _slicer(where, array.ndim, axis)
+    axis_tuple = tuple(sorted(axes))
+    blocks = [_reduce_block(ufunc, array[head + (slice(lo, hi),)], axis_tuple,
+                            out[out_head + (slice(lo, hi),)], cut_where(lo, hi), keywords)
+              for lo, hi in _bounds(array.shape[axis], pieces)]
+    if len(blocks) < 2:
+        return DECLINED
+    run_blocks(blocks, "reduce")
+    LAST.threads = len(blocks)
+    return out
+
+
+def _reduce_block(ufunc: np.ufunc, part: np.ndarray, axes: tuple[int, ...], out: np.ndarray,
+                  where: Any, keywords: dict[str, Any]) -> Callable[[], Any]:
+    if where is True:
+        return lambda: ufunc.reduce(part, axis=axes, out=out, **keywords)
+    return lambda: ufunc.reduce(part, axis=axes, out=out, where=where, **keywords)
+
+
+def split_ufunc(ufunc: np.ufunc, ops: tuple[Any, ...], threads: int) -> Any:
+    """``ufunc(*ops)`` split over ``threads`` whatever its size (calibration times it)."""
+    shape = np.broadcast_shapes(*(np.shape(x) for x in ops))
+    return _split_ufunc(ufunc, ops, None, True, {}, shape, math.prod(shape), threads)
+
+
+def split_reduce(ufunc: np.ufunc, array: np.ndarray, axis: int, threads: int) -> Any:
+    """``ufunc.reduce(array, axis)`` split over ``threads`` whatever its size."""
+    return _split_reduce(ufunc, array, frozenset({axis % array.ndim}), None, True,
+                         {"dtype": None, "keepdims": False}, threads)
+
+
+# --------------------------------------------------------------------------- callables
+
+class ThreadedUfunc:
+    """A NumPy ufunc as the CPU backend runs it: large calls split over threads."""
+
+    __slots__ = ("ufunc", "family")
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        self.ufunc = ufunc
+        self.family = family_of_ufunc(ufunc.__name__)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.family in _SPLIT_FAMILIES and _large(args, self.family):
+            result = ufunc_call(self.ufunc, self.family, args, kwargs)
+            if result is not DECLINED:
+                return result
+        return self.ufunc(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ufunc, name)
+
+
+def _large(args: tuple[Any, ...], family: str) -> bool:
+    """True if an array argument reaches ``family``'s floor (a cheap first look)."""
+    least = floor(family)
+    for x in args:
+        if type(x) is np.ndarray and x.size >= least:
+            return True
+    return False
+
+
+class ThreadedReduce:
+    """``ufunc.reduce`` as the CPU backend runs it: split along a kept axis when large."""
+
+    __slots__ = ("ufunc",)
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        self.ufunc = ufunc
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if args and type(args[0]) is np.ndarray and args[0].size >= floor("reduction"):
+            try:
+                result = reduce_call(self.ufunc, *args, **kwargs)
+            except TypeError:  # an argument reduce does not take: its own error below
+                result = DECLINED
+            if result is not DECLINED:
+                return result
+        return self.ufunc.reduce(*args, **kwargs)
+
+
+class ThreadedReduction:
+    """``numpy.sum``/``prod``/``max``/``min`` as the CPU backend runs them: an ndarray
+    reduced along some of its axes goes to :func:`reduce_call`."""
+
+    __slots__ = ("function", "ufunc", "__wrapped__")
+
+    def __init__(self, function: Callable[..., Any], ufunc: np.ufunc) -> None:
+        self.function, self.ufunc, self.__wrapped__ = function, ufunc, function
+
+    def __call__(self, a: Any = _NO_VALUE, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if not args and type(a) is np.ndarray and axis is not None \
+                and a.size >= floor("reduction") \
+                and {"dtype", "out", "keepdims", "initial", "where"}.issuperset(kwargs):
+            if kwargs.get("keepdims", False) is _NO_VALUE:
+                kwargs = dict(kwargs, keepdims=False)
+            result = reduce_call(self.ufunc, a, axis, **kwargs)
+            if result is not DECLINED:
+                return result
+        if a is _NO_VALUE:
+            return self.function(*args, axis=axis, **kwargs) if axis is not None \
+                else self.function(*args, **kwargs)
+        return self.function(a, axis, *args, **kwargs)
+
+
+#: NumPy functions that are a ufunc's reduce on an ndarray.
+REDUCTIONS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "amax": np.maximum,
+              "min": np.minimum, "amin": np.minimum}
+
+
+def threaded(path: str, found: Any) -> Any:
+    """What the CPU backend runs for the NumPy callable ``found`` at ``path``: a ufunc,
+    a ufunc's ``reduce`` or a reduction function, able to split large calls; anything
+    else as it is."""
+    if isinstance(found, np.ufunc):
+        return ThreadedUfunc(found) if found.nout == 1 and found.signature is None \
+            and family_of_ufunc(found.__name__) in _SPLIT_FAMILIES else found
+    head, _, name = path.rpartition(".")
+    if name == "reduce" and isinstance(getattr(np, head, None), np.ufunc) \
+            and getattr(np, head).reduce == found:
+        return ThreadedReduce(getattr(np, head))
+    function: Callable[..., Any] = found
+    if not head and name in REDUCTIONS and function is getattr(np, name, None):
+        return ThreadedReduction(function, REDUCTIONS[name])
+    return found
+
+
+# --------------------------------------------------------------------------- threadpoolctl
+
+def _register_threadpoolctl() -> None:
+    """Register the pool with threadpoolctl: ``threadpool_limits(n)`` (scikit-learn's and
+    Dask's way of limiting every library's threads) limits it, ``threadpool_info()``
+    lists it. threadpoolctl finds libraries by the shared objects loaded; the pool runs
+    NumPy's loops, so it is listed against NumPy's ``_multiarray_umath``."""
+    import threadpoolctl
+
+    class AutodevController(threadpoolctl.LibController):
+        user_api = "autodev"
+        internal_api = "autodev"
+        filename_prefixes = ("_multiarray_umath",)
+
+        def get_num_threads(self) -> int:
+            return POOL.threads
+
+        def set_num_threads(self, num_threads: int) -> None:
+            set_limit(num_threads)
+
+        def get_version(self) -> str:
+            return VERSION
+
+    threadpoolctl.register(AutodevController)
+
+
+_register_threadpoolctl()
+PROFILE_WRITTEN.append(reset_profile)

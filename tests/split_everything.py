@@ -1,0 +1,28 @@
+"""A pytest plugin: every host call of 16 elements or more that autodev can split is split
+over three threads, whatever this machine's cores and profile say.
+
+``.ci/split-everything`` runs the differential, stateful and adversarial suites with it
+(``-p split_everything``, with ``tests/`` on ``PYTHONPATH``), so that the block splitting of
+:mod:`autodev._parallel` meets every case those suites hold, not only the large arrays
+where it applies by default.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _split_everything(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from autodev import _parallel as P
+
+    monkeypatch.setattr(P, "MIN_BLOCK", 4)
+    monkeypatch.setattr(P.POOL, "default", 3)
+    monkeypatch.setattr(P.POOL, "limit", None)
+    monkeypatch.setattr(P, "_CROSSOVER", [{f: 16.0 for f in P.FAMILIES}])
+    P._changed()
+    yield
+    monkeypatch.undo()
+    P._changed()

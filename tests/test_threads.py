@@ -1,0 +1,486 @@
+"""The CPU as a parallel device (autodev._parallel): large calls split over threads give
+NumPy's results bit for bit, follow the caller's errstate, and obey the ecosystem's
+thread limits. Thresholds are lowered here so that small arrays are split too."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import warnings
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+import threadpoolctl
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import autodev
+from autodev import _parallel as P
+
+DTYPES = [np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex128, np.bool_]
+
+
+@pytest.fixture(autouse=True)
+def split_small(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Split every call of 16 elements or more over 3 threads (whatever this machine's
+    cores and profile say)."""
+    monkeypatch.setattr(P, "MIN_BLOCK", 4)
+    monkeypatch.setattr(P.POOL, "default", 3)
+    monkeypatch.setattr(P.POOL, "limit", None)
+    monkeypatch.setattr(P, "_CROSSOVER", [{f: 16.0 for f in P.FAMILIES}])
+    P._changed()
+    yield
+    monkeypatch.undo()
+    P._changed()
+
+
+def _threaded() -> int:
+    return int(autodev.stats()["threaded_calls"])
+
+
+def same(got: Any, want: Any) -> None:
+    """Bit for bit: bytes, dtype, shape and memory order (the strides of axes longer than
+    one: an axis of length one has no order, and its stride is free)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+    assert _order(got) == _order(want)
+
+
+def _order(a: np.ndarray) -> tuple[int, ...]:
+    return tuple(s for s, n in zip(a.strides, a.shape) if n > 1)
+
+
+# --------------------------------------------------------------------------- elementwise
+
+def _views(draw: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An array of ``shape`` as a contiguous, transposed, strided or reversed view."""
+    data = draw(hnp.arrays(dtype, shape, elements=_elements(dtype)))
+    kind = draw(st.sampled_from(["c", "f", "step", "reverse"]))
+    if kind == "f":
+        return np.asfortranarray(data)
+    if kind == "step":
+        wide = np.repeat(data, 2, axis=-1) if data.ndim else data
+        return wide[..., ::2] if data.ndim else data
+    if kind == "reverse" and data.ndim:
+        return data[::-1][::-1] if data.shape[0] < 2 else np.flip(np.flip(data, 0).copy(), 0)
+    return data
+
+
+def _elements(dtype: Any) -> Any:
+    kind = np.dtype(dtype).kind
+    if kind == "f":
+        return st.floats(-1e3, 1e3, width=32 if dtype == np.float32 else 64)
+    if kind == "c":
+        return st.complex_numbers(max_magnitude=1e3)
+    if kind == "b":
+        return st.booleans()
+    return st.integers(0, 100)
+
+
+@st.composite
+def operands(draw: Any) -> tuple[np.ndarray, np.ndarray]:
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=12))
+    x = _views(draw, shape, draw(st.sampled_from(DTYPES)))
+    cut = draw(st.integers(0, len(shape)))  # y broadcasts over x's leading axes
+    y = _views(draw, shape[cut:], draw(st.sampled_from(DTYPES)))
+    return x, y
+
+
+BINARY = [np.add, np.subtract, np.multiply, np.maximum, np.less, np.equal, np.true_divide,
+          np.arctan2, np.hypot]
+UNARY = [np.sin, np.exp, np.sqrt, np.negative, np.absolute, np.log1p, np.tanh, np.square]
+
+
+@settings(max_examples=60, deadline=None)
+@given(operands(), st.sampled_from(BINARY))
+def test_binary_ufuncs_are_bit_identical(xy: tuple[np.ndarray, np.ndarray], ufunc: Any) -> None:
+    x, y = xy
+    with np.errstate(all="ignore"):
+        try:
+            want = ufunc(x, y)
+        except TypeError as err:
+            try:  # NumPy's error, or left to NumPy (too small to split)
+                declined = P.ufunc_call(ufunc, "elementwise", (x, y), {})
+            except type(err):
+                return
+            assert declined is P.DECLINED
+            return
+        got = P.ufunc_call(ufunc, "elementwise", (x, y), {})
+    if got is not P.DECLINED:
+        same(got, want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(operands(), st.sampled_from(UNARY))
+def test_unary_ufuncs_are_bit_identical(xy: tuple[np.ndarray, np.ndarray], ufunc: Any) -> None:
+    x = xy[0]
+    with np.errstate(all="ignore"):
+        try:
+            want = ufunc(x)
+        except TypeError:
+            return
+        got = P.ufunc_call(ufunc, "transcendental", (x,), {})
+    if got is not P.DECLINED:
+        same(got, want)
+
+
+def test_large_calls_are_split_and_match_numpy() -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.random((300, 70)), rng.random(70).astype(np.float32)
+    before = _threaded()
+    same(P.ufunc_call(np.add, "elementwise", (a, b), {}), a + b)
+    same(P.ufunc_call(np.sin, "transcendental", (a.T,), {}), np.sin(a.T))
+    same(P.ufunc_call(np.multiply, "elementwise", (a[::-1, ::3], 2.5), {}), a[::-1, ::3] * 2.5)
+    same(P.ufunc_call(np.add, "elementwise", (a, 1), {"dtype": np.float32}),
+         np.add(a, 1, dtype=np.float32))
+    assert _threaded() == before + 4
+
+
+def test_operators_and_functions_split_through_autodev() -> None:
+    rng = np.random.default_rng(1)
+    a, b = rng.random((200, 50)), rng.random((200, 50))
+    x, y = autodev.asarray(a), autodev.asarray(b)
+    before = _threaded()
+    with autodev.policy("cpu"):  # (with a GPU usable, these calls stay on the host)
+        _operators_and_functions(x, y, a, b)
+    assert _threaded() >= before + 6
+    with autodev.policy("cpu"), autodev.trace() as t:
+        autodev.sqrt(x)
+    assert t[-1].threads == 3 and "threads 3" in t[-1].line()
+
+
+def _operators_and_functions(x: Any, y: Any, a: np.ndarray, b: np.ndarray) -> None:
+    same((x * y + 1)._data, a * b + 1)
+    same(autodev.exp(x)._data, np.exp(a))
+    same((-x)._data, -a)
+    same(autodev.add(x, y, out=autodev.empty_like(x))._data, a + b)
+    x += y
+    a += b
+    same(x._data, a)
+
+
+def test_in_place_out_aliasing_an_input() -> None:
+    a = np.arange(1000.0)
+    want = a + a[::-1].copy()
+    got = P.ufunc_call(np.add, "elementwise", (a, a[::-1].copy()), {"out": a})
+    assert got is a
+    same(a, want)
+
+
+def test_partly_overlapping_out_is_left_to_numpy() -> None:
+    a = np.arange(1000.0)
+    b = a.copy()
+    assert P.ufunc_call(np.add, "elementwise", (a[1:], a[:-1]), {"out": a[:-1]}) \
+        is P.DECLINED
+    np.add(b[1:], b[:-1], out=b[:-1])
+    x = autodev.asarray(a)
+    autodev.add(x[1:], x[:-1], out=x[:-1])
+    same(x._data, b)
+
+
+def test_where_keeps_untouched_elements() -> None:
+    rng = np.random.default_rng(2)
+    a, mask = rng.random((100, 30)), rng.random(30) > 0.5
+    out, want = np.full((100, 30), 7.0), np.full((100, 30), 7.0)
+    np.sin(a, out=want, where=mask)
+    assert P.ufunc_call(np.sin, "transcendental", (a,), {"out": out, "where": mask}) is out
+    same(out, want)
+
+
+def test_what_is_never_split() -> None:
+    objects = np.array([1.5] * 100, dtype=object)
+    assert P.ufunc_call(np.add, "elementwise", (objects, 1), {}) is P.DECLINED
+    assert P.ufunc_call(np.add, "elementwise", (np.ones(0), 1.0), {}) is P.DECLINED
+    assert P.ufunc_call(np.divmod, "elementwise", (np.ones(100), 3.0), {}) is P.DECLINED
+    masked = np.ma.masked_array(np.ones(100))
+    assert P.ufunc_call(np.add, "elementwise", (masked, 1.0), {}) is P.DECLINED
+    assert P.ufunc_call(np.matmul, "matmul", (np.ones((40, 40)), np.ones((40, 40))), {}) \
+        is P.DECLINED
+    with np.errstate(all="print"):
+        assert P.ufunc_call(np.add, "elementwise", (np.ones(100), 1.0), {}) is P.DECLINED
+
+
+def test_an_out_of_another_shape_is_left_to_numpy() -> None:
+    a, out = np.ones((40, 3)), np.zeros((50, 3))
+    assert P.ufunc_call(np.add, "elementwise", (a, 1.0), {"out": out}) is P.DECLINED
+    assert not out.any()  # nothing written: NumPy's own call raises before writing
+    with pytest.raises(ValueError):
+        autodev.add(autodev.asarray(a), 1.0, out=autodev.asarray(out))
+
+
+def test_type_errors_are_numpys_and_raise_before_any_thread() -> None:
+    a = np.arange(100, dtype=np.int64)
+    with pytest.raises(TypeError) as numpy_error:
+        np.add(a, 1.5, out=a)
+    with pytest.raises(TypeError) as error:
+        P.ufunc_call(np.add, "elementwise", (a, 1.5), {"out": a})
+    assert type(error.value) is type(numpy_error.value)
+    assert str(error.value) == str(numpy_error.value)
+    with pytest.raises(OverflowError):
+        P.ufunc_call(np.add, "elementwise", (np.zeros(100, np.uint8), 300), {})
+    out = np.zeros(100)
+    with pytest.raises(TypeError) as numpy_error:
+        np.add(a, 1.0, out=out, where=np.arange(100.0))
+    with pytest.raises(TypeError) as error:
+        P.ufunc_call(np.add, "elementwise", (a, 1.0), {"out": out, "where": np.arange(100.0)})
+    assert str(error.value) == str(numpy_error.value) and not out.any()
+    assert (a == np.arange(100)).all()
+
+
+# --------------------------------------------------------------------------- reductions
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float64, np.float32, np.int64, np.complex64]),
+                  hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=40),
+                  elements=st.integers(-50, 50)),
+       st.sampled_from([np.add, np.multiply, np.maximum, np.minimum]), st.data())
+def test_reductions_split_only_along_kept_axes(a: np.ndarray, ufunc: Any, data: Any) -> None:
+    a = a * np.asarray(1.1, a.dtype) if a.dtype.kind in "fc" else a
+    if data.draw(st.booleans()):
+        a = a.T
+    axes = data.draw(st.lists(st.integers(0, a.ndim - 1), min_size=1, unique=True))
+    keepdims = data.draw(st.booleans())
+    with np.errstate(all="ignore"):
+        try:
+            want = ufunc.reduce(a, axis=tuple(axes), keepdims=keepdims)
+        except ValueError:
+            return
+        got = P.reduce_call(ufunc, a, tuple(axes), keepdims=keepdims)
+    if got is not P.DECLINED:
+        assert len(axes) < a.ndim
+        same(got, np.asarray(want))
+
+
+def test_a_full_reduction_is_never_split() -> None:
+    a = np.random.default_rng(3).random((300, 300))
+    assert P.reduce_call(np.add, a, None) is P.DECLINED
+    assert P.reduce_call(np.add, a, (0, 1)) is P.DECLINED
+    before = _threaded()
+    same(np.asarray(autodev.sum(autodev.asarray(a), axis=0)), np.sum(a, axis=0))
+    same(np.asarray(autodev.asarray(a).sum()), np.asarray(a.sum()))
+    assert _threaded() == before + 1
+
+
+def test_a_mask_of_another_shape_is_left_to_numpy() -> None:
+    a, out = np.ones((300, 30)), np.zeros(30)
+    mask = np.ones((200, 30), bool)
+    assert P.reduce_call(np.add, a, 0, out=out, where=mask) is P.DECLINED
+    assert not out.any()
+    with pytest.raises(ValueError):
+        np.add.reduce(a, 0, out=out, where=mask)
+
+
+def test_a_casting_reduction_is_left_to_numpy() -> None:
+    a = np.ones((300, 300), np.float32)
+    assert P.reduce_call(np.add, a, 0, dtype=np.float64) is P.DECLINED
+    assert P.reduce_call(np.add, np.ones((300, 300), np.int8), 0) is P.DECLINED
+
+
+# --------------------------------------------------------------------------- errstate
+
+def _divide_by_zero_late() -> tuple[np.ndarray, np.ndarray]:
+    """Operands whose only division by zero falls in the last block."""
+    a, b = np.ones(1000), np.ones(1000)
+    b[-1] = 0.0
+    return a, b
+
+
+def test_a_warning_appears_once_as_numpys() -> None:
+    a, b = _divide_by_zero_late()
+    with warnings.catch_warnings(record=True) as numpy_seen:
+        warnings.simplefilter("always")
+        want = np.divide(a, b)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = autodev.divide(autodev.asarray(a), autodev.asarray(b))
+    same(got._data, want)
+    assert [str(w.message) for w in seen] == [str(w.message) for w in numpy_seen] \
+        == ["divide by zero encountered in divide"]
+    assert seen[0].category is RuntimeWarning and seen[0].filename == __file__
+
+
+def test_errstate_raise_ignore_and_call_hold_in_every_block() -> None:
+    a, b = _divide_by_zero_late()
+    before = _threaded()
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+            P.ufunc_call(np.divide, "elementwise", (a, b), {})
+    with np.errstate(divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        P.ufunc_call(np.divide, "elementwise", (a, b), {})
+    calls: list[tuple[Any, ...]] = []
+    numpy_calls: list[tuple[Any, ...]] = []
+    with np.errstate(all="call", call=lambda *args: calls.append(args)):
+        P.ufunc_call(np.divide, "elementwise", (a - 1, b), {})
+    with np.errstate(all="call", call=lambda *args: numpy_calls.append(args)):
+        np.divide(a - 1, b)
+    assert calls == numpy_calls and calls
+    assert _threaded() == before + 3
+
+
+def test_errors_in_several_blocks_are_reported_once_in_numpys_order() -> None:
+    a, b = np.ones(1000), np.ones(1000)
+    b[5], a[-5], b[-5] = 0.0, 0.0, 0.0  # divide by zero first, invalid value last
+    for order in (slice(None), slice(None, None, -1)):
+        with warnings.catch_warnings(record=True) as numpy_seen:
+            warnings.simplefilter("always")
+            np.divide(a[order], b[order])
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            P.ufunc_call(np.divide, "elementwise", (a[order], b[order]), {})
+        assert [str(w.message) for w in seen] == [str(w.message) for w in numpy_seen]
+
+
+def test_a_warning_made_an_error_by_the_filters() -> None:
+    a, b = _divide_by_zero_late()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning):
+            autodev.divide(autodev.asarray(a), autodev.asarray(b))
+
+
+# --------------------------------------------------------------------------- the ecosystem
+
+def test_threadpoolctl_lists_and_limits_the_pool() -> None:
+    info = [i for i in threadpoolctl.threadpool_info() if i["internal_api"] == "autodev"]
+    assert len(info) == 1 and info[0]["num_threads"] == 3
+    a = np.ones(1000)
+    with threadpoolctl.threadpool_limits(1):
+        assert P.ufunc_call(np.add, "elementwise", (a, a), {}) is P.DECLINED
+        assert P.least_floor() == P.NEVER
+    with threadpoolctl.threadpool_limits(2, user_api="autodev"):
+        assert P.POOL.threads == 2
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        assert P.ufunc_call(np.add, "elementwise", (a, a), {}) is not P.DECLINED
+    assert P.POOL.threads == 3
+
+
+def test_only_the_main_thread_splits() -> None:
+    a = np.ones(1000)
+    found: list[Any] = []
+    worker = threading.Thread(target=lambda: found.append(
+        P.ufunc_call(np.add, "elementwise", (a, a), {})))
+    worker.start()
+    worker.join()
+    assert found == [P.DECLINED]
+
+
+def _child(code: str, **env: str) -> str:
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("AUTODEV_NUM_THREADS", "OMP_NUM_THREADS")}
+    return subprocess.run([sys.executable, "-c", code], env={**environ, **env},
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_thread_count_from_the_environment() -> None:
+    code = "from autodev import _parallel as P; print(P.POOL.threads, P.least_floor() == P.NEVER)"
+    assert _child(code, AUTODEV_NUM_THREADS="1") == "1 True"
+    assert _child(code, OMP_NUM_THREADS="5,2") == "5 False"
+    assert _child(code, OMP_NUM_THREADS="5", AUTODEV_NUM_THREADS="2") == "2 False"
+    bad = subprocess.run([sys.executable, "-c", "import autodev"], capture_output=True,
+                         text=True, env={**os.environ, "AUTODEV_NUM_THREADS": "many"})
+    assert bad.returncode != 0 and "AUTODEV_NUM_THREADS must be a positive integer" in bad.stderr
+
+
+def test_one_thread_keeps_the_hot_path() -> None:
+    code = ("import autodev as np; from autodev import _parallel as P\n"
+            "a = np.ones(10**6); b = a + a; c = np.sin(a)\n"
+            "print(np.stats()['threaded_calls'], P.least_floor() == P.NEVER)")
+    assert _child(code, AUTODEV_NUM_THREADS="1") == "0 True"
+
+
+# --------------------------------------------------------------------------- profile, calibration
+
+def test_the_crossover_is_where_splitting_pays_from_then_on() -> None:
+    from autodev._calibrate.threads import crossover
+
+    points = {"n": [1e5, 1e6, 1e7, 1e8], "single": [1, 10, 100, 1000],
+              "split": [3, 8, 120, 600]}
+    assert crossover(points) == 1e8  # 1e6 paid, but 1e7 did not
+    points["split"][2] = 60
+    assert crossover(points) == 1e6
+    assert crossover({"n": [1e6], "single": [1.0], "split": [1.0]}) is None
+
+
+def test_calibration_measures_threads() -> None:
+    from autodev._calibrate.threads import measure_threads
+
+    section = measure_threads(0.05, quick=True, threads=2)
+    assert section["count"] == 2 and set(section["crossover"]) == set(P.FAMILIES)
+    points = section["measurements"]["elementwise"]
+    assert points["n"] and len(points["n"]) == len(points["single"]) == len(points["split"])
+    assert measure_threads(1.0, threads=1)["crossover"] == {f: None for f in P.FAMILIES}
+
+
+def test_profile_threads_section_is_validated() -> None:
+    from autodev._cost import profile as _profile
+
+    good = _profile.embedded_default()
+    assert set(good["threads"]["crossover"]) == set(P.FAMILIES)
+    for bad in ({"crossover": {"elementwise": -1}}, {"crossover": {"nope": 1e6}},
+                {"count": 0, "crossover": {}}, {"crossover": []}, []):
+        with pytest.raises(_profile.ProfileError, match="threads"):
+            _profile.validate(dict(good, threads=bad), "test")
+    _profile.validate(dict(good, threads={"count": 4, "crossover": {"reduction": None}}), "t")
+
+
+def test_floors_follow_the_profile_and_the_thread_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(P, "MIN_BLOCK", 32768)
+    floors = P.floors_for({"elementwise": 5e6, "transcendental": 10.0, "reduction": None}, 4)
+    assert floors == {"elementwise": 5_000_000, "transcendental": 65536, "reduction": P.NEVER}
+    assert set(P.floors_for({"elementwise": 5e6}, 1).values()) == {P.NEVER}
+    threads = autodev.info()["threads"]
+    assert threads["count"] == 3 and set(threads["floors"]) == set(P.FAMILIES)
+
+
+def test_host_calls_split_with_a_gpu_usable() -> None:
+    from autodev.testing import simulated_gpu
+
+    a = np.random.default_rng(4).random((200, 50))
+    with simulated_gpu():
+        x = autodev.asarray(a)
+        before = _threaded()
+        with autodev.policy("cpu"):
+            same((x * 2.0)._data, a * 2.0)
+        with autodev.policy("auto"), autodev.trace() as t:
+            y = x[:1, :10] + 1.0  # below the thread floor: not split
+        assert t[-1].threads == 1 and str(y.location) == "cpu"
+        assert _threaded() == before + 1
+
+
+def test_subclasses_keep_their_class_when_split() -> None:
+    class Tagged(autodev.ndarray):
+        def __array_finalize__(self, obj: Any) -> None:
+            self.tag = getattr(obj, "tag", "finalized")
+
+    a = np.random.default_rng(5).random((100, 40))
+    x = autodev.asarray(a).view(Tagged)
+    x.tag = "mine"
+    before = _threaded()
+    with autodev.policy("cpu"):
+        y = x * 3.0
+        z = autodev.sin(x)
+    assert type(y) is Tagged and type(z) is Tagged and y.tag == z.tag == "mine"
+    same(np.asarray(y), a * 3.0)
+    same(np.asarray(z), np.sin(a))
+    assert _threaded() == before + 2
+
+
+def test_dask_worker_threads_run_single_threaded() -> None:
+    da = pytest.importorskip("dask.array")
+    a = np.random.default_rng(6).random((400, 50))
+    d = da.from_array(autodev.asarray(a), chunks=(100, 50))
+    want = (a * 2.0 + 1.0).sum(axis=0)
+    with autodev.policy("cpu"):
+        before = _threaded()
+        got = (d * 2.0 + 1.0).sum(axis=0).compute(scheduler="threads")
+        assert _threaded() == before  # tasks ran on Dask's worker threads
+        got_here = (d * 2.0 + 1.0).sum(axis=0).compute(scheduler="sync")
+        assert _threaded() > before  # the same tasks on the main thread are split
+    np.testing.assert_allclose(np.asarray(got), want)
+    np.testing.assert_allclose(np.asarray(got_here), want)
