@@ -695,9 +695,43 @@ DIRECT: dict[str, Callable[..., Any]] = {
 
 # ---------------------------------------------------------------------- resolution
 
+class builtin(functools.partial):
+    """An autodev function whose NumPy twin is a builtin (``array``, ``zeros``, ...).
+
+    Held by a class (``class C: array = np.array``), it stays a plain function, as
+    NumPy's builtins and ufuncs do: Python functions would become methods. A
+    ``functools.partial`` over the function (called in C, without binding).
+    """
+
+    def __get__(self, obj: Any, objtype: Any = None) -> "builtin":
+        return self  # Python 3.14 makes functools.partial a method descriptor
+
+    def __repr__(self) -> str:
+        return f"<autodev function {self.__name__}>"
+
+    def __reduce__(self) -> str:  # type: ignore[override]  # pickled by name
+        return str(self.__qualname__)
+
+
+def _binds_as_numpy(function: Any, np_value: Any, prefix: str) -> Any:
+    """``function``, made a :class:`builtin` where NumPy's twin does not bind to a class."""
+    if not callable(function) or isinstance(function, (type, ufunc, builtin)) \
+            or not callable(np_value) or hasattr(type(np_value), "__get__"):
+        return function
+    wrapped = builtin(function)
+    functools.update_wrapper(wrapped, function)
+    wrapped.__module__ = "autodev" + ("." + prefix.rstrip(".") if prefix else "")
+    return wrapped
+
+
 @functools.lru_cache(maxsize=None)
 def resolve_name(module: Any, prefix: str, name: str) -> Any:
     """What ``autodev<prefix>.name`` is: dispatched function, CPU function or NumPy object."""
+    return _binds_as_numpy(_resolve(module, prefix, name), getattr(module, name, None),
+                           prefix)
+
+
+def _resolve(module: Any, prefix: str, name: str) -> Any:
     if prefix == "" and name in DIRECT:
         return DIRECT[name]
     if prefix == "" and name in CREATION:
