@@ -56,7 +56,18 @@ _sync_fast()  # the flags as they are now (refresh tells it of every change afte
 _NO_ARGUMENT: Any = object()
 
 
-class ufunc(functools.partial):
+class _UfuncType(type):
+    """``isinstance(f, autodev.ufunc)`` holds for NumPy's ufuncs too (SciPy's special
+    functions, ``numpy.frompyfunc``'s): under ``import autodev as np`` they are ufuncs."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type.__instancecheck__(cls, obj) or (cls is ufunc and isinstance(obj, np.ufunc))
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return type.__subclasscheck__(cls, sub) or (cls is ufunc and issubclass(sub, np.ufunc))
+
+
+class ufunc(functools.partial, metaclass=_UfuncType):
     """A NumPy ufunc that dispatches: calling it, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
