@@ -468,11 +468,25 @@ class ndarray:
     _scalar: bool
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
-        raise TypeError(
-            "autodev.ndarray cannot be constructed directly. Use autodev.array(), "
-            "autodev.zeros(), autodev.asarray() or another creation function."
-        )
+    def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                strides: Any = None, order: Any = None) -> "ndarray":
+        """NumPy's low-level constructor: an array of ``shape`` over ``buffer``'s memory.
+
+        Without a buffer the memory is new and uninitialised (as ``empty``). A buffer is
+        shared, as in NumPy: an autodev array on the host (writes through either are
+        seen by the other), or anything with the buffer protocol (``bytes``,
+        ``bytearray``, a NumPy array, ``mmap``). A subclass's ``__array_finalize__``
+        runs with ``None``, as NumPy's does. Prefer ``autodev.empty``/``array``/
+        ``frombuffer``, which say what they make.
+        """
+        if isinstance(buffer, ndarray):
+            host = np.ndarray(shape, dtype, _host_buffer(buffer), offset, strides, order)
+            made = new(host, CPU, R.storage_of(buffer), False, buffer._pin)
+        else:
+            host = np.ndarray(shape, dtype, buffer, offset, strides, order)
+            # memory autodev did not make can be written behind its back: never mirrored
+            made = new(host, CPU, None if buffer is None else R.Storage(escaped=True))
+        return made if cls is ndarray else cast(made, cls, None)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -1072,6 +1086,16 @@ class _FlatIter:
         return self._compare(other, operator.ge)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _host_buffer(buffer: ndarray) -> np.ndarray:
+    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share."""
+    if buffer._device is not CPU:
+        raise ValueError(
+            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}. "
+            "Use x.to_device('cpu') as the buffer, or autodev.lib.stride_tricks.as_strided "
+            "for a view on the device.")
+    return buffer._data  # the new array shares buffer's storage: its writes are seen
 
 
 def _set_flat(a: ndarray, positions: Any, value: Any) -> None:

@@ -105,3 +105,58 @@ def test_numpys_ufuncs_are_autodev_ufuncs():
     assert isinstance(scipy.special.erf, autodev.ufunc)
     assert issubclass(numpy.ufunc, autodev.ufunc)
     assert not isinstance(autodev.sum, autodev.ufunc) and not isinstance(1, autodev.ufunc)
+
+
+# ---------------------------------------------------------------------- ndarray(shape, ...)
+
+@pytest.mark.parametrize("args", [
+    ((2, 3),), ((2, 3), "int32"), ((0,), float), ((2, 2), "f8", None, 0, None, "F"),
+])
+def test_ndarray_constructor_without_buffer(args):
+    got, expected = autodev.ndarray(*args), numpy.ndarray(*args)
+    assert type(got) is autodev.ndarray
+    assert (got.shape, got.dtype, got.strides) == (expected.shape, expected.dtype,
+                                                   expected.strides)
+
+
+def test_ndarray_constructor_shares_a_buffer():
+    base = autodev.arange(6.0)
+    view = autodev.ndarray((2, 2), float, base, 8, (16, 8))
+    expected = numpy.ndarray((2, 2), float, numpy.arange(6.0), 8, (16, 8))
+    assert_same(view, expected)
+    view[0, 0] = 99  # a write through either is seen by the other
+    assert base[1] == 99
+    base[3] = -1
+    assert view[1, 0] == -1
+    raw = bytearray(b"abcd")
+    assert_same(autodev.ndarray((4,), "i1", raw), numpy.ndarray((4,), "i1", raw))
+
+
+@pytest.mark.parametrize("args", [((10,), float, "buffer"), ((2,), float, None, 0, None, "X"),
+                                  ((-1,),), ((2,), float, "buffer", 40)])
+def test_ndarray_constructor_errors_as_numpys(args):
+    def make(xp, base):
+        return xp.ndarray(*[base if a == "buffer" else a for a in args])
+    error_parity(make, numpy.arange(6.0), device=autodev.Device("cpu"))
+
+
+def test_ndarray_constructor_on_a_device_buffer_says_what_to_do(device):
+    x = put(numpy.arange(6.0), device)
+    if x.location == autodev.Device("cpu"):
+        assert autodev.ndarray((3,), float, x)[2] == 2
+    else:
+        with pytest.raises(ValueError, match="to_device"):
+            autodev.ndarray((3,), float, x)
+
+
+def test_subclass_constructed_directly_is_finalized_with_none():
+    seen = []
+
+    class Tagged(autodev.ndarray):
+        def __array_finalize__(self, obj):
+            seen.append(obj)
+            self.tag = getattr(obj, "tag", "new")
+
+    t = Tagged((2, 3), "int64")
+    assert type(t) is Tagged and t.shape == (2, 3) and t.dtype == numpy.int64
+    assert seen == [None] and t.tag == "new"
