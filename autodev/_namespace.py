@@ -22,7 +22,8 @@ from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
-from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_arg, new, placed
+from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, is_plain_array_like, \
+    native_arg, new, placed
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
@@ -569,6 +570,8 @@ def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
         return new(obj, gpu.device, R.Storage(escaped=True))
+    if is_plain_array_like(type(obj)):
+        obj = cpu_arg(obj)  # its __array__ may give an autodev array, which NumPy refuses
     host = np.asarray(obj, dtype=dtype, order=order, copy=copy)
     shared = host is obj or host.base is not None
     storage = R.Storage(escaped=True) if shared else None

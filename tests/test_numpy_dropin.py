@@ -160,3 +160,26 @@ def test_subclass_constructed_directly_is_finalized_with_none():
     t = Tagged((2, 3), "int64")
     assert type(t) is Tagged and t.shape == (2, 3) and t.dtype == numpy.int64
     assert seen == [None] and t.tag == "new"
+
+
+# ---------------------------------------------------------------------- __array__ array-likes
+
+class _ArrayLike:
+    """An array-like of a program written for its ``np``: ``__array__`` returns np's array."""
+
+    def __init__(self, xp, values):
+        self.xp, self.values = xp, values
+
+    def __array__(self, dtype=None, copy=None):
+        return self.xp.asarray(self.values, dtype=dtype)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.add(a, 1), lambda xp, a: xp.sin(a), lambda xp, a: xp.asarray(a),
+    lambda xp, a: xp.array(a), lambda xp, a: xp.bincount(a), lambda xp, a: xp.sum(a),
+    lambda xp, a: xp.concatenate([a, a]),
+])
+def test_array_like_whose_array_is_an_autodev_array(device, call):
+    expected = call(numpy, _ArrayLike(numpy, [1, 2, 2]))
+    got = call(autodev, _ArrayLike(autodev, [1, 2, 2]))
+    assert_same(got, expected)
