@@ -27,7 +27,7 @@ from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, def
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
-from ._subclass import cast, install
+from ._subclass import array_wrap, cast, install
 from ._trace import STATS, tick
 from ._typing import Casting, Order
 
@@ -62,7 +62,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | None = None,
-             can_elide: bool = False, family: str | None = None) -> _F:
+             can_elide: bool = False, family: str | None = None, binds: bool = True) -> _F:
     """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
     what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
     and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
@@ -70,10 +70,12 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | N
     getitem, setitem, ufunc, reduce or create; ``func``: NumPy's callable; ``other``: what
     a result that is not one NumPy array goes through; ``family``: the cost family whose
     floor a host call with a GPU usable must be below to skip the decision, as
-    ``fallback``'s does (None: ``fallback`` decides every such call)."""
+    ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether
+    a class holding it makes it a method (False for NumPy's builtins' twins)."""
     if SPEEDUPS is None:
         return fallback
-    return _cast(_F, SPEEDUPS.FastCall(kind, func, fallback, other, can_elide, family))
+    kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
+    return _cast(_F, kind_of(kind, func, fallback, other, can_elide, family))
 
 
 def _compiled_method(kind: str) -> Callable[[_F], _F]:
@@ -829,6 +831,8 @@ class ndarray:
         if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
             return cast(result, cls, self)
         return result
+
+    __array_wrap__ = array_wrap
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""

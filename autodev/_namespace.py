@@ -223,7 +223,7 @@ def _general(spec: OpSpec, nin: int, nout: int, x: Any, y: Any, rest: tuple[Any,
         kwargs = {**kwargs, "out": outs[0] if nout == 1 else
                   (*outs, *(None,) * (nout - len(outs)))}
     result = call(spec, args, kwargs)
-    return of_inputs(args, result) if SUBCLASSES else result
+    return of_inputs(args, result, kwargs) if SUBCLASSES else result
 
 
 def _floor(family: str) -> int:
@@ -292,8 +292,11 @@ def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..
 def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
 
+    name = spec.name
+
     def function(*args: Any, **kwargs: Any) -> Any:
-        return call(spec, args, kwargs)
+        result = call(spec, args, kwargs)
+        return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     return _named(function, np_func, spec.name)
 
@@ -333,7 +336,9 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 if type(result) is not _np_ndarray:
                     return result
                 return new(result, CPU)
-        return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
+        args = args if a is _NO_ARGUMENT else (a, *args)
+        result = call(spec, args, kwargs)
+        return of_inputs(args, result, kwargs, spec.name) if SUBCLASSES else result
 
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
 
@@ -471,7 +476,8 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
     result.__wrapped__ = np_func  # NumPy's signature
-    return compiled("create", np_func, result) if name in _SHAPED else result
+    return compiled("create", np_func, result, binds=hasattr(type(np_func), "__get__")) \
+        if name in _SHAPED else result
 
 
 #: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,
@@ -730,6 +736,7 @@ class builtin(functools.partial):
 def _binds_as_numpy(function: Any, np_value: Any, prefix: str) -> Any:
     """``function``, made a :class:`builtin` where NumPy's twin does not bind to a class."""
     if not callable(function) or isinstance(function, (type, ufunc, builtin)) \
+            or type(function).__name__ == "FastFunction" \
             or not callable(np_value) or hasattr(type(np_value), "__get__"):
         return function
     wrapped = builtin(function)

@@ -714,6 +714,32 @@ static PyTypeObject FastCallType = {
     .tp_getset = fastcall_getset,
 };
 
+/* A FastCall that a class holding it does not bind, as NumPy's builtins (`zeros`,
+   `empty`) are not bound: no method-descriptor flag, and __get__ gives itself. */
+static PyObject *
+fastfunction_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    Py_INCREF(self);
+    return self;
+}
+
+static PyTypeObject FastFunctionType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autodev._speedups.FastFunction",
+    .tp_doc = "FastFunction(kind, func, fallback, other=None, can_elide=False, family=None)\n--\n\n"
+              "A FastCall that never becomes a method of a class holding it.",
+    .tp_basicsize = sizeof(FastCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_base = &FastCallType,
+    .tp_vectorcall_offset = offsetof(FastCall, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = fastcall_new,
+    .tp_dealloc = (destructor)fastcall_dealloc,
+    .tp_traverse = (traverseproc)fastcall_traverse,
+    .tp_clear = (inquiry)fastcall_clear,
+    .tp_descr_get = fastfunction_get,
+};
+
 /* ------------------------------------------------------------------ module functions */
 
 static int
@@ -862,7 +888,8 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&ProbeType) < 0)
+    if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&FastFunctionType) < 0
+            || PyType_Ready(&ProbeType) < 0)
         return NULL;
     VersionName = PyUnicode_InternFromString("version");
     One = PyLong_FromLong(1);
@@ -886,7 +913,9 @@ PyInit__speedups(void)
     }
     probe->vectorcall = probe_vectorcall;
     Py_INCREF(&FastCallType);
+    Py_INCREF(&FastFunctionType);
     if (PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0
+            || PyModule_AddObject(m, "FastFunction", (PyObject *)&FastFunctionType) < 0
             || PyModule_AddObject(m, "refcount_probe", (PyObject *)probe) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -183,3 +183,67 @@ def test_array_like_whose_array_is_an_autodev_array(device, call):
     expected = call(numpy, _ArrayLike(numpy, [1, 2, 2]))
     got = call(autodev, _ArrayLike(autodev, [1, 2, 2]))
     assert_same(got, expected)
+
+
+# ---------------------------------------------------------------------- subclasses
+
+def _subclass(xp, **body):
+    return type("Mine", (xp.ndarray,), dict(body))
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.sum(a, axis=0), lambda xp, a: xp.mean(a, axis=1),
+    lambda xp, a: xp.squeeze(a[None]), lambda xp, a: xp.tile(a, 2),
+    lambda xp, a: xp.sort(a), lambda xp, a: xp.linalg.inv(a[:, :2] + xp.eye(2)),
+    lambda xp, a: xp.median(a, axis=0), lambda xp, a: xp.nanmax(a, axis=0),
+    lambda xp, a: xp.ones_like(a), lambda xp, a: xp.diff(a), lambda xp, a: xp.cumsum(a),
+    lambda xp, a: xp.concatenate([a, a]), lambda xp, a: xp.stack([a, a]),
+    lambda xp, a: xp.nonzero(a)[0], lambda xp, a: xp.sin(a) + 1,
+    lambda xp, a: xp.linalg.lstsq(a.T, xp.ones(3), rcond=None)[0],
+    lambda xp, a: xp.sum(a),
+])
+def test_functions_keep_subclasses_as_numpys(device, call):
+    def run(xp, a):
+        return type(call(xp, a.view(_subclass(xp)))).__name__
+
+    assert run(autodev, put(sample((2, 3)), device)) == run(numpy, sample((2, 3)))
+
+
+def test_array_priority_picks_the_wrapping_input(device):
+    def run(xp, a):
+        low = a.view(_subclass(xp, __array_priority__=1.0))
+        high = a.view(type("High", (xp.ndarray,), {"__array_priority__": 5.0}))
+        return type(xp.add(low, high)).__name__, type(xp.add(high, low)).__name__, \
+            type(xp.add(low, low)).__name__
+
+    assert run(autodev, put(sample((3,)), device)) == run(numpy, sample((3,)))
+
+
+def test_array_wrap_and_finalize_are_honoured(device):
+    def run(xp, a):
+        calls = []
+
+        class Wrapping(xp.ndarray):
+            def __array_finalize__(self, obj):
+                self.info = getattr(obj, "info", None)
+
+            def __array_wrap__(self, arr, context=None, return_scalar=False):
+                calls.append(type(arr).__name__ != "Wrapping")
+                return super().__array_wrap__(arr, context, return_scalar)
+
+        w = a.view(Wrapping)
+        w.info = "kept"
+        results = [xp.sin(w), xp.sum(w, axis=0), xp.linalg.pinv(w[:2, :2] + xp.eye(2))]
+        return [type(r).__name__ for r in results], [r.info for r in results], all(calls)
+
+    assert run(autodev, put(sample((3, 3)), device)) == run(numpy, sample((3, 3)))
+
+
+def test_ndarray_array_wrap_itself(device):
+    x = put(sample((3,)), device)
+    Mine = _subclass(autodev)
+    wrapped = x.view(Mine).__array_wrap__(autodev.zeros(2))
+    assert type(wrapped) is Mine and wrapped.shape == (2,)
+    assert type(x.__array_wrap__(numpy.zeros(2))) is autodev.ndarray
+    assert x.__array_wrap__(autodev.zeros(()), None, True) == 0.0  # a scalar, as NumPy's
+    assert numpy.ndim(x.__array_wrap__(autodev.zeros(()), None, True)) == 0
