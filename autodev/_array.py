@@ -10,7 +10,9 @@ the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
 from __future__ import annotations
 
 import dis
+import inspect
 import operator
+import pickle
 import sys
 from dataclasses import dataclass
 from sys import getrefcount
@@ -860,9 +862,13 @@ class ndarray:
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
+        extra = {} if order is None else {"order": order}
+        if self._device is not CPU and kind != "introselect":
+            np.zeros(1).partition(0, kind=kind)  # NumPy's error for a kind it does not know
+
         def partition(data: Any, device: Device) -> None:
             if device is CPU:
-                data.partition(cpu_arg(kth), axis=axis)
+                data.partition(cpu_arg(kth), axis=axis, kind=kind, **extra)
                 return
             # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
             k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
@@ -880,6 +886,12 @@ class ndarray:
             native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
 
     def resize(self, *shape: Any, refcheck: bool = True) -> None:
+        # NumPy refuses to resize memory something else may still refer to: its own check
+        # sees views of the data; this one, other references to this array (``y = x``)
+        if refcheck and getrefcount(self) > _RESIZE_REFS:
+            raise ValueError(
+                "cannot resize an array that references or is referenced\nby another "
+                "array in this way.\nUse the np.resize function or refcheck=False")
         if self._device is CPU:
             self._data.resize(*shape, refcheck=refcheck)
         else:
@@ -888,6 +900,40 @@ class ndarray:
                 "use autodev.resize(a, shape), which returns a new array."
             )
         R.mark_written(self)
+
+    def getfield(self, dtype: Any, offset: int = 0) -> "ndarray":
+        """A field of each element: ``dtype`` at byte ``offset`` (a view on the host; a
+        copy on a device, whose libraries have no ``getfield``)."""
+        if self._device is CPU:
+            return _view_attr_call(self, "getfield", dtype, offset)
+        return new(self._host().getfield(dtype, offset).copy(), CPU, None, False, self._pin)
+
+    def setfield(self, val: Any, dtype: Any, offset: int = 0) -> None:
+        """Write ``val`` into the field ``dtype`` at byte ``offset`` of each element."""
+        value = cpu_arg(val)
+        if self._device is CPU:
+            self._data.setfield(value, dtype, offset)
+            R.mark_written(self)
+        else:
+            in_place_on_host("setfield", self,
+                             lambda host: host.setfield(value, dtype, offset))
+            R.mark_written(self)
+
+    def dumps(self) -> bytes:
+        """This array pickled (``pickle.loads`` gives it back), as NumPy's ``dumps``."""
+        return pickle.dumps(self, protocol=2)
+
+    def __setstate__(self, state: Any, /) -> None:
+        """Take NumPy's pickled array state (``numpy.ndarray.__reduce__``'s third item)."""
+        host = np.ndarray.__new__(np.ndarray, (0,))
+        host.__setstate__(state)
+        self._data, self._device, self._storage = host, CPU, None
+        self._mirror, self._scalar = None, False
+        if not hasattr(self, "_pin"):
+            self._pin = None
+
+    def __array_finalize__(self, obj: Any, /) -> None:
+        """Nothing, as NumPy's: a subclass's runs when one of its arrays is made."""
 
     def flatten(self, order: str = "C") -> "ndarray":
         return _allocating(self, "flatten", lambda data: data.flatten(order))
@@ -975,6 +1021,37 @@ class ndarray:
 
 
 bind_array(ndarray)
+
+
+def _numpy_method_signatures() -> None:
+    """Give autodev's array methods NumPy's signatures (``self`` positional-only, NumPy's
+    parameter names), so ``inspect.signature(np.ndarray.sum)`` reads as NumPy's."""
+    for name, attr in vars(ndarray).items():
+        numpy_method = getattr(np.ndarray, name, None)
+        if not callable(attr) or isinstance(attr, type) or numpy_method is None:
+            continue
+        try:
+            attr.__signature__ = inspect.signature(numpy_method)
+        except (ValueError, TypeError):  # NumPy's has none to read
+            continue
+
+
+_numpy_method_signatures()
+
+
+def _resize_refs() -> int:
+    """References to an array inside ``resize`` when only its caller's name holds it."""
+    seen: list[int] = []
+
+    def probe(self: Any) -> None:
+        seen.append(getrefcount(self))
+
+    probe(_onew(ndarray))
+    return seen[0] + 1  # the caller's own variable
+
+
+#: More references than this inside ``ndarray.resize``: someone else holds the array.
+_RESIZE_REFS = _resize_refs()
 
 
 def _bind_compiled(speedups: Any) -> None:
@@ -1147,6 +1224,12 @@ def _own(native: Any, device: Device) -> Any:
     if device is CPU:
         return native.copy(order="K")
     return backend_for(device).xp.array(native, copy=True, order="K")
+
+
+def _view_attr_call(a: ndarray, name: str, *args: Any) -> ndarray:
+    """``a._data.<name>(*args)``, a view of ``a``'s memory, as an array sharing its storage."""
+    result = getattr(a._data, name)(*args)
+    return new(result, a._device, R.storage_of(a), False, a._pin)
 
 
 def _view_attr(a: ndarray, name: str) -> ndarray:

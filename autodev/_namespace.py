@@ -141,6 +141,14 @@ class ufunc(functools.partial, metaclass=_UfuncType):
     def __getattr__(self, name: str) -> Any:
         return getattr(self._np, name)
 
+    def __eq__(self, other: Any) -> bool:
+        """Equal to the NumPy ufunc it stands for (``[numpy.add].remove(np.add)``)."""
+        return self is other or other is self._np or (
+            isinstance(other, functools.partial) and getattr(other, "_np", None) is self._np)
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
 
@@ -531,10 +539,19 @@ def _created(result: Any, device: Device) -> Any:
     return new(result, device)
 
 
-def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
-          subok: bool = False, ndmin: int = 0, like: Any = None,
-          device: DeviceLike | None = None) -> ndarray:
-    """Create an array (NumPy's ``array``), on ``device=`` or where ``obj`` lives."""
+def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: A002
+          order: Order = "K", subok: bool = False, ndmin: int = 0, ndmax: int = 0,
+          like: Any = None, device: DeviceLike | None = None) -> ndarray:
+    """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
+    if ndmax:  # the limit on dimensions found in nested sequences: NumPy applies it
+        host = np.array(cpu_arg(object), dtype=dtype, copy=copy, order=order, ndmin=ndmin,
+                        ndmax=ndmax)
+        return _array(host, copy=None, device=device)
+    return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
+
+
+def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
+           ndmin: int = 0, device: DeviceLike | None = None) -> ndarray:
     if type(obj) is ndarray and device is None:
         data = obj._data
         if copy is False:
@@ -549,7 +566,7 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order
             obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
                                             ndmin=ndmin), CPU, None, False, obj._pin))
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
-        return placed(array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
+        return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
@@ -561,10 +578,11 @@ def _ndmin(data: Any, ndmin: int) -> Any:
     return data.reshape((1,) * (ndmin - data.ndim) + data.shape)
 
 
-def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
+def asarray(a: Any, dtype: Any = None, order: Order | None = None, *,
             device: DeviceLike | None = None, copy: bool | None = None,
             like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
+    obj = a
     if type(obj) in SUBCLASSES:
         obj = obj.view(ndarray)  # its base-class view (same data, same device), as NumPy's
     if type(obj) is ndarray:
@@ -620,9 +638,10 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None,
     return array.to_device(device)
 
 
-def asanyarray(obj: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
+def asanyarray(a: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
     """:func:`asarray`, keeping a subclass of ``autodev.ndarray`` (``class A(np.ndarray)``
     under ``import autodev as np``) as NumPy's keeps its own."""
+    obj = a
     cls = type(obj)
     if cls in SUBCLASSES and (dtype is None or np.dtype(dtype) == obj.dtype) \
             and kwargs.get("device") is None and not kwargs.get("copy"):
@@ -733,23 +752,35 @@ class builtin(functools.partial):
         return str(self.__qualname__)
 
 
-def _binds_as_numpy(function: Any, np_value: Any, prefix: str) -> Any:
-    """``function``, made a :class:`builtin` where NumPy's twin does not bind to a class."""
+def _as_numpys(function: Any, np_value: Any, prefix: str) -> Any:
+    """``function`` as its NumPy twin is to a class and to ``inspect.signature``.
+
+    Where NumPy's twin is a builtin, ``function`` becomes a :class:`builtin` (a class
+    holding it does not bind it) whose ``__wrapped__`` and ``__text_signature__`` are
+    NumPy's; where NumPy's carries a ``__signature__`` (its C dispatchers), so does
+    ``function``.
+    """
     if not callable(function) or isinstance(function, (type, ufunc, builtin)) \
-            or type(function).__name__ == "FastFunction" \
-            or not callable(np_value) or hasattr(type(np_value), "__get__"):
+            or not callable(np_value) or isinstance(np_value, type):
         return function
-    wrapped = builtin(function)
-    functools.update_wrapper(wrapped, function)
-    wrapped.__module__ = "autodev" + ("." + prefix.rstrip(".") if prefix else "")
-    return wrapped
+    if hasattr(np_value, "__signature__"):
+        function.__signature__ = np_value.__signature__
+    if hasattr(type(np_value), "__get__"):
+        return function  # a Python function or dispatcher: a method on a class, as NumPy's
+    text = getattr(np_value, "__text_signature__", None)
+    if type(function).__name__ != "FastFunction":  # else unbound already (compiled zeros)
+        function = functools.update_wrapper(builtin(function), function)
+        function.__module__ = "autodev" + ("." + prefix.rstrip(".") if prefix else "")
+    function.__wrapped__ = np_value  # inspect.signature: NumPy's own
+    if text is not None:
+        function.__text_signature__ = text
+    return function
 
 
 @functools.lru_cache(maxsize=None)
 def resolve_name(module: Any, prefix: str, name: str) -> Any:
     """What ``autodev<prefix>.name`` is: dispatched function, CPU function or NumPy object."""
-    return _binds_as_numpy(_resolve(module, prefix, name), getattr(module, name, None),
-                           prefix)
+    return _as_numpys(_resolve(module, prefix, name), getattr(module, name, None), prefix)
 
 
 def _resolve(module: Any, prefix: str, name: str) -> Any:

@@ -105,6 +105,10 @@ def test_numpys_ufuncs_are_autodev_ufuncs():
     assert isinstance(scipy.special.erf, autodev.ufunc)
     assert issubclass(numpy.ufunc, autodev.ufunc)
     assert not isinstance(autodev.sum, autodev.ufunc) and not isinstance(1, autodev.ufunc)
+    ufuncs = [numpy.add, numpy.bitwise_count]
+    ufuncs.remove(autodev.bitwise_count)  # equal to the NumPy ufunc it stands for
+    assert ufuncs == [numpy.add] and autodev.add == numpy.add and autodev.add != numpy.sin
+    assert {autodev.add: 1}[numpy.add] == 1
 
 
 # ---------------------------------------------------------------------- ndarray(shape, ...)
@@ -247,3 +251,96 @@ def test_ndarray_array_wrap_itself(device):
     assert type(x.__array_wrap__(numpy.zeros(2))) is autodev.ndarray
     assert x.__array_wrap__(autodev.zeros(()), None, True) == 0.0  # a scalar, as NumPy's
     assert numpy.ndim(x.__array_wrap__(autodev.zeros(()), None, True)) == 0
+
+
+# ---------------------------------------------------------------------- signatures
+
+@pytest.mark.parametrize("name", ["array", "asarray", "asanyarray", "zeros", "empty",
+                                  "arange", "frombuffer", "inner", "where", "dot", "sum",
+                                  "concatenate"])
+def test_function_signatures_are_numpys(name):
+    import inspect
+    ours, theirs = getattr(autodev, name), getattr(numpy, name)
+    assert inspect.signature(ours) == inspect.signature(theirs)
+    assert hasattr(ours, "__signature__") == hasattr(theirs, "__signature__")
+    if getattr(theirs, "__text_signature__", None) and not hasattr(type(theirs), "__get__"):
+        assert ours.__text_signature__ == theirs.__text_signature__
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "astype", "copy", "reshape", "resize",
+                                  "getfield", "setfield", "dumps", "partition", "view",
+                                  "__array__", "__array_wrap__", "__array_finalize__",
+                                  "__setstate__", "to_device", "__array_namespace__"])
+def test_method_signatures_are_numpys(name):
+    import inspect
+    sig = inspect.signature(getattr(autodev.ndarray, name))
+    assert sig == inspect.signature(getattr(numpy.ndarray, name))
+    assert sig.parameters["self"].kind is inspect.Parameter.POSITIONAL_ONLY
+
+
+def test_creation_keywords_named_as_numpys(device):
+    assert_same(autodev.array(object=[1, 2]), numpy.array(object=[1, 2]))
+    assert_same(autodev.asarray(a=[1, 2]), numpy.asarray(a=[1, 2]))
+    assert_same(autodev.asanyarray(a=[1, 2]), numpy.asanyarray(a=[1, 2]))
+
+
+@pytest.mark.parametrize("ndmax", [1, 2, 3])
+def test_array_ndmax(device, ndmax):
+    nested = [[1, 2], [3, 4]]
+    assert_same(autodev.array(nested, ndmax=ndmax, dtype=object),
+                numpy.array(nested, ndmax=ndmax, dtype=object))
+    error_parity(lambda xp, _: xp.array(nested, ndmax=-1), None, device=device)
+
+
+# ---------------------------------------------------------------------- methods NumPy has
+
+def test_getfield_setfield(device):
+    def run(xp, a):
+        a = a.astype(complex) * (1 + 2j)
+        real = a.getfield(numpy.float64, 0) + 0  # a copy of the values, wherever a lives
+        a.setfield(3.0, numpy.float64, 8)
+        return real, a
+    differential(run, sample((2, 2)), device=device, resident=False)
+
+
+def test_getfield_is_a_view_on_the_host():
+    on_host = autodev.eye(2, dtype=complex)
+    view = on_host.getfield(numpy.float64, 8)
+    view[...] = 5.0  # as NumPy's; on a device it is a copy (no device library has getfield)
+    assert on_host[0, 0] == 1 + 5j
+
+
+def test_dumps_and_setstate(device):
+    x = put(sample((2, 3)), device)
+    assert_same(pickle.loads(x.dumps()), sample((2, 3)))
+    y = autodev.zeros(1)
+    y.__setstate__(numpy.arange(3.0).__reduce__()[2])
+    assert_same(y, numpy.arange(3.0))
+
+
+def test_resize_refuses_a_referenced_array_as_numpys(device):
+    def run(xp, _):
+        x = xp.eye(3)
+        y = x  # noqa: F841  (the second reference NumPy's refcheck refuses)
+        x.resize((5, 1))
+    error_parity(run, None, device=device)
+    x = autodev.eye(3).to_device("cpu")
+    x.resize((5, 1))  # only this name holds it: resized, as NumPy's
+    assert x.shape == (5, 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: d.partition(10), lambda d: d.partition(-11),
+    lambda d: d.partition(2, kind="nonsense"), lambda d: d.partition(2, kind="\xe4"),
+])
+def test_partition_raises_as_numpys(device, call):
+    error_parity(lambda xp, a: call(a), numpy.arange(10), device=device)
+
+
+def test_array_finalize_reachable_through_super():
+    class Mine(autodev.ndarray):
+        def __array_finalize__(self, obj):
+            super().__array_finalize__(obj)
+            self.seen = True
+
+    assert autodev.arange(3).view(Mine).seen
