@@ -16,7 +16,7 @@ import pickle
 import sys
 from dataclasses import dataclass
 from sys import getrefcount
-from typing import Any, Callable, Iterator, TypeVar, cast as _cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast as _cast
 
 import numpy as np
 
@@ -430,6 +430,26 @@ def _no_face() -> Any:
     raise RuntimeError("autodev's array-API face is not bound: import autodev first")
 
 
+def _buffer_base() -> type:
+    """The base class of :class:`ndarray`: ``object``, or, on Python < 3.12 where the
+    compiled extension is built, one whose buffer protocol is ``__buffer__`` (PEP 688
+    makes Python classes exporters from 3.12 on). It holds no rule, so it is used with
+    ``AUTODEV_PURE_PYTHON=1`` too."""
+    if sys.version_info >= (3, 12):
+        return object
+    try:
+        from ._speedups import BufferExporter
+    except ImportError:  # not built: no buffer protocol before 3.12 (docs/guide.md, Limits)
+        return object
+    return BufferExporter
+
+
+if TYPE_CHECKING:
+    _BufferBase = object
+else:
+    _BufferBase = _buffer_base()
+
+
 @dataclass
 class _Protocols:
     """What the array's protocols need from the floors above it, bound by them: the
@@ -446,7 +466,7 @@ class _Protocols:
 PROTOCOLS = _Protocols(_not_bound, _not_bound, _no_face)
 
 
-class ndarray:
+class ndarray(_BufferBase):
     """An N-dimensional array whose data lives on the CPU or a GPU.
 
     It behaves like ``numpy.ndarray``: same attributes, operators, indexing and

@@ -14,6 +14,9 @@ class FastCall:
 class FastFunction(FastCall):
     """A FastCall that a class holding it does not bind (NumPy's builtins are not)."""
 
+class BufferExporter:
+    """A base class whose buffer protocol is its instances' ``__buffer__``."""
+
 refcount_probe: Any
 
 def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],
