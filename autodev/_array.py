@@ -645,6 +645,7 @@ class ndarray(_BufferBase):
 
     # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
     __array_interface__ = property(_buffers.array_interface)
+    __array_struct__ = property(_buffers.array_struct)
     ctypes = property(_buffers.ctypes)
     data = property(_buffers.data)
     setflags = _buffers.set_flags

@@ -344,3 +344,20 @@ def test_array_finalize_reachable_through_super():
             self.seen = True
 
     assert autodev.arange(3).view(Mine).seen
+
+
+def test_array_struct_on_the_host_as_numpys(device):
+    x = put(numpy.arange(10), device)
+
+    class Struct:
+        pass
+
+    if x.location != autodev.Device("cpu"):
+        with pytest.raises(AttributeError, match="lives on"):
+            x.__array_struct__
+        return
+    x.flags.writeable = False
+    Struct.__array_struct__ = x.__array_struct__
+    assert not numpy.asarray(Struct()).flags.writeable
+    assert memoryview(x).readonly
+    numpy.testing.assert_array_equal(numpy.asarray(Struct()), numpy.arange(10))

@@ -68,6 +68,17 @@ def array_interface(a: R.Resident) -> dict[str, Any]:
     return shared_host(a).__array_interface__
 
 
+def array_struct(a: R.Resident) -> Any:
+    """``__array_struct__`` (a capsule of NumPy's C array interface) of a host-resident
+    array; AttributeError on a device, as :func:`array_interface`."""
+    if a._device is not CPU:
+        raise AttributeError(
+            f"__array_struct__: this array lives on {a._device}; "
+            "use numpy.asarray(x) for a read-only copy or x.to_device('cpu') to move it"
+        )
+    return shared_host(a).__array_struct__
+
+
 def ctypes(a: R.Resident) -> Any:
     """``a.ctypes`` of a host-resident array; a device array has no host pointer."""
     if a._device is not CPU:
