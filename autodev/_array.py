@@ -344,6 +344,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
+            given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are
                 if type(x) not in _PLAIN_ARGUMENTS:
                     args = tuple([cpu_arg(a) for a in args])
@@ -356,6 +357,12 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             data = self._data
             result = np_method(data, *args, **kwargs)
             if type(result) is _np_ndarray:
+                if result is data:  # the array itself (conj of a real array), as NumPy's
+                    return self
+                if given and result.base is None:
+                    found = _given_out(result, given)  # an out passed by position
+                    if found is not None:
+                        return found
                 if out is not None:
                     if type(out) is ndarray and result is out._data:
                         R.mark_written(out)
@@ -380,13 +387,26 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             if type(result) is tuple:
                 return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
             return result
-        return call(spec, (self, *args), kwargs)
+        result = call(spec, (self, *args), kwargs)
+        if type(result) is ndarray and result is not self and result._data is self._data:
+            return self  # the array itself, as NumPy's (conj of a real array)
+        return result
 
     method.__name__ = name
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
     method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
     return method
+
+
+def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:
+    """The autodev array among ``given`` whose data NumPy wrote ``result`` into (an
+    ``out`` passed by position), marked written; None if there is none."""
+    for o in given:
+        if type(o) is ndarray and o._data is result:
+            R.mark_written(o)
+            return o
+    return None
 
 
 #: Method arguments that need no conversion to reach NumPy (axes, shapes' parts, flags).

@@ -361,3 +361,16 @@ def test_array_struct_on_the_host_as_numpys(device):
     assert not numpy.asarray(Struct()).flags.writeable
     assert memoryview(x).readonly
     numpy.testing.assert_array_equal(numpy.asarray(Struct()), numpy.arange(10))
+
+
+def test_methods_return_the_array_itself_or_out_as_numpys(device):
+    a = put(numpy.ones(3), device)
+    assert a.conj() is a and a.conjugate() is a  # a real array is its own conjugate
+    x = autodev.arange(6.0).reshape(2, 3)  # positional out, on the host
+    out = autodev.empty(3)
+    assert x.sum(0, None, out) is out
+    assert_same(out, numpy.arange(6.0).reshape(2, 3).sum(0))
+    c = autodev.array([1 - 1j, 2j])
+    out = autodev.empty_like(c)
+    assert c.conjugate(out) is out
+    assert_same(out, numpy.array([1 + 1j, -2j]))
