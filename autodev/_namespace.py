@@ -540,10 +540,10 @@ def _created(result: Any, device: Device) -> Any:
 
 
 def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: A002
-          order: Order = "K", subok: bool = False, ndmin: int = 0, ndmax: int = 0,
+          order: Order = "K", subok: bool = False, ndmin: int = 0, ndmax: Any = _NO_ARGUMENT,
           like: Any = None, device: DeviceLike | None = None) -> ndarray:
     """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
-    if ndmax:  # the limit on dimensions found in nested sequences: NumPy applies it
+    if ndmax is not _NO_ARGUMENT:  # a limit on the dimensions of nested sequences: NumPy's
         host = np.array(cpu_arg(object), dtype=dtype, copy=copy, order=order, ndmin=ndmin,
                         ndmax=ndmax)
         return _array(host, copy=None, device=device)

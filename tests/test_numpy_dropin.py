@@ -284,7 +284,7 @@ def test_creation_keywords_named_as_numpys(device):
     assert_same(autodev.asanyarray(a=[1, 2]), numpy.asanyarray(a=[1, 2]))
 
 
-@pytest.mark.parametrize("ndmax", [1, 2, 3])
+@pytest.mark.parametrize("ndmax", [0, 1, 2, 3])
 def test_array_ndmax(device, ndmax):
     nested = [[1, 2], [3, 4]]
     assert_same(autodev.array(nested, ndmax=ndmax, dtype=object),
