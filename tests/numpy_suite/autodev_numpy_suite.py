@@ -68,12 +68,13 @@ class AutodevView(types.ModuleType):
             value = getattr(self._autodev, attr)
         except AttributeError:
             return getattr(self._numpy, attr)
-        if isinstance(value, types.ModuleType) and value.__name__.startswith("autodev"):
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("autodev") \
+                and hasattr(self._numpy, attr):
             return view(f"{self.__name__}.{attr}")
         return value
 
     def __dir__(self) -> list[str]:
-        return sorted(set(dir(self._numpy)) | set(dir(self._autodev)))
+        return dir(self._numpy)  # NumPy's names: what a test module walks is NumPy's list
 
 
 _VIEWS: dict[str, Any] = {}
