@@ -107,16 +107,20 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         return self
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
-        return call(self._methods["reduce"], args, kwargs)
+        result = call(self._methods["reduce"], args, kwargs)
+        return of_inputs(args, result, kwargs, "reduce") if SUBCLASSES else result
 
     def accumulate(self, *args: Any, **kwargs: Any) -> Any:
-        return call(self._methods["accumulate"], args, kwargs)
+        result = call(self._methods["accumulate"], args, kwargs)
+        return of_inputs(args, result, kwargs, "accumulate") if SUBCLASSES else result
 
     def reduceat(self, *args: Any, **kwargs: Any) -> Any:
-        return call(self._methods["reduceat"], args, kwargs)
+        result = call(self._methods["reduceat"], args, kwargs)
+        return of_inputs(args, result, kwargs, "reduceat") if SUBCLASSES else result
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
-        return call(self._methods["outer"], args, kwargs)
+        result = call(self._methods["outer"], args, kwargs)
+        return of_inputs(args, result, kwargs, "outer") if SUBCLASSES else result
 
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""

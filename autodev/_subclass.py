@@ -130,7 +130,7 @@ def _operands(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
 #: Reductions whose result over a whole subclass array NumPy wraps as a 0-d array of
 #: that class (through ``ufunc.reduce``'s ``__array_wrap__``), not a scalar.
 WRAPPED_REDUCTIONS = frozenset(
-    "sum prod mean std var max min amax amin any all ptp nansum nanprod nanmean nanstd "
+    "reduce sum prod mean std var max min amax amin any all ptp nansum nanprod nanmean nanstd "
     "nanvar nanmax nanmin median nanmedian average".split())
 
 

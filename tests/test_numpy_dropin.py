@@ -374,3 +374,14 @@ def test_methods_return_the_array_itself_or_out_as_numpys(device):
     out = autodev.empty_like(c)
     assert c.conjugate(out) is out
     assert_same(out, numpy.array([1 + 1j, -2j]))
+
+
+@pytest.mark.parametrize("method", [
+    lambda xp, a: xp.multiply.outer(a, a), lambda xp, a: xp.add.reduce(a),
+    lambda xp, a: xp.add.accumulate(a), lambda xp, a: xp.add.reduce(a, axis=0),
+])
+def test_ufunc_methods_keep_subclasses_as_numpys(device, method):
+    def run(xp, a):
+        return type(method(xp, a.view(_subclass(xp)))).__name__
+
+    assert run(autodev, put(sample((2, 3)), device)) == run(numpy, sample((2, 3)))
