@@ -905,7 +905,7 @@ class ndarray(_BufferBase):
                   order: Any = None) -> None:
         extra = {} if order is None else {"order": order}
         if self._device is not CPU and kind != "introselect":
-            np.zeros(1).partition(0, kind=kind)  # NumPy's error for a kind it does not know
+            np.zeros(1).partition(0, kind=kind)  # type: ignore[arg-type]  # NumPy's error for a bad kind
 
         def partition(data: Any, device: Device) -> None:
             if device is CPU:
@@ -1161,7 +1161,8 @@ class _FlatIter:
 
     def __array__(self, dtype: Any = None, /, *, copy: bool | None = None) -> np.ndarray:
         # the host data (shared on the host, as NumPy's flatiter shares a contiguous one)
-        return _buffers.host_array(self._array, None, copy).flat.__array__(dtype, copy=copy)
+        flat: Any = _buffers.host_array(self._array, None, copy).flat
+        return flat.__array__(dtype, copy=copy)
 
     def copy(self) -> ndarray:
         """A flattened copy of the array (``a.flatten()``)."""
@@ -1189,10 +1190,10 @@ class _FlatIter:
     def _compare(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
         return op(self.copy(), other)
 
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]  # elementwise, as NumPy's
+    def __eq__(self, other: Any) -> Any:  # elementwise, as NumPy's
         return self._compare(other, operator.eq)
 
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Any:
         return self._compare(other, operator.ne)
 
     def __lt__(self, other: Any) -> Any:

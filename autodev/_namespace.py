@@ -749,10 +749,13 @@ class builtin(functools.partial):
     def __get__(self, obj: Any, objtype: Any = None) -> "builtin":
         return self  # Python 3.14 makes functools.partial a method descriptor
 
+    __name__: str
+    __qualname__: str
+
     def __repr__(self) -> str:
         return f"<autodev function {self.__name__}>"
 
-    def __reduce__(self) -> str:  # type: ignore[override]  # pickled by name
+    def __reduce__(self) -> str:  # pickled by name
         return str(self.__qualname__)
 
 
