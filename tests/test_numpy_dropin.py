@@ -385,3 +385,13 @@ def test_ufunc_methods_keep_subclasses_as_numpys(device, method):
         return type(method(xp, a.view(_subclass(xp)))).__name__
 
     assert run(autodev, put(sample((2, 3)), device)) == run(numpy, sample((2, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["i,O", [("foo", "i"), ("bar", "S1")], "f8"])
+def test_buffer_of_structured_arrays_reads_as_numpys(dtype):
+    # a structured dtype's PEP 3118 format may not give its itemsize back: NumPy must
+    # read such an array through __array_interface__, not a wrong buffer
+    a = numpy.zeros(2, dtype=dtype)
+    x = autodev.asarray(a.copy())
+    numpy.testing.assert_array_equal(numpy.asarray(x), a)
+    assert numpy.asarray(x).dtype == a.dtype

@@ -76,6 +76,9 @@ def array_struct(a: R.Resident) -> Any:
             f"__array_struct__: this array lives on {a._device}; "
             "use numpy.asarray(x) for a read-only copy or x.to_device('cpu') to move it"
         )
+    if a._data.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
+        raise AttributeError("__array_struct__: a structured array is read through "
+                             "__array_interface__, which keeps its fields")
     return shared_host(a).__array_struct__
 
 
@@ -124,4 +127,10 @@ def buffer(a: R.Resident, flags: int) -> memoryview:
             "numpy.asarray(x) or x.data for a read-only copy, or x.to_device('cpu')"
         )
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
+    if a._data.dtype.names is not None:
+        # a structured dtype's PEP 3118 format can lose its padding, and NumPy, reading
+        # the buffer before __array_interface__, would take the wrong itemsize: refused,
+        # NumPy goes on to __array_interface__, which is exact
+        raise BufferError(f"the buffer of a structured array ({a._data.dtype}) is not "
+                          "shared; use numpy.asarray(x), which reads it exactly")
     return memoryview(shared_host(a))  # type: ignore[arg-type]
