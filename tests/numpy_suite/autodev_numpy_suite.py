@@ -20,7 +20,9 @@ tests. ``--numpy-xfails FILE`` marks the test ids listed there as strict expecte
 failures (a test listed that passes fails the run, so the list cannot go stale);
 lines ``[host] id`` or ``[sim-gpu] id`` apply to one mode only (the mode is
 ``sim-gpu`` when ``AUTODEV_SIMULATE_GPU`` is set), and ``[not-run] id`` is expected to
-fail without being run (a C test helper that crashes on a foreign array). ``--numpy-plain`` turns the
+fail without being run (a C test helper that crashes on a foreign array). A line naming
+a module alone (no ``::``) keeps that module from being collected in that mode (it
+cannot be imported there). ``--numpy-plain`` turns the
 rewriting off: the same run on NumPy itself, for comparison.
 """
 
@@ -266,6 +268,19 @@ def read_xfails(path: str, mode: str) -> dict[str, tuple[str, bool]]:
             else:
                 xfails[line] = (" ".join(reason) or "listed in the xfails file", run)
     return xfails
+
+
+def pytest_ignore_collect(collection_path: Any, config: Any) -> bool | None:
+    """A module listed by its path alone (no ``::``) is not collected in that mode: it
+    cannot be (an error at import), and says so in the run's header."""
+    path = config.getoption("--numpy-xfails")
+    if not path or config.getoption("--numpy-plain"):
+        return None
+    rel = os.path.relpath(str(collection_path), str(config.rootpath))
+    if rel in read_xfails(path, _mode()):
+        print(f"numpy-suite: {rel} not collected (listed in {os.path.basename(path)})")
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
