@@ -738,6 +738,7 @@ static PyTypeObject FastFunctionType = {
     .tp_traverse = (traverseproc)fastcall_traverse,
     .tp_clear = (inquiry)fastcall_clear,
     .tp_descr_get = fastfunction_get,
+    .tp_getset = fastcall_getset,  /* __doc__ and __module__ are the fallback's, as FastCall's */
 };
 
 /* The base of autodev.ndarray on Python < 3.12, where a Python class's __buffer__
