@@ -253,6 +253,8 @@ def read_xfails(path: str, mode: str) -> dict[str, tuple[str, bool]]:
             if not line:
                 continue
             if line.startswith("#"):
+                if not line.strip("#= "):
+                    continue  # a rule between sections
                 if after_id:
                     reason, after_id = [], False
                 reason.append(line.lstrip("# "))
