@@ -272,17 +272,19 @@ def read_xfails(path: str, mode: str) -> dict[str, tuple[str, bool]]:
     return xfails
 
 
-def pytest_ignore_collect(collection_path: Any, config: Any) -> bool | None:
-    """A module listed by its path alone (no ``::``) is not collected in that mode: it
-    cannot be (an error at import), and says so in the run's header."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_make_collect_report(collector: Any) -> Any:
+    """A module listed by its path alone (no ``::``) is skipped in that mode, with the
+    list's reason: it cannot be imported there (so no test id of it can be listed)."""
+    config = collector.config
     path = config.getoption("--numpy-xfails")
-    if not path or config.getoption("--numpy-plain"):
+    if not path or config.getoption("--numpy-plain") or not isinstance(collector, pytest.Module):
         return None
-    rel = os.path.relpath(str(collection_path), str(config.rootpath))
-    if rel in read_xfails(path, _mode()):
-        print(f"numpy-suite: {rel} not collected (listed in {os.path.basename(path)})")
-        return True
-    return None
+    listed = read_xfails(path, _mode()).get(collector.nodeid)
+    if listed is None:
+        return None
+    return pytest.CollectReport(collector.nodeid, "skipped",
+                                (str(collector.path), 0, f"Skipped: {listed[0]}"), [])
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
