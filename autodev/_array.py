@@ -10,11 +10,13 @@ the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
 from __future__ import annotations
 
 import dis
+import inspect
 import operator
+import pickle
 import sys
 from dataclasses import dataclass
 from sys import getrefcount
-from typing import Any, Callable, Iterator, TypeVar, cast as _cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast as _cast
 
 import numpy as np
 
@@ -29,7 +31,7 @@ from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._overrides import install as install_overrides, overriding
-from ._subclass import cast, install
+from ._subclass import array_wrap, cast, install
 from ._trace import STATS, tick
 from ._typing import Casting, Order
 
@@ -76,7 +78,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | None = None,
-             can_elide: bool = False, family: str | None = None) -> _F:
+             can_elide: bool = False, family: str | None = None, binds: bool = True) -> _F:
     """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
     what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
     and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
@@ -84,10 +86,12 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | N
     getitem, setitem, ufunc, reduce or create; ``func``: NumPy's callable; ``other``: what
     a result that is not one NumPy array goes through; ``family``: the cost family whose
     floor a host call with a GPU usable must be below to skip the decision, as
-    ``fallback``'s does (None: ``fallback`` decides every such call)."""
+    ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether
+    a class holding it makes it a method (False for NumPy's builtins' twins)."""
     if SPEEDUPS is None:
         return fallback
-    return _cast(_F, SPEEDUPS.FastCall(kind, func, fallback, other, can_elide, family))
+    kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
+    return _cast(_F, kind_of(kind, func, fallback, other, can_elide, family))
 
 
 def _compiled_method(kind: str) -> Callable[[_F], _F]:
@@ -497,6 +501,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
+            given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are
                 if type(x) not in _PLAIN_ARGUMENTS:
                     args = tuple([cpu_arg(a) for a in args])
@@ -509,6 +514,12 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             data = self._data
             result = np_method(data, *args, **kwargs)
             if type(result) is _np_ndarray:
+                if result is data:  # the array itself (conj of a real array), as NumPy's
+                    return self
+                if given and result.base is None:
+                    found = _given_out(result, given)  # an out passed by position
+                    if found is not None:
+                        return found
                 if out is not None:
                     if type(out) is ndarray and result is out._data:
                         R.mark_written(out)
@@ -533,13 +544,26 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             if type(result) is tuple:
                 return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
             return result
-        return call(spec, (self, *args), kwargs)
+        result = call(spec, (self, *args), kwargs)
+        if type(result) is ndarray and result is not self and result._data is self._data:
+            return self  # the array itself, as NumPy's (conj of a real array)
+        return result
 
     method.__name__ = name
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
     method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
     return method
+
+
+def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:
+    """The autodev array among ``given`` whose data NumPy wrote ``result`` into (an
+    ``out`` passed by position), marked written; None if there is none."""
+    for o in given:
+        if type(o) is ndarray and o._data is result:
+            R.mark_written(o)
+            return o
+    return None
 
 
 #: Method arguments that need no conversion to reach NumPy (axes, shapes' parts, flags).
@@ -596,6 +620,26 @@ def _no_face() -> Any:
     raise RuntimeError("autodev's array-API face is not bound: import autodev first")
 
 
+def _buffer_base() -> type:
+    """The base class of :class:`ndarray`: ``object``, or, on Python < 3.12 where the
+    compiled extension is built, one whose buffer protocol is ``__buffer__`` (PEP 688
+    makes Python classes exporters from 3.12 on). It holds no rule, so it is used with
+    ``AUTODEV_PURE_PYTHON=1`` too."""
+    if sys.version_info >= (3, 12):
+        return object
+    try:
+        from ._speedups import BufferExporter
+    except ImportError:  # not built: no buffer protocol before 3.12 (docs/guide.md, Limits)
+        return object
+    return BufferExporter
+
+
+if TYPE_CHECKING:
+    _BufferBase = object
+else:
+    _BufferBase = _buffer_base()
+
+
 @dataclass
 class _Protocols:
     """What the array's protocols need from the floors above it, bound by them: the
@@ -612,7 +656,7 @@ class _Protocols:
 PROTOCOLS = _Protocols(_not_bound, _not_bound, _no_face)
 
 
-class ndarray:
+class ndarray(_BufferBase):
     """An N-dimensional array whose data lives on the CPU or a GPU.
 
     It behaves like ``numpy.ndarray``: same attributes, operators, indexing and
@@ -638,11 +682,25 @@ class ndarray:
     _scalar: bool | _Standard  # True: a NumPy scalar kept on its device; STANDARD: see there
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
-        raise TypeError(
-            "autodev.ndarray cannot be constructed directly. Use autodev.array(), "
-            "autodev.zeros(), autodev.asarray() or another creation function."
-        )
+    def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                strides: Any = None, order: Any = None) -> "ndarray":
+        """NumPy's low-level constructor: an array of ``shape`` over ``buffer``'s memory.
+
+        Without a buffer the memory is new and uninitialised (as ``empty``). A buffer is
+        shared, as in NumPy: an autodev array on the host (writes through either are
+        seen by the other), or anything with the buffer protocol (``bytes``,
+        ``bytearray``, a NumPy array, ``mmap``). A subclass's ``__array_finalize__``
+        runs with ``None``, as NumPy's does. Prefer ``autodev.empty``/``array``/
+        ``frombuffer``, which say what they make.
+        """
+        if isinstance(buffer, ndarray):
+            host = np.ndarray(shape, dtype, _host_buffer(buffer), offset, strides, order)
+            made = new(host, CPU, R.storage_of(buffer), False, buffer._pin)
+        else:
+            host = np.ndarray(shape, dtype, buffer, offset, strides, order)
+            # memory autodev did not make can be written behind its back: never mirrored
+            made = new(host, CPU, None if buffer is None else R.Storage(escaped=True))
+        return made if cls is ndarray else cast(made, cls, None)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -721,6 +779,15 @@ class ndarray:
     def flat(self) -> "_FlatIter":
         return _FlatIter(self)
 
+    @flat.setter
+    def flat(self, value: Any) -> None:
+        # NumPy's rule: the values, cast to the array's dtype, repeated to fill it in C order
+        if self._device is CPU:
+            self._data.flat = cpu_arg(value)
+            R.mark_written(self)
+        else:
+            self.flat[...] = value
+
     @property
     def base(self) -> Any:
         """The array whose memory this one views (None if it owns its memory), as NumPy's:
@@ -780,6 +847,7 @@ class ndarray:
 
     # host memory: shared on the host, read-only copies or refusals on a device (_buffers)
     __array_interface__ = property(_buffers.array_interface)
+    __array_struct__ = property(_buffers.array_struct)
     ctypes = property(_buffers.ctypes)
     data = property(_buffers.data)
     setflags = _buffers.set_flags
@@ -995,6 +1063,8 @@ class ndarray:
             return cast(result, cls, self)
         return result
 
+    __array_wrap__ = array_wrap
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass gets NumPy's subclass behaviour (see :mod:`autodev._subclass`)."""
         super().__init_subclass__(**kwargs)
@@ -1022,9 +1092,13 @@ class ndarray:
 
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
+        extra = {} if order is None else {"order": order}
+        if self._device is not CPU and kind != "introselect":
+            np.zeros(1).partition(0, kind=kind)  # type: ignore[arg-type]  # NumPy's error for a bad kind
+
         def partition(data: Any, device: Device) -> None:
             if device is CPU:
-                data.partition(cpu_arg(kth), axis=axis)
+                data.partition(cpu_arg(kth), axis=axis, kind=kind, **extra)
                 return
             # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
             k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is ndarray else kth)
@@ -1042,6 +1116,12 @@ class ndarray:
             native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
 
     def resize(self, *shape: Any, refcheck: bool = True) -> None:
+        # NumPy refuses to resize memory something else may still refer to: its own check
+        # sees views of the data; this one, other references to this array (``y = x``)
+        if refcheck and getrefcount(self) > _RESIZE_REFS:
+            raise ValueError(
+                "cannot resize an array that references or is referenced\nby another "
+                "array in this way.\nUse the np.resize function or refcheck=False")
         if self._device is CPU:
             self._data.resize(*shape, refcheck=refcheck)
         else:
@@ -1050,6 +1130,40 @@ class ndarray:
                 "use autodev.resize(a, shape), which returns a new array."
             )
         R.mark_written(self)
+
+    def getfield(self, dtype: Any, offset: int = 0) -> "ndarray":
+        """A field of each element: ``dtype`` at byte ``offset`` (a view on the host; a
+        copy on a device, whose libraries have no ``getfield``)."""
+        if self._device is CPU:
+            return _view_attr_call(self, "getfield", dtype, offset)
+        return new(self._host().getfield(dtype, offset).copy(), CPU, None, False, self._pin)
+
+    def setfield(self, val: Any, dtype: Any, offset: int = 0) -> None:
+        """Write ``val`` into the field ``dtype`` at byte ``offset`` of each element."""
+        value = cpu_arg(val)
+        if self._device is CPU:
+            self._data.setfield(value, dtype, offset)
+            R.mark_written(self)
+        else:
+            in_place_on_host("setfield", self,
+                             lambda host: host.setfield(value, dtype, offset))
+            R.mark_written(self)
+
+    def dumps(self) -> bytes:
+        """This array pickled (``pickle.loads`` gives it back), as NumPy's ``dumps``."""
+        return pickle.dumps(self, protocol=2)
+
+    def __setstate__(self, state: Any, /) -> None:
+        """Take NumPy's pickled array state (``numpy.ndarray.__reduce__``'s third item)."""
+        host = np.ndarray.__new__(np.ndarray, (0,))
+        host.__setstate__(state)
+        self._data, self._device, self._storage = host, CPU, None
+        self._mirror, self._scalar = None, False
+        if not hasattr(self, "_pin"):
+            self._pin = None
+
+    def __array_finalize__(self, obj: Any, /) -> None:
+        """Nothing, as NumPy's: a subclass's runs when one of its arrays is made."""
 
     def flatten(self, order: str = "C") -> "ndarray":
         return _allocating(self, "flatten", lambda data: data.flatten(order))
@@ -1140,6 +1254,37 @@ class ndarray:
 bind_array(ndarray)
 
 
+def _numpy_method_signatures() -> None:
+    """Give autodev's array methods NumPy's signatures (``self`` positional-only, NumPy's
+    parameter names), so ``inspect.signature(np.ndarray.sum)`` reads as NumPy's."""
+    for name, attr in vars(ndarray).items():
+        numpy_method = getattr(np.ndarray, name, None)
+        if not callable(attr) or isinstance(attr, type) or numpy_method is None:
+            continue
+        try:
+            attr.__signature__ = inspect.signature(numpy_method)
+        except (ValueError, TypeError):  # NumPy's has none to read
+            continue
+
+
+_numpy_method_signatures()
+
+
+def _resize_refs() -> int:
+    """References to an array inside ``resize`` when only its caller's name holds it."""
+    seen: list[int] = []
+
+    def probe(self: Any) -> None:
+        seen.append(getrefcount(self))
+
+    probe(_onew(ndarray))
+    return seen[0] + 1  # the caller's own variable
+
+
+#: More references than this inside ``ndarray.resize``: someone else holds the array.
+_RESIZE_REFS = _resize_refs()
+
+
 def _bind_compiled(speedups: Any) -> None:
     """Bind the compiled fast paths to the array class and keep their flags in step with
     ``STATE.fast`` and ``STATE.host_fast``, as the Python paths' ``_FAST``/``_HOST_FAST``."""
@@ -1160,32 +1305,133 @@ if SPEEDUPS is not None:
 
 
 class _FlatIter:
-    """``a.flat``: reads and writes by flat index, writes counted as writes."""
+    """``a.flat``: NumPy's ``flatiter`` over an autodev array.
 
-    __slots__ = ("_array",)
+    Reads and writes by flat (C-order) index, with NumPy's rules for the index (its
+    errors, warnings and the cycling of values written), writes counted as writes; an
+    iterator with ``index`` and ``coords``; ``numpy.asarray(a.flat)`` in one step. On
+    the host it is NumPy's own flatiter over the data; on a device the index is
+    resolved on the host (a plain int or slice directly, any other key against an
+    ``arange`` of the array's size) and the elements are read or written there.
+    """
+
+    __slots__ = ("_array", "_iter")
 
     def __init__(self, array: ndarray) -> None:
         self._array = array
+        self._iter: Any = None  # NumPy's flatiter, made on the first step of iteration
+
+    @property
+    def base(self) -> ndarray:
+        """The array being iterated over."""
+        return self._array
+
+    @property
+    def index(self) -> int:
+        """The flat index of the next element iteration gives."""
+        return 0 if self._iter is None else int(self._iter.index)
+
+    @property
+    def coords(self) -> tuple[int, ...]:
+        """The N-dimensional index of the next element iteration gives."""
+        return (0,) * self._array.ndim if self._iter is None else self._iter.coords
+
+    def _numpy(self) -> Any:
+        if self._iter is None:
+            self._iter = self._array._host().flat
+        return self._iter
+
+    def __iter__(self) -> "_FlatIter":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._numpy())
+
+    def __len__(self) -> int:
+        return self._array.size
+
+    def __array__(self, dtype: Any = None, /, *, copy: bool | None = None) -> np.ndarray:
+        # the host data (shared on the host, as NumPy's flatiter shares a contiguous one)
+        flat: Any = _buffers.host_array(self._array, None, copy).flat
+        return flat.__array__(dtype, copy=copy)
+
+    def copy(self) -> ndarray:
+        """A flattened copy of the array (``a.flatten()``)."""
+        return self._array.flatten()
 
     def __getitem__(self, key: Any) -> Any:
-        return self._array.ravel()[key]
+        a = self._array
+        if a._device is CPU:
+            result = a._data.flat[cpu_arg(key)]
+            return new(result, CPU, None, False, a._pin) if type(result) is _np_ndarray \
+                else result
+        return a.ravel()[_flat_positions(a, key)]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         a = self._array
         if a._device is CPU:
             a._data.flat[cpu_arg(key)] = cpu_arg(value)
-            R.mark_written(a)
         else:
-            flat = a.reshape(-1)
-            if flat._storage is not R.storage_of(a):
-                raise ValueError("a.flat assignment on a non-contiguous device array")
-            flat[key] = value
+            _set_flat(a, _flat_positions(a, key), value)
+        R.mark_written(a)
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._array._host().flat)
+    def __delitem__(self, key: Any) -> None:
+        raise TypeError("Cannot delete iterator elements")
 
-    def __len__(self) -> int:
-        return self._array.size
+    def _compare(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
+        return op(self.copy(), other)
+
+    def __eq__(self, other: Any) -> Any:  # elementwise, as NumPy's
+        return self._compare(other, operator.eq)
+
+    def __ne__(self, other: Any) -> Any:
+        return self._compare(other, operator.ne)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._compare(other, operator.lt)
+
+    def __le__(self, other: Any) -> Any:
+        return self._compare(other, operator.le)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._compare(other, operator.gt)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._compare(other, operator.ge)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _host_buffer(buffer: ndarray) -> np.ndarray:
+    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share."""
+    if buffer._device is not CPU:
+        raise ValueError(
+            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}. "
+            "Use x.to_device('cpu') as the buffer, or autodev.lib.stride_tricks.as_strided "
+            "for a view on the device.")
+    return buffer._data  # the new array shares buffer's storage: its writes are seen
+
+
+def _set_flat(a: ndarray, positions: Any, value: Any) -> None:
+    """``a.flat[key] = value`` for device data: ``value`` cycled over ``positions``."""
+    if isinstance(positions, (int, np.integer)):
+        a[np.unravel_index(int(positions), a.shape)] = value
+        return
+    values = np.asarray(cpu_arg(value), dtype=a.dtype).ravel()
+    if positions.size == 0 or values.size == 0:
+        return
+    a[np.unravel_index(positions, a.shape)] = np.resize(values, positions.size)
+
+
+def _flat_positions(a: ndarray, key: Any) -> Any:
+    """The flat positions ``a.flat[key]`` names: an int, a slice, or an index array."""
+    if type(key) is int:
+        if not -a.size <= key < a.size:
+            raise IndexError(f"index {key} is out of bounds for size {a.size}")
+        return key % a.size if a.size else key
+    if type(key) is slice:
+        return np.arange(*key.indices(a.size), dtype=np.intp)
+    return np.arange(a.size, dtype=np.intp).flat[cpu_arg(key)]  # NumPy's rules for the key
 
 
 def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto",
@@ -1214,6 +1460,12 @@ def _own(native: Any, device: Device) -> Any:
     if device is CPU:
         return native.copy(order="K")
     return backend_for(device).xp.array(native, copy=True, order="K")
+
+
+def _view_attr_call(a: ndarray, name: str, *args: Any) -> ndarray:
+    """``a._data.<name>(*args)``, a view of ``a``'s memory, as an array sharing its storage."""
+    result = getattr(a._data, name)(*args)
+    return new(result, a._device, R.storage_of(a), False, a._pin)
 
 
 def _view_attr(a: ndarray, name: str) -> ndarray:

@@ -23,7 +23,8 @@ from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
-from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_arg, new, placed
+from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, is_plain_array_like, \
+    native_arg, new, placed
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
@@ -69,7 +70,18 @@ _parallel.on_floor(_set_split_from)  # the flags as they are now (refresh tells 
 _NO_ARGUMENT: Any = object()
 
 
-class ufunc(functools.partial):
+class _UfuncType(type):
+    """``isinstance(f, autodev.ufunc)`` holds for NumPy's ufuncs too (SciPy's special
+    functions, ``numpy.frompyfunc``'s): under ``import autodev as np`` they are ufuncs."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type.__instancecheck__(cls, obj) or (cls is ufunc and isinstance(obj, np.ufunc))
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return type.__subclasscheck__(cls, sub) or (cls is ufunc and issubclass(sub, np.ufunc))
+
+
+class ufunc(functools.partial, metaclass=_UfuncType):
     """A NumPy ufunc that dispatches: calling it, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
@@ -108,36 +120,27 @@ class ufunc(functools.partial):
         return self
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
-        if _may_override(args, kwargs):
-            inputs, given = normalized("reduce", args, kwargs)
-            found = overriding(inputs, given)
-            if found:
-                return run(self, "reduce", inputs, given, found)
-        return call(self._methods["reduce"], args, kwargs)
+        return self._method("reduce", args, kwargs)
 
     def accumulate(self, *args: Any, **kwargs: Any) -> Any:
-        if _may_override(args, kwargs):
-            inputs, given = normalized("accumulate", args, kwargs)
-            found = overriding(inputs, given)
-            if found:
-                return run(self, "accumulate", inputs, given, found)
-        return call(self._methods["accumulate"], args, kwargs)
+        return self._method("accumulate", args, kwargs)
 
     def reduceat(self, *args: Any, **kwargs: Any) -> Any:
-        if _may_override(args, kwargs):
-            inputs, given = normalized("reduceat", args, kwargs)
-            found = overriding(inputs, given)
-            if found:
-                return run(self, "reduceat", inputs, given, found)
-        return call(self._methods["reduceat"], args, kwargs)
+        return self._method("reduceat", args, kwargs)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("outer", args, kwargs)
+
+    def _method(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``self.<name>(*args, **kwargs)``: an override's (NEP 13) where an operand has
+        one, else dispatched, with the result of the inputs' subclass."""
         if _may_override(args, kwargs):
-            inputs, given = normalized("outer", args, kwargs)
+            inputs, given = normalized(name, args, kwargs)
             found = overriding(inputs, given)
             if found:
-                return run(self, "outer", inputs, given, found)
-        return call(self._methods["outer"], args, kwargs)
+                return run(self, name, inputs, given, found)
+        result = call(self._methods[name], args, kwargs)
+        return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
@@ -166,6 +169,14 @@ class ufunc(functools.partial):
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._np, name)
+
+    def __eq__(self, other: Any) -> bool:
+        """Equal to the NumPy ufunc it stands for (``[numpy.add].remove(np.add)``)."""
+        return self is other or other is self._np or (
+            isinstance(other, functools.partial) and getattr(other, "_np", None) is self._np)
+
+    def __hash__(self) -> int:
+        return hash(self._np)
 
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
@@ -263,7 +274,7 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
     result = call(spec, args, kwargs)
-    return of_inputs(args, result) if SUBCLASSES else result
+    return of_inputs(args, result, kwargs) if SUBCLASSES else result
 
 
 def _floor(family: str) -> int:
@@ -332,8 +343,11 @@ def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..
 def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
 
+    name = spec.name
+
     def function(*args: Any, **kwargs: Any) -> Any:
-        return call(spec, args, kwargs)
+        result = call(spec, args, kwargs)
+        return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     return _named(function, np_func, spec.name)
 
@@ -374,7 +388,9 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 if type(result) is not _np_ndarray:
                     return result
                 return new(result, CPU)
-        return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
+        args = args if a is _NO_ARGUMENT else (a, *args)
+        result = call(spec, args, kwargs)
+        return of_inputs(args, result, kwargs, spec.name) if SUBCLASSES else result
 
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
 
@@ -512,7 +528,8 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
     result.__wrapped__ = np_func  # NumPy's signature
-    return compiled("create", np_func, result) if name in _SHAPED else result
+    return compiled("create", np_func, result, binds=hasattr(type(np_func), "__get__")) \
+        if name in _SHAPED else result
 
 
 #: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,
@@ -566,10 +583,19 @@ def _created(result: Any, device: Device) -> Any:
     return new(result, device)
 
 
-def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
-          subok: bool = False, ndmin: int = 0, like: Any = None,
-          device: DeviceLike | None = None) -> ndarray:
-    """Create an array (NumPy's ``array``), on ``device=`` or where ``obj`` lives."""
+def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: A002
+          order: Order = "K", subok: bool = False, ndmin: int = 0, ndmax: Any = _NO_ARGUMENT,
+          like: Any = None, device: DeviceLike | None = None) -> ndarray:
+    """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
+    if ndmax is not _NO_ARGUMENT:  # a limit on the dimensions of nested sequences: NumPy's
+        host = np.array(cpu_arg(object), dtype=dtype, copy=copy, order=order, ndmin=ndmin,
+                        ndmax=ndmax)
+        return _array(host, copy=None, device=device)
+    return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
+
+
+def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
+           ndmin: int = 0, device: DeviceLike | None = None) -> ndarray:
     if type(obj) is ndarray and device is None:
         data = obj._data
         if copy is False:
@@ -584,7 +610,7 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order
             obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
                                             ndmin=ndmin), CPU, None, False, obj._pin))
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
-        return placed(array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
+        return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
@@ -596,10 +622,11 @@ def _ndmin(data: Any, ndmin: int) -> Any:
     return data.reshape((1,) * (ndmin - data.ndim) + data.shape)
 
 
-def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
+def asarray(a: Any, dtype: Any = None, order: Order | None = None, *,
             device: DeviceLike | None = None, copy: bool | None = None,
             like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
+    obj = a
     if type(obj) in SUBCLASSES:
         obj = obj.view(ndarray)  # its base-class view (same data, same device), as NumPy's
     if type(obj) is ndarray:
@@ -611,6 +638,8 @@ def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
         return new(obj, gpu.device, R.Storage(escaped=True))
+    if is_plain_array_like(type(obj)):
+        obj = cpu_arg(obj)  # its __array__ may give an autodev array, which NumPy refuses
     host = np.asarray(obj, dtype=dtype, order=order, copy=copy)
     shared = host is obj or host.base is not None
     storage = R.Storage(escaped=True) if shared else None
@@ -653,9 +682,10 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None,
     return array.to_device(device)
 
 
-def asanyarray(obj: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
+def asanyarray(a: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
     """:func:`asarray`, keeping a subclass of ``autodev.ndarray`` (``class A(np.ndarray)``
     under ``import autodev as np``) as NumPy's keeps its own."""
+    obj = a
     cls = type(obj)
     if cls in SUBCLASSES and (dtype is None or np.dtype(dtype) == obj.dtype) \
             and kwargs.get("device") is None and not kwargs.get("copy"):
@@ -748,9 +778,59 @@ DIRECT: dict[str, Callable[..., Any]] = {
 
 # ---------------------------------------------------------------------- resolution
 
+class builtin(functools.partial):
+    """An autodev function whose NumPy twin is a builtin (``array``, ``zeros``, ...).
+
+    Held by a class (``class C: array = np.array``), it stays a plain function, as
+    NumPy's builtins and ufuncs do: Python functions would become methods. A
+    ``functools.partial`` over the function (called in C, without binding).
+    """
+
+    def __get__(self, obj: Any, objtype: Any = None) -> "builtin":
+        return self  # Python 3.14 makes functools.partial a method descriptor
+
+    __name__: str
+    __qualname__: str
+
+    def __repr__(self) -> str:
+        return f"<autodev function {self.__name__}>"
+
+    def __reduce__(self) -> str:  # pickled by name
+        return str(self.__qualname__)
+
+
+def _as_numpys(function: Any, np_value: Any, prefix: str) -> Any:
+    """``function`` as its NumPy twin is to a class and to ``inspect.signature``.
+
+    Where NumPy's twin is a builtin, ``function`` becomes a :class:`builtin` (a class
+    holding it does not bind it) whose ``__wrapped__`` and ``__text_signature__`` are
+    NumPy's; where NumPy's carries a ``__signature__`` (its C dispatchers), so does
+    ``function``.
+    """
+    if not callable(function) or isinstance(function, (type, ufunc, builtin)) \
+            or not callable(np_value) or isinstance(np_value, type):
+        return function
+    if hasattr(np_value, "__signature__"):
+        function.__signature__ = np_value.__signature__
+    if hasattr(type(np_value), "__get__"):
+        return function  # a Python function or dispatcher: a method on a class, as NumPy's
+    text = getattr(np_value, "__text_signature__", None)
+    if type(function).__name__ != "FastFunction":  # else unbound already (compiled zeros)
+        function = functools.update_wrapper(builtin(function), function)
+        function.__module__ = "autodev" + ("." + prefix.rstrip(".") if prefix else "")
+    function.__wrapped__ = np_value  # inspect.signature: NumPy's own
+    if text is not None:
+        function.__text_signature__ = text
+    return function
+
+
 @functools.lru_cache(maxsize=None)
 def resolve_name(module: Any, prefix: str, name: str) -> Any:
     """What ``autodev<prefix>.name`` is: dispatched function, CPU function or NumPy object."""
+    return _as_numpys(_resolve(module, prefix, name), getattr(module, name, None), prefix)
+
+
+def _resolve(module: Any, prefix: str, name: str) -> Any:
     if prefix == "" and name in DIRECT:
         return DIRECT[name]
     if prefix == "" and name in CREATION:

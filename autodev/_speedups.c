@@ -765,6 +765,62 @@ static PyTypeObject FastCallType = {
     .tp_getset = fastcall_getset,
 };
 
+/* A FastCall that a class holding it does not bind, as NumPy's builtins (`zeros`,
+   `empty`) are not bound: no method-descriptor flag, and __get__ gives itself. */
+static PyObject *
+fastfunction_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    Py_INCREF(self);
+    return self;
+}
+
+static PyTypeObject FastFunctionType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autodev._speedups.FastFunction",
+    .tp_doc = "FastFunction(kind, func, fallback, other=None, can_elide=False, family=None)\n--\n\n"
+              "A FastCall that never becomes a method of a class holding it.",
+    .tp_basicsize = sizeof(FastCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_base = &FastCallType,
+    .tp_vectorcall_offset = offsetof(FastCall, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = fastcall_new,
+    .tp_dealloc = (destructor)fastcall_dealloc,
+    .tp_traverse = (traverseproc)fastcall_traverse,
+    .tp_clear = (inquiry)fastcall_clear,
+    .tp_descr_get = fastfunction_get,
+    .tp_getset = fastcall_getset,  /* __doc__ and __module__ are the fallback's, as FastCall's */
+};
+
+/* The base of autodev.ndarray on Python < 3.12, where a Python class's __buffer__
+   (PEP 688) is not read: its buffer slot asks the instance's __buffer__ for a
+   memoryview and exports that (the consumer's release reaches the memoryview). No
+   state and no rule of its own: which memory is shared is __buffer__'s answer. */
+static int
+exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    PyObject *mv = PyObject_CallMethod(self, "__buffer__", "i", flags);
+    if (mv == NULL)
+        return -1;
+    int r = PyObject_GetBuffer(mv, view, flags);
+    Py_DECREF(mv);
+    return r;
+}
+
+static PyBufferProcs exporter_as_buffer = {
+    .bf_getbuffer = exporter_getbuffer,
+};
+
+static PyTypeObject BufferExporterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autodev._speedups.BufferExporter",
+    .tp_doc = "A base class whose buffer protocol is its instances' __buffer__ (PEP 688 "
+              "before Python 3.12).",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_as_buffer = &exporter_as_buffer,
+};
+
 /* ------------------------------------------------------------------ module functions */
 
 static int
@@ -926,7 +982,10 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&ProbeType) < 0)
+    /* object's own tp_new, so that object.__new__(subclass) stays allowed */
+    BufferExporterType.tp_new = PyBaseObject_Type.tp_new;
+    if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&FastFunctionType) < 0
+            || PyType_Ready(&ProbeType) < 0 || PyType_Ready(&BufferExporterType) < 0)
         return NULL;
     VersionName = PyUnicode_InternFromString("version");
     One = PyLong_FromLong(1);
@@ -950,7 +1009,11 @@ PyInit__speedups(void)
     }
     probe->vectorcall = probe_vectorcall;
     Py_INCREF(&FastCallType);
-    if (PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0
+    Py_INCREF(&FastFunctionType);
+    Py_INCREF(&BufferExporterType);
+    if (PyModule_AddObject(m, "BufferExporter", (PyObject *)&BufferExporterType) < 0
+            || PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0
+            || PyModule_AddObject(m, "FastFunction", (PyObject *)&FastFunctionType) < 0
             || PyModule_AddObject(m, "refcount_probe", (PyObject *)probe) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -11,6 +11,12 @@ class FastCall:
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
+class FastFunction(FastCall):
+    """A FastCall that a class holding it does not bind (NumPy's builtins are not)."""
+
+class BufferExporter:
+    """A base class whose buffer protocol is its instances' ``__buffer__``."""
+
 refcount_probe: Any
 
 def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],

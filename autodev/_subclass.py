@@ -8,9 +8,11 @@ NumPy, and indexing, operators, array methods and ufuncs on an ``A`` return an
 Everything is installed on the subclass when it is defined: the base class's hot
 paths (which recognise autodev arrays by ``type(x) is ndarray``) are unchanged and
 pay nothing. A subclass is registered as an array type of the dispatcher
-(``FOREIGN_ARRAYS``), so functions take its instances as arrays; their results are
-plain autodev arrays, except ufuncs' (NumPy's rule is the same for most functions:
-``np.concatenate`` of subclasses returns a base array).
+(``FOREIGN_ARRAYS``), so functions take its instances as arrays. Their array results
+are wrapped as NumPy's are: by ``__array_wrap__`` of the subclass input with the highest
+``__array_priority__`` (the first on a tie), whose default (``ndarray.__array_wrap__``)
+is a view of that input's class finalized from it; the functions NumPy builds with
+``asarray`` (``concatenate``, ``stack``, ``nonzero``, ...) give base arrays, as NumPy's do.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def install(cls: type) -> None:
             continue  # the subclass's own method (its super() calls reach the wrapper below)
         if any(name in base.__dict__ for base in cls.__mro__[1:] if base in SUBCLASSES):
             continue  # already wrapped on a subclass it derives from
-        setattr(cls, name, _keeping_class(getattr(ndarray, name)))
+        setattr(cls, name, _keeping_class(getattr(ndarray, name), name))
     if "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr  # type: ignore[method-assign, assignment]
 
@@ -74,18 +76,94 @@ def keep_class(result: Any, cls: type, parent: Any) -> Any:
     return result
 
 
-def of_inputs(args: tuple[Any, ...], result: Any) -> Any:
-    """A ufunc's ``result`` given the subclass of its first subclass input, as NumPy does."""
-    for a in args:
+def of_inputs(args: tuple[Any, ...], result: Any, kwargs: dict[str, Any] | None = None,
+              name: str = "") -> Any:
+    """``result`` of a call on ``args`` wrapped as NumPy wraps it (see the module doc)."""
+    if name in BASE_RESULTS or (kwargs is not None and kwargs.get("out") is not None):
+        return result
+    if name.startswith("linalg."):  # wrapped by one argument's class, whatever the priority
+        position = _LINALG_WRAPS_WITH.get(name, 0)
+        winner = args[position] if len(args) > position and type(args[position]) in SUBCLASSES \
+            else None
+    else:
+        winner = _wrapping_input(args, kwargs)
+    if winner is None:
+        return result
+    return _wrapped(result, winner, name)
+
+
+#: NumPy functions whose results are base arrays whatever their inputs' class (built
+#: with ``asarray`` or in C without ``__array_wrap__``).
+BASE_RESULTS = frozenset(
+    "concatenate stack vstack hstack dstack column_stack row_stack block array asarray "
+    "ascontiguousarray asfortranarray bincount where nonzero argwhere flatnonzero "
+    "histogram histogram2d histogramdd histogram_bin_edges unravel_index ravel_multi_index "
+    "einsum indices ix_ meshgrid mgrid ogrid tril_indices triu_indices diag_indices "
+    "nanargmin nanargmax lexsort digitize".split())
+
+
+#: ``numpy.linalg`` wraps its results with ``__array_wrap__`` of its first argument, these
+#: with another one's (``lstsq(a, b)``: ``b``'s).
+_LINALG_WRAPS_WITH = {"linalg.solve": 1, "linalg.lstsq": 1}
+
+
+def _wrapping_input(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
+    """The subclass input whose ``__array_wrap__`` wraps the results: the highest
+    ``__array_priority__``, the first on a tie (None: no subclass input)."""
+    best, best_priority = None, -float("inf")
+    for a in _operands(args, kwargs):
         if type(a) in SUBCLASSES:
-            return keep_class(result, type(a), a)
+            priority = getattr(a, "__array_priority__", 0.0)
+            if priority > best_priority:
+                best, best_priority = a, priority
+    return best
+
+
+def _operands(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
+    for a in (*args, *(kwargs or {}).values()):
+        if type(a) is list or type(a) is tuple:
+            yield from a
+        else:
+            yield a
+
+
+#: Reductions whose result over a whole subclass array NumPy wraps as a 0-d array of
+#: that class (through ``ufunc.reduce``'s ``__array_wrap__``), not a scalar.
+WRAPPED_REDUCTIONS = frozenset(
+    "reduce sum prod mean std var max min amax amin any all ptp nansum nanprod nanmean nanstd "
+    "nanvar nanmax nanmin median nanmedian average".split())
+
+
+def _wrapped(result: Any, winner: Any, name: str = "") -> Any:
+    if type(result) is D.ndarray:
+        return winner.__array_wrap__(result, None, False)
+    if isinstance(result, np.generic) and name in WRAPPED_REDUCTIONS:
+        return winner.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
+    if type(result) is tuple:
+        return tuple(_wrapped(r, winner) for r in result)
     return result
 
 
-def _keeping_class(method: Callable[..., Any]) -> Callable[..., Any]:
+def array_wrap(self: Any, array: Any, context: Any = None, return_scalar: bool = False,
+               /) -> Any:
+    """``ndarray.__array_wrap__``: ``array`` as an array of ``self``'s class, finalized
+    from ``self`` (a scalar if ``return_scalar`` and ``self`` is a base array)."""
+    if not isinstance(array, D.ndarray):
+        array = D.new(np.asarray(array), D.CPU)  # NumPy's own code hands NumPy arrays
+    if type(self) is D.ndarray or type(array) is type(self):
+        return array[()] if return_scalar and array.ndim == 0 else array
+    return cast(array, type(self), self)
+
+
+def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+    wraps_scalar = name in WRAPPED_REDUCTIONS
+
     @functools.wraps(method)
     def keeping(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return keep_class(method(self, *args, **kwargs), type(self), self)
+        result = method(self, *args, **kwargs)
+        if wraps_scalar and isinstance(result, np.generic):  # a.sum(): a 0-d subclass array
+            return self.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
+        return keep_class(result, type(self), self)
 
     return keeping
 

@@ -80,7 +80,7 @@ def _outcome(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 def _same(fast: Any, make_args: Callable[[], tuple[Any, ...]]) -> Any:
     """``fast`` and its fallback on fresh arguments give the same outcome."""
-    assert type(fast).__name__ == "FastCall", fast
+    assert type(fast).__name__ in ("FastCall", "FastFunction"), fast
     args = make_args()
     got = _outcome(fast, args)
     state = [_describe(a) for a in args]

@@ -68,6 +68,20 @@ def array_interface(a: R.Resident) -> dict[str, Any]:
     return shared_host(a).__array_interface__
 
 
+def array_struct(a: R.Resident) -> Any:
+    """``__array_struct__`` (a capsule of NumPy's C array interface) of a host-resident
+    array; AttributeError on a device, as :func:`array_interface`."""
+    if a._device is not CPU:
+        raise AttributeError(
+            f"__array_struct__: this array lives on {a._device}; "
+            "use numpy.asarray(x) for a read-only copy or x.to_device('cpu') to move it"
+        )
+    if a._data.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
+        raise AttributeError("__array_struct__: a structured array is read through "
+                             "__array_interface__, which keeps its fields")
+    return shared_host(a).__array_struct__
+
+
 def ctypes(a: R.Resident) -> Any:
     """``a.ctypes`` of a host-resident array; a device array has no host pointer."""
     if a._device is not CPU:
@@ -102,6 +116,14 @@ def to_bytes(a: Any) -> bytes:
     return a.tobytes()
 
 
+def _exact_format(view: memoryview, dtype: np.dtype) -> bool:
+    """Whether NumPy reads ``view``'s PEP 3118 format back as ``dtype``."""
+    try:
+        return bool(np.asarray(view).dtype == dtype)
+    except RuntimeError:  # NumPy: "Item size ... does not match the dtype ... item size"
+        return False
+
+
 def buffer(a: R.Resident, flags: int) -> memoryview:
     """PEP 688 ``__buffer__`` (Python 3.12+): the host memory of a host array; a device
     array has none, so BufferError. (NumPy reads the buffer protocol before ``__array__``
@@ -113,4 +135,11 @@ def buffer(a: R.Resident, flags: int) -> memoryview:
             "numpy.asarray(x) or x.data for a read-only copy, or x.to_device('cpu')"
         )
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
-    return memoryview(shared_host(a))  # type: ignore[arg-type]
+    view = memoryview(shared_host(a))  # type: ignore[arg-type]
+    if a._data.dtype.names is not None and not _exact_format(view, a._data.dtype):
+        # this structured dtype's PEP 3118 format loses padding or fields, and NumPy,
+        # reading the buffer before __array_interface__, would take the wrong dtype:
+        # refused, NumPy goes on to __array_interface__, which is exact
+        raise BufferError(f"the buffer format of {a._data.dtype} does not describe it "
+                          "exactly; use numpy.asarray(x), which reads it exactly")
+    return view
