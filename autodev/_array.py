@@ -227,7 +227,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                     and data.nbytes >= _ELIDE_BYTES and _elide(split, self, data, o, reflected)):
                 return self
             if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
-                return _decided(func, spec, reflected, self, other)
+                return _decided(func, spec, reflected, self, other, answer)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
             # the full decision is the CPU (see host_floor_work); one size check decides.
