@@ -510,7 +510,7 @@ class ndarray:
 
     @property
     def flags(self) -> Any:
-        return self._data.flags
+        return self._data.flags if self._device is CPU else _buffers.DeviceFlags(self)
 
     @property
     def device(self) -> Device:
@@ -574,6 +574,7 @@ class ndarray:
                 note_pinned()
             same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
             same._mirror = self._mirror
+            R.inherit(same, self)
             return same
         note_pinned()
 
@@ -801,6 +802,7 @@ class ndarray:
         result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
                                                      R.storage_of(self), False, self._pin),
                           lambda: refuse_view("view", device))
+        R.inherit(result, self)
         if cls is None:
             cls = type(self)
         if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
@@ -1026,7 +1028,10 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+    view = new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+    if shares:
+        R.inherit(view, a)
+    return view
 
 
 def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
@@ -1038,11 +1043,21 @@ def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
 
 def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
     """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
-    copy written back into the same device memory (views of ``a`` see the write)."""
+    copy written back into the same device memory (views of ``a`` see the write).
+    A read-only ``a`` refuses with NumPy's error for ``op``, on every device."""
+    R.check_writeable(a, _READ_ONLY_MESSAGES.get(op, R.READ_ONLY))
     device = a._device
     retrying(op, device, lambda: apply(a._data, device),
              lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
     R.mark_written(a)
+
+
+#: NumPy's message where a method refuses to write into a read-only array (others say
+#: ``R.READ_ONLY``, "assignment destination is read-only").
+_READ_ONLY_MESSAGES = {
+    "sort": "sort array is read-only", "partition": "partition array is read-only",
+    "byteswap": "array to be byte-swapped is read-only", "put": "put: output array is read-only",
+}
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -1137,7 +1152,10 @@ def _getitem(a: ndarray, key: Any) -> Any:
         return R.transfer(result, device, CPU)[()]
     scalar = False
     shares = getattr(result, "base", None) is not None
-    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+    view = new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+    if shares:
+        R.inherit(view, a)
+    return view
 
 
 def _getitem_on_host(a: ndarray, key: Any) -> Any:

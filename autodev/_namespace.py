@@ -107,7 +107,12 @@ class ufunc(functools.partial):
         return call(self._methods["outer"], args, kwargs)
 
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
-        """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
+        """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives).
+
+        A read-only ``a`` is refused on every device (NumPy 2.4's own ``at`` writes into
+        it regardless, against its flag).
+        """
+        R.check_writeable(a, "output array is read-only")
         device = a._device
         func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
             else backend_for(device).resolve(self._spec.path + ".at")
@@ -360,7 +365,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
         if type(target) is not ndarray:
             return np_func(*cpu_arg(args), **{k: cpu_arg(v) for k, v in kwargs.items()})
         device = target._device
-        host = target._data if device is CPU else R.transfer(target._data, device, CPU)
+        host = R.host_to_write(target)  # read-only as target is: NumPy refuses the write
         if args:
             args = (host, *cpu_arg(args[1:]))
         kwargs = {k: host if k == param else cpu_arg(v) for k, v in kwargs.items()}
