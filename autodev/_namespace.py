@@ -661,20 +661,32 @@ def isscalar(element: Any) -> bool:
 
 
 def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
-    """NumPy's ``may_share_memory`` on the data where it lives."""
-    if type(a) is ndarray and type(b) is ndarray:
-        if a._device is not b._device:
-            return False
-        if a._device is not CPU:
-            return a._storage is not None and a._storage is b._storage
+    """NumPy's ``may_share_memory`` on the data where it lives (the memory bounds)."""
+    on_device = _device_memory(a, b)
+    if on_device is not None:
+        return on_device and bool(
+            backend_for(a._device).xp.may_share_memory(a._data, b._data))
     return bool(np.may_share_memory(cpu_arg(a), cpu_arg(b)))
 
 
 def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
-    """NumPy's ``shares_memory`` on the data where it lives."""
-    if type(a) is ndarray and type(b) is ndarray and a._device is not CPU:
-        return may_share_memory(a, b)
+    """NumPy's ``shares_memory`` on the data where it lives (exact on a device, where
+    CuPy has no bounded search)."""
+    on_device = _device_memory(a, b)
+    if on_device is not None:
+        return on_device and bool(backend_for(a._device).xp.shares_memory(a._data, b._data))
     return bool(np.shares_memory(cpu_arg(a), cpu_arg(b)))
+
+
+def _device_memory(a: Any, b: Any) -> bool | None:
+    """For two autodev arrays of which one lives on a device: False if they live on two
+    devices (no memory in common), True if on the same one (the device's own check
+    decides); None where NumPy's check on the host decides."""
+    if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
+        return None
+    if a._device is not b._device:
+        return False
+    return None if a._device is CPU else True
 
 
 def copyto(dst: ndarray, src: Any, casting: Casting = "same_kind", where: Any = True) -> None:

@@ -14,6 +14,7 @@ import operator
 from typing import Any, Callable
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index  # AxisError, as NumPy's
 
 from .._backends import Backend
 from .._typing import Axes, Axis, FieldOrder, NativeArray
@@ -38,7 +39,7 @@ def checked_take(backend: Backend, func: Func) -> Func:
 
     def take(a: NativeArray, indices: Any, axis: int | None = None, out: Any = None,
              mode: str = "raise") -> Any:
-        n = a.size if axis is None else a.shape[axis]
+        n = a.size if axis is None else a.shape[normalize_axis_index(axis, a.ndim)]
         if mode == "raise":
             if _out_of_range(xp, indices, n):
                 raise IndexError(f"index out of range for axis {axis} with size {n}")
@@ -55,7 +56,7 @@ def checked_take_along_axis(backend: Backend, func: Func) -> Func:
     xp = backend.xp
 
     def take_along_axis(arr: NativeArray, indices: Any, axis: int | None = -1) -> Any:
-        n = arr.size if axis is None else arr.shape[axis]
+        n = arr.size if axis is None else arr.shape[normalize_axis_index(axis, arr.ndim)]
         if _out_of_range(xp, indices, n):
             raise IndexError(f"index out of range for axis {axis} with size {n}")
         return func(arr, indices, axis)

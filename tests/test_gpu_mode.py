@@ -1,0 +1,36 @@
+"""Differences NumPy's own test suite found between autodev on a GPU and NumPy, each
+compared with NumPy on every device (values, types, exception types)."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from diffcheck import differential, error_parity, sample
+
+
+@pytest.mark.parametrize("pair", [
+    lambda a: (a, a), lambda a: (a, a[1:]), lambda a: (a[:2], a[2:]), lambda a: (a, a.copy()),
+    lambda a: (a.T, a), lambda a: (a[::2], a[1::2]),
+])
+def test_may_share_memory(device, pair):
+    """Memory overlap is the device's own answer (it was the storage's: a fresh array
+    did not share memory with itself)."""
+    def run(xp, a):
+        x, y = pair(a)
+        return xp.may_share_memory(x, y), xp.shares_memory(x, y)
+
+    differential(run, sample((4, 3)), device=device, resident=False)
+
+
+@pytest.mark.parametrize("index, axis", [
+    (numpy.array(1), 1), (numpy.ones((4, 2), bool), 1), (numpy.ones((4, 2)), 1),
+    (numpy.ones((4, 2), numpy.intp), 10), (numpy.ones((4, 2), numpy.intp), -3),
+])
+def test_take_along_axis_errors(device, index, axis):
+    """Bad indices or axis raise NumPy's exception types (AxisError, not a bare IndexError
+    from reading the shape) on the device too."""
+    error_parity(lambda xp, a, i: xp.take_along_axis(a, i, axis=axis), sample((4, 3)), index,
+                 device=device)
+    if axis not in (0, 1):
+        error_parity(lambda xp, a: xp.take(a, [0], axis=axis), sample((4, 3)), device=device)
