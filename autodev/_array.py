@@ -468,11 +468,25 @@ class ndarray:
     _scalar: bool
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
-        raise TypeError(
-            "autodev.ndarray cannot be constructed directly. Use autodev.array(), "
-            "autodev.zeros(), autodev.asarray() or another creation function."
-        )
+    def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                strides: Any = None, order: Any = None) -> "ndarray":
+        """NumPy's low-level constructor: an array of ``shape`` over ``buffer``'s memory.
+
+        Without a buffer the memory is new and uninitialised (as ``empty``). A buffer is
+        shared, as in NumPy: an autodev array on the host (writes through either are
+        seen by the other), or anything with the buffer protocol (``bytes``,
+        ``bytearray``, a NumPy array, ``mmap``). A subclass's ``__array_finalize__``
+        runs with ``None``, as NumPy's does. Prefer ``autodev.empty``/``array``/
+        ``frombuffer``, which say what they make.
+        """
+        if isinstance(buffer, ndarray):
+            host = np.ndarray(shape, dtype, _host_buffer(buffer), offset, strides, order)
+            made = new(host, CPU, R.storage_of(buffer), False, buffer._pin)
+        else:
+            host = np.ndarray(shape, dtype, buffer, offset, strides, order)
+            # memory autodev did not make can be written behind its back: never mirrored
+            made = new(host, CPU, None if buffer is None else R.Storage(escaped=True))
+        return made if cls is ndarray else cast(made, cls, None)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -550,6 +564,15 @@ class ndarray:
     @property
     def flat(self) -> "_FlatIter":
         return _FlatIter(self)
+
+    @flat.setter
+    def flat(self, value: Any) -> None:
+        # NumPy's rule: the values, cast to the array's dtype, repeated to fill it in C order
+        if self._device is CPU:
+            self._data.flat = cpu_arg(value)
+            R.mark_written(self)
+        else:
+            self.flat[...] = value
 
     @property
     def base(self) -> None:
@@ -971,32 +994,132 @@ if SPEEDUPS is not None:
 
 
 class _FlatIter:
-    """``a.flat``: reads and writes by flat index, writes counted as writes."""
+    """``a.flat``: NumPy's ``flatiter`` over an autodev array.
 
-    __slots__ = ("_array",)
+    Reads and writes by flat (C-order) index, with NumPy's rules for the index (its
+    errors, warnings and the cycling of values written), writes counted as writes; an
+    iterator with ``index`` and ``coords``; ``numpy.asarray(a.flat)`` in one step. On
+    the host it is NumPy's own flatiter over the data; on a device the index is
+    resolved on the host (a plain int or slice directly, any other key against an
+    ``arange`` of the array's size) and the elements are read or written there.
+    """
+
+    __slots__ = ("_array", "_iter")
 
     def __init__(self, array: ndarray) -> None:
         self._array = array
+        self._iter: Any = None  # NumPy's flatiter, made on the first step of iteration
+
+    @property
+    def base(self) -> ndarray:
+        """The array being iterated over."""
+        return self._array
+
+    @property
+    def index(self) -> int:
+        """The flat index of the next element iteration gives."""
+        return 0 if self._iter is None else int(self._iter.index)
+
+    @property
+    def coords(self) -> tuple[int, ...]:
+        """The N-dimensional index of the next element iteration gives."""
+        return (0,) * self._array.ndim if self._iter is None else self._iter.coords
+
+    def _numpy(self) -> Any:
+        if self._iter is None:
+            self._iter = self._array._host().flat
+        return self._iter
+
+    def __iter__(self) -> "_FlatIter":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._numpy())
+
+    def __len__(self) -> int:
+        return self._array.size
+
+    def __array__(self, dtype: Any = None, /, *, copy: bool | None = None) -> np.ndarray:
+        # the host data (shared on the host, as NumPy's flatiter shares a contiguous one)
+        return _buffers.host_array(self._array, None, copy).flat.__array__(dtype, copy=copy)
+
+    def copy(self) -> ndarray:
+        """A flattened copy of the array (``a.flatten()``)."""
+        return self._array.flatten()
 
     def __getitem__(self, key: Any) -> Any:
-        return self._array.ravel()[key]
+        a = self._array
+        if a._device is CPU:
+            result = a._data.flat[cpu_arg(key)]
+            return new(result, CPU, None, False, a._pin) if type(result) is _np_ndarray \
+                else result
+        return a.ravel()[_flat_positions(a, key)]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         a = self._array
         if a._device is CPU:
             a._data.flat[cpu_arg(key)] = cpu_arg(value)
-            R.mark_written(a)
         else:
-            flat = a.reshape(-1)
-            if flat._storage is not R.storage_of(a):
-                raise ValueError("a.flat assignment on a non-contiguous device array")
-            flat[key] = value
+            _set_flat(a, _flat_positions(a, key), value)
+        R.mark_written(a)
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._array._host().flat)
+    def __delitem__(self, key: Any) -> None:
+        raise TypeError("Cannot delete iterator elements")
 
-    def __len__(self) -> int:
-        return self._array.size
+    def _compare(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
+        return op(self.copy(), other)
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]  # elementwise, as NumPy's
+        return self._compare(other, operator.eq)
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        return self._compare(other, operator.ne)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._compare(other, operator.lt)
+
+    def __le__(self, other: Any) -> Any:
+        return self._compare(other, operator.le)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._compare(other, operator.gt)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._compare(other, operator.ge)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _host_buffer(buffer: ndarray) -> np.ndarray:
+    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share."""
+    if buffer._device is not CPU:
+        raise ValueError(
+            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}. "
+            "Use x.to_device('cpu') as the buffer, or autodev.lib.stride_tricks.as_strided "
+            "for a view on the device.")
+    return buffer._data  # the new array shares buffer's storage: its writes are seen
+
+
+def _set_flat(a: ndarray, positions: Any, value: Any) -> None:
+    """``a.flat[key] = value`` for device data: ``value`` cycled over ``positions``."""
+    if isinstance(positions, (int, np.integer)):
+        a[np.unravel_index(int(positions), a.shape)] = value
+        return
+    values = np.asarray(cpu_arg(value), dtype=a.dtype).ravel()
+    if positions.size == 0 or values.size == 0:
+        return
+    a[np.unravel_index(positions, a.shape)] = np.resize(values, positions.size)
+
+
+def _flat_positions(a: ndarray, key: Any) -> Any:
+    """The flat positions ``a.flat[key]`` names: an int, a slice, or an index array."""
+    if type(key) is int:
+        if not -a.size <= key < a.size:
+            raise IndexError(f"index {key} is out of bounds for size {a.size}")
+        return key % a.size if a.size else key
+    if type(key) is slice:
+        return np.arange(*key.indices(a.size), dtype=np.intp)
+    return np.arange(a.size, dtype=np.intp).flat[cpu_arg(key)]  # NumPy's rules for the key
 
 
 def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:

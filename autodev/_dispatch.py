@@ -52,7 +52,26 @@ def cpu_arg(obj: Any) -> Any:
         return t(cpu_arg(o) for o in obj)
     if t in FOREIGN_ARRAYS:
         return FOREIGN_ARRAYS[t](obj, CPU, None)
+    if t not in _NOT_ARRAY_LIKE and is_plain_array_like(t):
+        return cpu_arg(obj.__array__())
     return obj
+
+
+#: Operand types that are never array-likes (the commonest, checked first).
+_NOT_ARRAY_LIKE = frozenset({int, float, complex, bool, str, type(None), slice, type(...),
+                             np.float64, np.float32, np.int64, np.int32, np.bool_, np.dtype})
+
+
+def is_plain_array_like(t: type) -> bool:
+    """Whether ``t`` is an array-like known by its ``__array__`` alone, which autodev
+    calls itself: in a program written for ``import autodev as np`` it returns
+    ``np.asarray(...)``, an autodev array, which NumPy would refuse (it requires a
+    ``numpy.ndarray``). Classes with NumPy's overrides (``__array_ufunc__``,
+    ``__array_function__``) are left to them."""
+    if issubclass(t, (np.ndarray, np.generic)) or not hasattr(t, "__array__") \
+            or hasattr(t, "__array_ufunc__") or hasattr(t, "__array_function__"):
+        return False
+    return True
 
 
 def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -528,6 +547,8 @@ def native_arg(obj: Any, device: Device, moves: list[tuple[str, int]] | None) ->
         return R.transfer(obj, CPU, device, moves)
     if t in FOREIGN_ARRAYS:
         return FOREIGN_ARRAYS[t](obj, device, moves)
+    if t not in _NOT_ARRAY_LIKE and is_plain_array_like(t):
+        return native_arg(obj.__array__(), device, moves)
     return obj
 
 

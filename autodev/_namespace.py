@@ -22,7 +22,8 @@ from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
-from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_arg, new, placed
+from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, is_plain_array_like, \
+    native_arg, new, placed
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
@@ -56,7 +57,18 @@ _sync_fast()  # the flags as they are now (refresh tells it of every change afte
 _NO_ARGUMENT: Any = object()
 
 
-class ufunc(functools.partial):
+class _UfuncType(type):
+    """``isinstance(f, autodev.ufunc)`` holds for NumPy's ufuncs too (SciPy's special
+    functions, ``numpy.frompyfunc``'s): under ``import autodev as np`` they are ufuncs."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type.__instancecheck__(cls, obj) or (cls is ufunc and isinstance(obj, np.ufunc))
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return type.__subclasscheck__(cls, sub) or (cls is ufunc and issubclass(sub, np.ufunc))
+
+
+class ufunc(functools.partial, metaclass=_UfuncType):
     """A NumPy ufunc that dispatches: calling it, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
     ``identity``, ``types``, ...)."""
@@ -563,6 +575,8 @@ def asarray(obj: Any, dtype: Any = None, order: Order | None = None, *,
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
         return new(obj, gpu.device, R.Storage(escaped=True))
+    if is_plain_array_like(type(obj)):
+        obj = cpu_arg(obj)  # its __array__ may give an autodev array, which NumPy refuses
     host = np.asarray(obj, dtype=dtype, order=order, copy=copy)
     shared = host is obj or host.base is not None
     storage = R.Storage(escaped=True) if shared else None

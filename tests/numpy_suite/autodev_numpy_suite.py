@@ -2,7 +2,7 @@
 
 NumPy ships its tests inside the installed package (``numpy/**/tests``). Loaded with
 this plugin (``-p autodev_numpy_suite``, with this folder on ``sys.path``), every module
-of a ``tests`` package under ``numpy`` is rewritten as it is imported, so that its
+in a ``tests`` folder of the ``numpy`` package is rewritten as it is imported, so that its
 ``numpy`` imports bind autodev:
 
 - ``import numpy as np``, ``from numpy import x``, ``import numpy.linalg as la``,
@@ -29,9 +29,11 @@ rewriting off: the same run on NumPy itself, for comparison.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import os
 import re
 import sys
@@ -40,8 +42,6 @@ from typing import Any, Sequence
 
 import pytest
 
-#: Modules rewritten on import: any module of a ``tests`` package inside ``numpy``.
-_TEST_MODULE = re.compile(r"^numpy(\.\w+)*\.tests\.(?!conftest$)\w+$")
 _HELPER = "_autodev_numpy_suite"  # the name the rewritten modules reach this module by
 
 
@@ -174,17 +174,39 @@ class _Loader(importlib.machinery.SourceFileLoader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    """Finds NumPy's test modules and hands them to :class:`_Loader`."""
+    """Finds NumPy's test modules and hands them to :class:`_Loader`.
+
+    A module is NumPy's test module when its file is in a ``tests`` folder inside the
+    ``numpy`` package: pytest imports ``numpy/_core/tests/test_numeric.py`` (a folder
+    without ``__init__.py``) as the top-level ``test_numeric``, the others by their
+    package path (``numpy.lib.tests.test_shape_base``).
+    """
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: types.ModuleType | None = None) -> Any:
-        if not _TEST_MODULE.match(fullname):
-            return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
-            return spec
+        if spec is None or not _is_numpy_test(spec.origin) \
+                or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return None  # the next finder (pytest's, then Python's) imports it as usual
         spec.loader = _Loader(fullname, spec.origin or "")
         return spec
+
+
+def _is_numpy_test(origin: str | None) -> bool:
+    """Whether the file ``origin`` is a module of a ``tests`` folder of NumPy's package."""
+    if not origin or not origin.endswith(".py"):
+        return False
+    folder, name = os.path.split(os.path.realpath(origin))
+    if name in ("conftest.py", "__init__.py") or os.path.basename(folder) != "tests":
+        return False
+    return os.path.commonpath([folder, _numpy_dir()]) == _numpy_dir()
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy_dir() -> str:
+    spec = importlib.util.find_spec("numpy")
+    assert spec is not None and spec.origin is not None
+    return os.path.dirname(os.path.realpath(spec.origin))
 
 
 _FINDER = _Finder()
