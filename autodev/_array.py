@@ -572,6 +572,7 @@ class ndarray:
             self._data.flat = cpu_arg(value)
             R.mark_written(self)
         else:
+            R.check_writeable(self, "array is read-only")  # NumPy's words
             self.flat[...] = value
 
     @property
@@ -1060,6 +1061,7 @@ class _FlatIter:
         if a._device is CPU:
             a._data.flat[cpu_arg(key)] = cpu_arg(value)
         else:
+            R.check_writeable(a, "underlying array is read-only")  # NumPy's words
             _set_flat(a, _flat_positions(a, key), value)
         R.mark_written(a)
 

@@ -24,6 +24,8 @@ WRITES: dict[str, Callable[[Any, Any], Any]] = {
     "transpose": lambda xp, a: a.reshape(2, 3).T.__setitem__((0, 0), 1),
     "view()": lambda xp, a: a.view().__setitem__(0, 1),
     "real": lambda xp, a: setattr(a, "real", 1),
+    "flat =": lambda xp, a: setattr(a, "flat", 1),
+    "flat[i] =": lambda xp, a: a.flat.__setitem__(0, 1),
     "fill": lambda xp, a: a.fill(0),
     "sort": lambda xp, a: a.sort(),
     "partition": lambda xp, a: a.partition(2),
