@@ -34,3 +34,19 @@ def test_take_along_axis_errors(device, index, axis):
                  device=device)
     if axis not in (0, 1):
         error_parity(lambda xp, a: xp.take(a, [0], axis=axis), sample((4, 3)), device=device)
+
+
+@pytest.mark.parametrize("func, q", [("percentile", 50), ("quantile", 0.5),
+                                     ("percentile", [25, 75]), ("quantile", 0.25)])
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_quantile_out_is_returned(device, func, q, dtype):
+    """``percentile(..., out=o)`` writes into ``o`` and returns ``o`` itself (CuPy returns a
+    view of it; the sim's imitation ignored ``out=`` altogether)."""
+    def run(xp, d):
+        shape = numpy.shape(q) + (1, 3)
+        out = xp.empty(shape)
+        result = getattr(xp, func)(d, q, axis=0, keepdims=True, out=out)
+        assert result is out
+        return out
+
+    differential(run, sample((4, 3), dtype), device=device)

@@ -229,6 +229,9 @@ def result_type_quantile(percent: bool) -> Quirk:
             if method in ("linear", "midpoint", "hazen", "weibull", "median_unbiased",
                           "normal_unbiased"):
                 result = np.asarray(result).astype(np.result_type(a, q / 100 if percent else q))
+            if out is not None:  # CuPy writes into out= and returns a view of it, not it
+                out[...] = result
+                return out.view()
             return result
 
         return quantile

@@ -141,7 +141,8 @@ def float_quantile(percent: bool) -> Factory:
     percentile), so integer input with an integer ``q`` interpolates in integers. NumPy
     interpolates integer input in float64, and returns a dtype of its own making (int64
     for ``quantile(ints, 1)``, float64 for ``quantile(ints, 1, method='hazen')``): the
-    GPU computes in float64 and casts to the dtype NumPy gives on a two-element rehearsal."""
+    GPU computes in float64 and casts to the dtype NumPy gives on a two-element rehearsal.
+    With ``out=``, CuPy returns a view of it: ``out`` itself is returned, as NumPy does."""
     numpy_func: Callable[..., Any] = np.percentile if percent else np.quantile
 
     def factory(backend: Backend, func: Func) -> Func:
@@ -151,8 +152,9 @@ def float_quantile(percent: bool) -> Factory:
                      overwrite_input: bool = False, method: str = "linear",
                      keepdims: bool = False) -> Any:
             if a.dtype.kind not in "iu" or method not in INTERPOLATING:
-                return func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                            method=method, keepdims=keepdims)
+                result = func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                              method=method, keepdims=keepdims)
+                return result if out is None else out  # CuPy's is a view of out=
             dtype = numpy_func(np.zeros(2, a.dtype), _probe_q(q), method=method).dtype
             result = func(a.astype(xp.float64), q.astype(xp.float64) if hasattr(q, "dtype")
                           else q, axis=axis, overwrite_input=overwrite_input, method=method,
