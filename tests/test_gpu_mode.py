@@ -50,3 +50,17 @@ def test_quantile_out_is_returned(device, func, q, dtype):
         return out
 
     differential(run, sample((4, 3), dtype), device=device)
+
+
+@pytest.mark.parametrize("run", [
+    lambda xp: xp.bincount([], minlength=3), lambda xp: xp.bincount([]),
+    lambda xp: xp.bincount([0, 2, 2]), lambda xp: xp.bincount([], weights=[]),
+])
+def test_bincount_of_a_list(device, run):
+    """An empty list counts nothing, as NumPy reads it (integers), on the device too."""
+    differential(lambda xp: run(xp), device=device)
+
+
+def test_bincount_refusals(device):
+    """An empty float array is NumPy's TypeError everywhere."""
+    error_parity(lambda xp, x: xp.bincount(x), numpy.array([]), device=device)

@@ -276,13 +276,22 @@ def linalg_diagonal(backend: Backend, func: Func) -> Func:
     return diagonal
 
 
-def upload(backend: Backend, value: Any) -> Any:
+def upload(backend: Backend, value: Any, empty: Any = None) -> Any:
     """``value`` (a list, tuple or scalar NumPy would convert) as an array of ``backend``'s
-    device, moved as a counted transfer (``autodev.stats()``)."""
+    device, moved as a counted transfer (``autodev.stats()``); ``empty``: the dtype NumPy
+    gives an empty one, where not float64."""
     from .._device import CPU
     from .._residency.storage import transfer
 
-    return transfer(np.asarray(value), CPU, backend.device)
+    host = np.asarray(value)
+    if empty is not None and host.size == 0:
+        host = host.astype(empty)
+    return transfer(host, CPU, backend.device)
+
+
+#: Functions that read an empty list operand as another dtype than float64: NumPy's
+#: ``bincount([])`` counts nothing, where an empty float array is a TypeError.
+EMPTY_OPERAND_DTYPES: dict[str, Any] = {"bincount": np.intp}
 
 
 def as_device_arrays(*positions: int) -> Factory:
@@ -349,6 +358,7 @@ def device_operands(np_func: Func, inner: Factory | None) -> Factory:
         params = operand_params(np_func)
         if not params:
             return target
+        empty = EMPTY_OPERAND_DTYPES.get(getattr(np_func, "__name__", ""))
 
         def host(value: Any) -> bool:
             if isinstance(value, np.generic):
@@ -359,9 +369,9 @@ def device_operands(np_func: Func, inner: Factory | None) -> Factory:
             for i, name in params:
                 if i < len(args):
                     if host(args[i]):
-                        args = (*args[:i], upload(backend, args[i]), *args[i + 1:])
+                        args = (*args[:i], upload(backend, args[i], empty), *args[i + 1:])
                 elif name in kwargs and host(kwargs[name]):
-                    kwargs[name] = upload(backend, kwargs[name])
+                    kwargs[name] = upload(backend, kwargs[name], empty)
             return target(*args, **kwargs)
 
         return call
