@@ -106,6 +106,15 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         ufuncs are not: Python 3.14 makes ``functools.partial`` a method descriptor."""
         return self
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to the NumPy ufunc it stands for, so a list or dict of NumPy's ufuncs
+        finds it (``ufuncs.remove(np.bitwise_count)``, ``{numpy.sin: ...}[np.sin]``)."""
+        # (isinstance(numpy.sin, ufunc) holds too: the NumPy ufunc has no _np of its own)
+        return getattr(other, "_np", other) is self._np
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return call(self._methods["reduce"], args, kwargs)
 

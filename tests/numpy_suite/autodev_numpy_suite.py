@@ -71,7 +71,10 @@ class AutodevView(types.ModuleType):
         except AttributeError:
             return getattr(self._numpy, attr)
         if isinstance(value, types.ModuleType) and value.__name__.startswith("autodev"):
-            return view(f"{self.__name__}.{attr}")
+            try:
+                return view(f"{self.__name__}.{attr}")
+            except ImportError:  # autodev's own (np.array_api): NumPy has no such module
+                return value
         return value
 
     def __dir__(self) -> list[str]:
