@@ -12,6 +12,7 @@ CPU (its inputs moved to the host once) or handed out as NumPy's own object.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -303,10 +304,53 @@ def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..
     return function
 
 
+#: For each NumPy function, the position of ``out`` and the names of its parameters from
+#: ``out`` on, where ``out`` can be given by position (``np.outer(a, b, o)``,
+#: ``np.sum(a, 0, None, o)``), else None; read from its signature on first use.
+_OUT_ON: dict[Any, tuple[int, tuple[str, ...]] | None] = {}
+
+
+def _out_by_keyword(np_func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``args``/``kwargs`` with an ``out=`` given by position (and the arguments after it)
+    passed by keyword, as the dispatcher reads ``out=`` (the output it writes and returns,
+    on whichever device runs the call)."""
+    try:
+        found = _OUT_ON[np_func]
+    except KeyError:
+        found = _OUT_ON[np_func] = _out_onwards(np_func)
+    if found is None or len(args) <= found[0]:
+        return args, kwargs
+    at, names = found
+    if any(n in kwargs for n in names[:len(args) - at]):
+        return args, kwargs  # given twice: NumPy's own TypeError
+    return args[:at], {**kwargs, **dict(zip(names, args[at:]))}
+
+
+def _out_onwards(np_func: Any) -> tuple[int, tuple[str, ...]] | None:
+    """Where ``np_func`` takes ``out`` by position, and its parameters from there on."""
+    try:
+        params = list(inspect.signature(np_func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params]
+    if "out" not in names:
+        return None
+    at = names.index("out")
+    rest = []
+    for p in params[at:]:
+        if p.kind is not p.POSITIONAL_OR_KEYWORD:
+            break  # keyword-only from here (clip's min=, max=, **kwargs)
+        rest.append(p.name)
+    return (at, tuple(rest)) if rest else None
+
+
 def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > 2:  # (out= is never among the first two)
+            args, kwargs = _out_by_keyword(np_func, args, kwargs)
         return call(spec, args, kwargs)
 
     return _named(function, np_func, spec.name)
@@ -347,7 +391,10 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 if type(result) is not _np_ndarray:
                     return result
                 return new(result, CPU)
-        return call(spec, args if a is _NO_ARGUMENT else (a, *args), kwargs)
+        args = args if a is _NO_ARGUMENT else (a, *args)
+        if len(args) > 2:  # (out= is never among the first two)
+            args, kwargs = _out_by_keyword(np_func, args, kwargs)
+        return call(spec, args, kwargs)
 
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
 

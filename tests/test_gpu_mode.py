@@ -64,3 +64,41 @@ def test_bincount_of_a_list(device, run):
 def test_bincount_refusals(device):
     """An empty float array is NumPy's TypeError everywhere."""
     error_parity(lambda xp, x: xp.bincount(x), numpy.array([]), device=device)
+
+
+@pytest.mark.parametrize("run", [
+    lambda xp, a, o: xp.outer(a[:2], a, o[:2]),
+    lambda xp, a, o: xp.sum(xp.stack([a, a]), 0, None, o[0]),
+    lambda xp, a, o: xp.take(a, [1, 3], 0, o[0, :2], "raise"),
+    lambda xp, a, o: xp.clip(a, 0.2, 0.6, o[0]),
+])
+@pytest.mark.parametrize("out_on", ["same", "cpu"])
+def test_out_by_position(device, run, out_on):
+    """An ``out`` given by position is written and returned as the very object, wherever
+    it lives (on a device it was taken as one more operand, and its write lost)."""
+    def check(xp, a):
+        o = xp.zeros((5, 5))
+        if out_on == "cpu" and xp is not numpy:
+            o = o.to_device("cpu").to_device("auto")
+        result = run(xp, a, o)
+        assert type(result) is type(o)
+        return o
+
+    differential(check, sample((5,)), device=device, resident=out_on == "same")
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.zeros(5, dtype="i1,i8,i8"), lambda xp: xp.zeros(5, dtype="i1,i8,i8")["f2"],
+    lambda xp: xp.zeros(65, dtype=xp.int8)[1:].view(xp.int64),
+    lambda xp: xp.zeros((3, 3), dtype=[("a", "f4"), ("b", "u1")])["a"].T,
+    lambda xp: xp.zeros((0, 3), dtype="i1,i8")["f1"],
+])
+def test_aligned_flag(device, make):
+    """``flags.aligned`` follows NumPy's rule on the device (it was always True)."""
+    assert make(np_autodev()).flags.aligned is make(numpy).flags.aligned
+
+
+def np_autodev():
+    import autodev
+
+    return autodev

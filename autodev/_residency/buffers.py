@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import storage as R
+from .._backends import backend_for
 from .._device import CPU
 
 
@@ -134,9 +135,23 @@ class DeviceFlags:
     fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
     forc = property(lambda self: self.f_contiguous or self.c_contiguous)
     owndata = property(lambda self: getattr(self._array._data, "base", None) is None)
-    aligned = property(lambda self: True)
+
+    @property
+    def aligned(self) -> bool:
+        """NumPy's rule: the first element's address, and the stride of each axis longer
+        than one, are multiples of the dtype's alignment (an empty array is aligned)."""
+        array = self._array
+        data = array._data
+        alignment = data.dtype.alignment
+        if alignment <= 1 or 0 in data.shape:
+            return True
+        bits = backend_for(array._device).address(data)
+        for n, stride in zip(data.shape, data.strides):
+            if n > 1:
+                bits |= stride
+        return bits % alignment == 0
     writebackifcopy = property(lambda self: False)
-    behaved = property(lambda self: self.writeable)
+    behaved = property(lambda self: self.aligned and self.writeable)
     carray = property(lambda self: self.c_contiguous and self.writeable)
     farray = property(lambda self: self.fnc and self.writeable)
 
