@@ -840,7 +840,25 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
         function = cpu_function(value, prefix + name)
     else:
         return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+    if prefix + name == "concatenate":
+        function = _counting_arrays(function)
     return placing(function) if prefix + name in PLACED else function
+
+
+#: The most arrays NumPy's ``concatenate`` takes (a C int counts them).
+MAX_CONCATENATED = int(np.iinfo(np.intc).max)
+
+
+def _counting_arrays(concatenate: Callable[..., Any]) -> Callable[..., Any]:
+    """``concatenate`` refusing more arrays than NumPy takes before it reads any of them,
+    as NumPy does (dispatching reads each item: 2**31 of them would run for hours)."""
+    def counted(arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(arrays) in (tuple, list) and len(arrays) > MAX_CONCATENATED:
+            raise ValueError(f"concatenate() only supports up to {MAX_CONCATENATED} arrays "
+                             f"but got {len(arrays)}.")
+        return concatenate(arrays, *args, **kwargs)
+
+    return functools.update_wrapper(counted, concatenate)
 
 
 #: Functions whose ``device=`` NumPy accepts as "cpu" only: autodev takes any device

@@ -102,3 +102,15 @@ def np_autodev():
     import autodev
 
     return autodev
+
+
+def test_concatenate_counts_before_reading(device, monkeypatch):
+    """Too many arrays are refused before any is read, as NumPy does (2**31 of them made
+    autodev read each item for hours: test_shape_base.py's test_huge_list_error)."""
+    import autodev
+    from autodev import _namespace
+
+    monkeypatch.setattr(_namespace, "MAX_CONCATENATED", 3)
+    with pytest.raises(ValueError, match=r"only supports up to 3 arrays but got 4\."):
+        autodev.concatenate((autodev.ones(1),) * 4)
+    assert autodev.concatenate((autodev.ones(1),) * 3).shape == (3,)
