@@ -23,6 +23,7 @@ from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_devi
 from ._device import AUTO, CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
+    is_plain_array_like, \
     host_floor_work, new, native_arg
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
@@ -1208,7 +1209,10 @@ def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
             converted.append(k)
             continue
         t = type(k)
-        if t is list or t is np.ndarray or t is ndarray:
+        if t is not int and t is not slice and t is not ndarray and is_plain_array_like(t):
+            k = cpu_arg(k)  # an index known by its __array__ (which may give an autodev array)
+            t = type(k)
+        if (t is list and not _field_names(k)) or t is np.ndarray or t is ndarray:
             k = _check_index_array(k, shape, dim, device)
         converted.append(k)
         dim += _consumes(k)
@@ -1273,7 +1277,7 @@ def _getitem(a: ndarray, key: Any) -> Any:
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    if result.ndim == 0 and not _has_ellipsis(key):
+    if result.ndim == 0 and not _has_ellipsis(key) and not _is_field(key):
         return R.transfer(result, device, CPU)[()]
     scalar = False
     shares = getattr(result, "base", None) is not None
@@ -1291,6 +1295,17 @@ def _getitem_on_host(a: ndarray, key: Any) -> Any:
     check_not_view("__getitem__", a._device, (host,), result)
     STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
     return new(result, CPU, None, False, a._pin) if type(result) is np.ndarray else result
+
+
+def _field_names(key: Any) -> bool:
+    """Whether ``key`` is a list of field names (a multi-field index, ``a[['x', 'y']]``)."""
+    return bool(key) and all(type(k) is str for k in key)
+
+
+def _is_field(key: Any) -> bool:
+    """Whether ``key`` names fields (``a['x']``, ``a[['x', 'y']]``): NumPy gives an array
+    (a view), even 0-d, never a scalar."""
+    return type(key) is str or (type(key) is list and _field_names(key))
 
 
 def _has_ellipsis(key: Any) -> bool:

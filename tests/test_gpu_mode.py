@@ -114,3 +114,36 @@ def test_concatenate_counts_before_reading(device, monkeypatch):
     with pytest.raises(ValueError, match=r"only supports up to 3 arrays but got 4\."):
         autodev.concatenate((autodev.ones(1),) * 4)
     assert autodev.concatenate((autodev.ones(1),) * 3).shape == (3,)
+
+
+class _Zero:
+    def __index__(self) -> int:
+        return 0
+
+
+class _ArrayLike:
+    """An index known by its ``__array__`` alone, written for autodev (gives its array)."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def __array__(self, dtype=None, copy=None):
+        return self.xp.array(0)
+
+
+@pytest.mark.parametrize("run", [
+    lambda xp, a: a[_Zero(), _ArrayLike(xp)],
+    lambda xp, a: a[_Zero(), xp.array(0)],
+    lambda xp, a: xp.zeros((), [("a", "f8"), ("b", "i4")])["a"],
+    lambda xp, a: xp.zeros((), [("a", "f8"), ("b", "i4")])[["a"]],
+    lambda xp, a: xp.zeros(3, [("a", "f8"), ("b", "i4")])[["b", "a"]],
+])
+def test_index_types(device, run):
+    """Indices as NumPy reads them on the device: an array-like's ``__array__``, and field
+    names (an array, even 0-d: field access is a view, never a scalar)."""
+    def check(xp, a):
+        result = run(xp, a)
+        return type(result).__name__, result
+
+    got = differential(check, sample((1, 1)), device=device, resident=False)
+    assert got[0] in ("float64", "ndarray")
