@@ -186,7 +186,8 @@ def wrapping_take_along_axis(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def take_along_axis(arr: NativeArray, indices: Any, axis: Axis = -1) -> Any:
-        n = arr.size if axis is None else arr.shape[normalize_axis_index(axis, arr.ndim)]
+        n = arr.size if axis is None \
+            else arr.shape[normalize_axis_index(operator.index(axis), arr.ndim)]
         if n and np.asarray(indices).dtype.kind in "iu":  # others: CuPy's IndexError
             # (an array stays one: a 0-d index reaches CuPy's own dimension check)
             indices = np.remainder(indices, n, out=np.empty_like(indices))
