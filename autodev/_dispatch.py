@@ -487,14 +487,15 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
         result = func(*nargs, **nkwargs)
     wrapped = _wrap_one(result, device, backend, args, kwargs, nkwargs.get("out"),
                         spec.scalar)
-    if backend.is_gpu and spec.name in READ_ONLY_RESULTS and type(wrapped) is ndarray:
+    if backend.is_gpu and spec.name in READ_ONLY_RESULTS and type(wrapped) is ndarray \
+            and wrapped._storage is not None:  # a view of an input (diag of a matrix)
         R.make_read_only(wrapped)  # NumPy's view is read-only; CuPy's is writable
     return wrapped
 
 
 #: Calls whose result NumPy makes a read-only view (a write raises ValueError); CuPy's
 #: results are writable, so a device result is marked read-only as NumPy's is.
-READ_ONLY_RESULTS = frozenset({"diagonal", "linalg.diagonal", "broadcast_to"})
+READ_ONLY_RESULTS = frozenset({"diagonal", "linalg.diagonal", "broadcast_to", "diag"})
 
 
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],

@@ -101,6 +101,7 @@ def test_flags_and_views(device):
 @pytest.mark.parametrize("make", [
     lambda xp: xp.diagonal(xp.eye(3)),
     lambda xp: xp.eye(3).diagonal(),
+    lambda xp: xp.diag(xp.eye(3)),
     lambda xp: xp.broadcast_to(xp.arange(3.0), (2, 3)),
     lambda xp: xp.lib.stride_tricks.sliding_window_view(xp.arange(5.0), 2),
     lambda xp: xp.lib.stride_tricks.as_strided(xp.arange(5.0), (2,), (8,), writeable=False),
@@ -110,6 +111,11 @@ def test_read_only_views(device, make):
     assert make(np).flags.writeable is make(numpy).flags.writeable is False
     with pytest.raises(ValueError, match="read-only"):
         make(np)[...] = 0
+
+
+def test_diag_of_a_vector_is_writable(device):
+    """``diag`` of a vector is a new matrix, writable as NumPy's."""
+    assert np.diag(np.arange(3.0)).flags.writeable
 
 
 def test_device_flags_are_cupys():
