@@ -26,7 +26,7 @@ from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_devi
 from ._device import AUTO, CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
-    gpu_operand, host_floor_work, new, native_arg
+    gpu_operand, host_floor_work, is_plain_array_like, new, native_arg
 from ._capability.corrections import check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
@@ -738,7 +738,7 @@ class ndarray(_BufferBase):
 
     @property
     def flags(self) -> Any:
-        return self._data.flags
+        return self._data.flags if self._device is CPU else _buffers.DeviceFlags(self)
 
     @property
     def device(self) -> Device:
@@ -786,6 +786,7 @@ class ndarray(_BufferBase):
             self._data.flat = cpu_arg(value)
             R.mark_written(self)
         else:
+            R.check_writeable(self, "array is read-only")  # NumPy's words
             self.flat[...] = value
 
     @property
@@ -823,6 +824,7 @@ class ndarray(_BufferBase):
                 note_pinned()
             same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
             same._mirror = self._mirror
+            R.inherit(same, self)
             return same
         note_pinned()
 
@@ -1057,6 +1059,7 @@ class ndarray(_BufferBase):
         result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
                                                      R.storage_of(self), False, self._pin),
                           lambda: refuse_view("view", device))
+        R.inherit(result, self)
         if cls is None:
             cls = type(self)
         if cls is not ndarray:  # view casting to a subclass (autodev._subclass)
@@ -1372,6 +1375,7 @@ class _FlatIter:
         if a._device is CPU:
             a._data.flat[cpu_arg(key)] = cpu_arg(value)
         else:
+            R.check_writeable(a, "underlying array is read-only")  # NumPy's words
             _set_flat(a, _flat_positions(a, key), value)
         R.mark_written(a)
 
@@ -1472,7 +1476,10 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+    view = new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+    if shares:
+        R.inherit(view, a)
+    return view
 
 
 def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
@@ -1484,11 +1491,21 @@ def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
 
 def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
     """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
-    copy written back into the same device memory (views of ``a`` see the write)."""
+    copy written back into the same device memory (views of ``a`` see the write).
+    A read-only ``a`` refuses with NumPy's error for ``op``, on every device."""
+    R.check_writeable(a, _READ_ONLY_MESSAGES.get(op, R.READ_ONLY))
     device = a._device
     retrying(op, device, lambda: apply(a._data, device),
              lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
     R.mark_written(a)
+
+
+#: NumPy's message where a method refuses to write into a read-only array (others say
+#: ``R.READ_ONLY``, "assignment destination is read-only").
+_READ_ONLY_MESSAGES = {
+    "sort": "sort array is read-only", "partition": "partition array is read-only",
+    "byteswap": "array to be byte-swapped is read-only", "put": "put: output array is read-only",
+}
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -1514,7 +1531,10 @@ def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
             converted.append(k)
             continue
         t = type(k)
-        if t is list or t is np.ndarray or t is ndarray:
+        if t is not int and t is not slice and t is not ndarray and is_plain_array_like(t):
+            k = cpu_arg(k)  # an index known by its __array__ (which may give an autodev array)
+            t = type(k)
+        if (t is list and not _field_names(k)) or t is np.ndarray or t is ndarray:
             k = _check_index_array(k, shape, dim, device)
         converted.append(k)
         dim += _consumes(k)
@@ -1579,11 +1599,14 @@ def _getitem(a: ndarray, key: Any) -> Any:
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    if result.ndim == 0 and not _has_ellipsis(key):
+    if result.ndim == 0 and not _has_ellipsis(key) and not _is_field(key):
         return R.transfer(result, device, CPU)[()]
     scalar = False
     shares = getattr(result, "base", None) is not None
-    return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+    view = new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)
+    if shares:
+        R.inherit(view, a)
+    return view
 
 
 def _getitem_on_host(a: ndarray, key: Any) -> Any:
@@ -1594,6 +1617,17 @@ def _getitem_on_host(a: ndarray, key: Any) -> Any:
     check_not_view("__getitem__", a._device, (host,), result)
     STATS.calls["cpu"] = STATS.calls.get("cpu", 0) + 1
     return new(result, CPU, None, False, a._pin) if type(result) is np.ndarray else result
+
+
+def _field_names(key: Any) -> bool:
+    """Whether ``key`` is a list of field names (a multi-field index, ``a[['x', 'y']]``)."""
+    return bool(key) and all(type(k) is str for k in key)
+
+
+def _is_field(key: Any) -> bool:
+    """Whether ``key`` names fields (``a['x']``, ``a[['x', 'y']]``): NumPy gives an array
+    (a view), even 0-d, never a scalar."""
+    return type(key) is str or (type(key) is list and _field_names(key))
 
 
 def _has_ellipsis(key: Any) -> bool:

@@ -440,6 +440,8 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
     """Run ``spec`` on ``device``; on out-of-memory free, retry, then fall back
     (:func:`autodev._residency.memory.retrying`'s rule, the first attempt made here)."""
     moves: list[tuple[str, int]] | None = record.transfers if record is not None else None
+    if kwargs and "out" in kwargs:
+        _check_outputs(kwargs["out"])
     if device is CPU:
         run = _fallback_cpu if kwargs and "out" in kwargs else _run_cpu
         if record is not None:  # how many threads ran it (autodev._parallel sets it)
@@ -462,6 +464,14 @@ def execute(spec: OpSpec, device: Device, args: tuple[Any, ...], kwargs: dict[st
     if record is not None:
         emit(record)
     return result
+
+
+def _check_outputs(out: Any) -> None:
+    """Refuse read-only ``out=`` arrays before the call runs, with NumPy's error, wherever
+    they live (device memory takes any write)."""
+    for o in out if type(out) is tuple else (out,):
+        if isinstance(o, ndarray):
+            R.check_writeable(o, "output array is read-only")
 
 
 def _retried(spec: OpSpec, device: Device, backend: Backend, args: tuple[Any, ...],
@@ -520,7 +530,17 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
             result = func(*nargs, **nkwargs)
     else:
         result = func(*nargs, **nkwargs)
-    return _wrap_one(result, device, backend, args, kwargs, nkwargs.get("out"), spec.scalar)
+    wrapped = _wrap_one(result, device, backend, args, kwargs, nkwargs.get("out"),
+                        spec.scalar)
+    if backend.is_gpu and spec.name in READ_ONLY_RESULTS and type(wrapped) is ndarray \
+            and wrapped._storage is not None:  # a view of an input (diag of a matrix)
+        R.make_read_only(wrapped)  # NumPy's view is read-only; CuPy's is writable
+    return wrapped
+
+
+#: Calls whose result NumPy makes a read-only view (a write raises ValueError); CuPy's
+#: results are writable, so a device result is marked read-only as NumPy's is.
+READ_ONLY_RESULTS = frozenset({"diagonal", "linalg.diagonal", "broadcast_to", "diag"})
 
 
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -611,8 +631,11 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
                 if a._device is not device and R.has_mirror(a, device) \
                         and R.mirror_on(a, device) is result:  # never hand out a mirror
                     return new(backend.xp.array(result, copy=True), device)
-        storage, result = _storage_for(result, device, backend, args)
-        return new(result, device, storage, scalar and result.ndim == 0)
+        storage, result, base = _storage_for(result, device, backend, args)
+        view = new(result, device, storage, scalar and result.ndim == 0)
+        if base is not None:
+            R.inherit(view, base)
+        return view
     t = type(result)
     if t is tuple or t is list:
         items = [_wrap_one(r, device, backend, args, kwargs, out_native, scalar) for r in result]
@@ -635,10 +658,10 @@ def _match_out(result: Any, out: Any, out_native: Any) -> Any:
 
 
 def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any, ...]
-                 ) -> tuple[R.Storage | None, Any]:
-    """The storage a fresh result shares, if it is a view of an input."""
+                 ) -> tuple[R.Storage | None, Any, Any]:
+    """The storage a fresh result shares, if it is a view of an input, and that input."""
     if getattr(result, "base", None) is None:
-        return None, result
+        return None, result, None
     owner = backend.owner(result)
     inputs: list[Any] = []
     _collect(args, inputs)
@@ -646,14 +669,14 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
         if not isinstance(a, ndarray):  # subclasses of ndarray (autodev._subclass) too
             continue  # sparse inputs: a dense result never views them
         if a._device is device and backend.owner(a._data) is owner:
-            return R.storage_of(a), result
+            return R.storage_of(a), result, a
         mirror = R.mirror_on(a, device)
         if mirror is not None and backend.owner(mirror) is owner:
             # a view of a read-only mirror must not alias it: give it its own copy
-            return None, backend.xp.array(result, copy=True)
+            return None, backend.xp.array(result, copy=True), None
     if any(type(a) is np.ndarray or (device is not CPU and backend.is_native(a)) for a in args):
-        return R.Storage(escaped=True), result
-    return None, result
+        return R.Storage(escaped=True), result, None
+    return None, result, None
 
 
 def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: Any = False,

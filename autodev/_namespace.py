@@ -12,6 +12,7 @@ CPU (its inputs moved to the host once) or handed out as NumPy's own object.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -119,6 +120,15 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         ufuncs are not: Python 3.14 makes ``functools.partial`` a method descriptor."""
         return self
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to the NumPy ufunc it stands for, so a list or dict of NumPy's ufuncs
+        finds it (``ufuncs.remove(np.bitwise_count)``, ``{numpy.sin: ...}[np.sin]``)."""
+        # (isinstance(numpy.sin, ufunc) holds too: the NumPy ufunc has no _np of its own)
+        return getattr(other, "_np", other) is self._np
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
         return self._method("reduce", args, kwargs)
 
@@ -143,12 +153,17 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
-        """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives)."""
+        """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives).
+
+        A read-only ``a`` is refused on every device (NumPy 2.4's own ``at`` writes into
+        it regardless, against its flag).
+        """
         inputs = (a, indices) if b is None else (a, indices, b)
         found = overriding(inputs, {}) if _may_override(inputs, {}) else None
         if found:
             run(self, "at", inputs, {}, found)
             return
+        R.check_writeable(a, "output array is read-only")
         device = a._device
         func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
             else backend_for(device).resolve(self._spec.path + ".at")
@@ -340,12 +355,55 @@ def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..
     return function
 
 
+#: For each NumPy function, the position of ``out`` and the names of its parameters from
+#: ``out`` on, where ``out`` can be given by position (``np.outer(a, b, o)``,
+#: ``np.sum(a, 0, None, o)``), else None; read from its signature on first use.
+_OUT_ON: dict[Any, tuple[int, tuple[str, ...]] | None] = {}
+
+
+def _out_by_keyword(np_func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``args``/``kwargs`` with an ``out=`` given by position (and the arguments after it)
+    passed by keyword, as the dispatcher reads ``out=`` (the output it writes and returns,
+    on whichever device runs the call)."""
+    try:
+        found = _OUT_ON[np_func]
+    except KeyError:
+        found = _OUT_ON[np_func] = _out_onwards(np_func)
+    if found is None or len(args) <= found[0]:
+        return args, kwargs
+    at, names = found
+    if any(n in kwargs for n in names[:len(args) - at]):
+        return args, kwargs  # given twice: NumPy's own TypeError
+    return args[:at], {**kwargs, **dict(zip(names, args[at:]))}
+
+
+def _out_onwards(np_func: Any) -> tuple[int, tuple[str, ...]] | None:
+    """Where ``np_func`` takes ``out`` by position, and its parameters from there on."""
+    try:
+        params = list(inspect.signature(np_func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params]
+    if "out" not in names:
+        return None
+    at = names.index("out")
+    rest = []
+    for p in params[at:]:
+        if p.kind is not p.POSITIONAL_OR_KEYWORD:
+            break  # keyword-only from here (clip's min=, max=, **kwargs)
+        rest.append(p.name)
+    return (at, tuple(rest)) if rest else None
+
+
 def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
 
     name = spec.name
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > 2:  # (out= is never among the first two)
+            args, kwargs = _out_by_keyword(np_func, args, kwargs)
         result = call(spec, args, kwargs)
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
@@ -389,6 +447,8 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                     return result
                 return new(result, CPU)
         args = args if a is _NO_ARGUMENT else (a, *args)
+        if len(args) > 2:  # (out= is never among the first two)
+            args, kwargs = _out_by_keyword(np_func, args, kwargs)
         result = call(spec, args, kwargs)
         return of_inputs(args, result, kwargs, spec.name) if SUBCLASSES else result
 
@@ -429,7 +489,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
         if type(target) is not ndarray:
             return np_func(*cpu_arg(args), **{k: cpu_arg(v) for k, v in kwargs.items()})
         device = target._device
-        host = target._data if device is CPU else R.transfer(target._data, device, CPU)
+        host = R.host_to_write(target)  # read-only as target is: NumPy refuses the write
         if args:
             args = (host, *cpu_arg(args[1:]))
         kwargs = {k: host if k == param else cpu_arg(v) for k, v in kwargs.items()}
@@ -739,20 +799,32 @@ def isscalar(element: Any) -> bool:
 
 
 def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
-    """NumPy's ``may_share_memory`` on the data where it lives."""
-    if type(a) is ndarray and type(b) is ndarray:
-        if a._device is not b._device:
-            return False
-        if a._device is not CPU:
-            return a._storage is not None and a._storage is b._storage
+    """NumPy's ``may_share_memory`` on the data where it lives (the memory bounds)."""
+    on_device = _device_memory(a, b)
+    if on_device is not None:
+        return on_device and bool(
+            backend_for(a._device).xp.may_share_memory(a._data, b._data))
     return bool(np.may_share_memory(cpu_arg(a), cpu_arg(b)))
 
 
 def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
-    """NumPy's ``shares_memory`` on the data where it lives."""
-    if type(a) is ndarray and type(b) is ndarray and a._device is not CPU:
-        return may_share_memory(a, b)
+    """NumPy's ``shares_memory`` on the data where it lives (exact on a device, where
+    CuPy has no bounded search)."""
+    on_device = _device_memory(a, b)
+    if on_device is not None:
+        return on_device and bool(backend_for(a._device).xp.shares_memory(a._data, b._data))
     return bool(np.shares_memory(cpu_arg(a), cpu_arg(b)))
+
+
+def _device_memory(a: Any, b: Any) -> bool | None:
+    """For two autodev arrays of which one lives on a device: False if they live on two
+    devices (no memory in common), True if on the same one (the device's own check
+    decides); None where NumPy's check on the host decides."""
+    if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
+        return None
+    if a._device is not b._device:
+        return False
+    return None if a._device is CPU else True
 
 
 def copyto(dst: ndarray, src: Any, casting: Casting = "same_kind", where: Any = True) -> None:
@@ -852,7 +924,25 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
         function = cpu_function(value, prefix + name)
     else:
         return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
+    if prefix + name == "concatenate":
+        function = _counting_arrays(function)
     return placing(function) if prefix + name in PLACED else function
+
+
+#: The most arrays NumPy's ``concatenate`` takes (a C int counts them).
+MAX_CONCATENATED = int(np.iinfo(np.intc).max)
+
+
+def _counting_arrays(concatenate: Callable[..., Any]) -> Callable[..., Any]:
+    """``concatenate`` refusing more arrays than NumPy takes before it reads any of them,
+    as NumPy does (dispatching reads each item: 2**31 of them would run for hours)."""
+    def counted(arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(arrays) in (tuple, list) and len(arrays) > MAX_CONCATENATED:
+            raise ValueError(f"concatenate() only supports up to {MAX_CONCATENATED} arrays "
+                             f"but got {len(arrays)}.")
+        return concatenate(arrays, *args, **kwargs)
+
+    return functools.update_wrapper(counted, concatenate)
 
 
 #: Functions whose ``device=`` NumPy accepts as "cpu" only: autodev takes any device

@@ -33,7 +33,7 @@ def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
     def draw(*args: Any, **kwargs: Any) -> Any:
         out = kwargs.get("out")
         if type(out) is _ndarray:  # draw into the host data of out=, wherever it lives
-            host = out._data if out._device is _CPU else _R.transfer(out._data, out._device, _CPU)
+            host = _R.host_to_write(out)  # read-only as out is: NumPy refuses the write
             func(*(_cpu_arg(a) for a in args),
                  **{k: host if k == "out" else _cpu_arg(v) for k, v in kwargs.items()})
             if out._device is not _CPU:
@@ -57,7 +57,7 @@ def _shuffle_with(shuffle: Callable[..., Any], x: object, **kwargs: Any) -> None
     if x._device is _CPU:
         shuffle(x._data, **kwargs)
     else:
-        host = _R.host_copy(x._data, x._device)
+        host = _R.host_to_write(x)  # read-only as x is: NumPy refuses the shuffle
         shuffle(host, **kwargs)
         _write_back(x._data, x._device, host)
     _R.mark_written(x)

@@ -1,8 +1,9 @@
-"""Testing helpers: the simulated GPU and NumPy comparisons (and numpy.testing's names)."""
+"""Testing helpers: the simulated GPU, and ``numpy.testing``'s names reading autodev arrays."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import TYPE_CHECKING, Any, Iterator
 
 
@@ -103,11 +104,49 @@ def to_numpy(x: Any) -> Any:
     return x
 
 
+#: ``numpy.testing``'s comparisons: they branch on ``isinstance(x, numpy.ndarray)``, so
+#: they are handed NumPy copies of autodev arrays (others, such as ``assert_raises``, take
+#: the caller's arguments for the code under test, and get them untouched).
+_COMPARISONS = frozenset({
+    "assert_allclose", "assert_almost_equal", "assert_approx_equal", "assert_array_almost_equal",
+    "assert_array_almost_equal_nulp", "assert_array_compare", "assert_array_equal",
+    "assert_array_less", "assert_array_max_ulp", "assert_equal", "assert_string_equal",
+    "print_assert_equal",
+})
+
+
+def _host_values(value: Any) -> Any:
+    """``value`` with autodev arrays (in lists, tuples and dicts too) replaced by NumPy
+    copies, and autodev's scalars by NumPy scalars."""
+    from ._array import ndarray
+
+    if isinstance(value, ndarray):
+        host = value.get()
+        return host[()] if value._scalar else host
+    t = type(value)
+    if t is list or t is tuple:
+        return t(_host_values(v) for v in value)
+    if t is dict:
+        return {k: _host_values(v) for k, v in value.items()}
+    return value
+
+
+def _comparing(name: str, check: Any) -> Any:
+    """``numpy.testing.<name>`` reading autodev arrays as NumPy arrays, wherever they live."""
+    @functools.wraps(check)
+    def compare(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest shows the caller's line, as for NumPy's own
+        return check(*_host_values(args), **_host_values(kwargs))
+
+    compare.__module__ = __name__
+    return compare
+
+
 def __getattr__(name: str) -> Any:
-    """NumPy's ``numpy.testing`` names (``assert_allclose``, ...), so that
-    ``np.testing.assert_allclose(...)`` works under ``import autodev as np``; they
-    read autodev arrays through ``__array__`` (a copy to the host for device arrays);
-    and the simulator's classes, loaded on first use."""
+    """NumPy's ``numpy.testing`` names (``assert_equal``, ``assert_allclose``, ...), so that
+    ``np.testing.assert_equal(...)`` works under ``import autodev as np``: the comparisons
+    read autodev arrays on any device as NumPy arrays (a host copy), the rest are NumPy's
+    own; and the simulator's classes, loaded on first use. Each is resolved once."""
     if name in _SIM_NAMES:
         from ._backends import _sim
 
@@ -116,4 +155,14 @@ def __getattr__(name: str) -> Any:
 
     if name.startswith("_") or not hasattr(numpy.testing, name):
         raise AttributeError(f"module 'autodev.testing' has no attribute {name!r}")
-    return getattr(numpy.testing, name)
+    value = getattr(numpy.testing, name)
+    if name in _COMPARISONS:
+        value = _comparing(name, value)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    import numpy.testing
+
+    return sorted({*globals(), *__all__, *numpy.testing.__all__})

@@ -66,6 +66,12 @@ class SimArray:
         return _wrap(self._a.base)  # a device array, as CuPy's base is
 
     @property
+    def flags(self) -> "SimFlags":
+        """CuPy's flags: contiguity and ownership, no ``writeable`` (device memory is)."""
+        flags = self._a.flags
+        return SimFlags(flags.c_contiguous, flags.f_contiguous, self._a.base is None)
+
+    @property
     def shape(self) -> tuple[int, ...]:
         return self._a.shape
 
@@ -129,6 +135,33 @@ class SimArray:
     def __dlpack_device__(self) -> tuple[int, int]:
         # a CUDA device, as CuPy reports (kDLCUDA = 2): a consumer must not read it as host memory
         return (2, 0)
+
+
+class SimFlags:
+    """``cupy.ndarray.flags``: ``c_contiguous``, ``f_contiguous``, ``owndata`` and their
+    keys, nothing else: no ``writeable`` flag to read, and (stricter than CuPy, which
+    takes any attribute silently) none to set, so that code believing it made device
+    memory read-only fails here rather than doing nothing on CuPy."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+    _KEYS = {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+             "OWNDATA": "owndata"}
+
+    def __init__(self, c_contiguous: bool, f_contiguous: bool, owndata: bool) -> None:
+        self.c_contiguous = c_contiguous
+        self.f_contiguous = f_contiguous
+        self.owndata = owndata
+
+    fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
+    forc = property(lambda self: self.f_contiguous or self.c_contiguous)
+
+    def __getitem__(self, key: str) -> bool:
+        if key not in self._KEYS:
+            raise KeyError(f"{key} is not defined for cupy.ndarray.flags")
+        return bool(getattr(self, self._KEYS[key]))
+
+    def __repr__(self) -> str:
+        return "".join(f"  {k} : {self[k]}\n" for k in self._KEYS)
 
 
 def _make_operator(name: str) -> Callable[..., Any]:

@@ -16,6 +16,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index  # AxisError, as NumPy's
 
 from .._typing import Axes, Axis, Casting, NativeArray, Order
 
@@ -185,8 +186,12 @@ def wrapping_take_along_axis(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def take_along_axis(arr: NativeArray, indices: Any, axis: Axis = -1) -> Any:
-        n = arr.size if axis is None else arr.shape[axis]
-        return func(arr, np.asarray(indices) % n if n else indices, axis)
+        n = arr.size if axis is None \
+            else arr.shape[normalize_axis_index(operator.index(axis), arr.ndim)]
+        if n and np.asarray(indices).dtype.kind in "iu":  # others: CuPy's IndexError
+            # (an array stays one: a 0-d index reaches CuPy's own dimension check)
+            indices = np.remainder(indices, n, out=np.empty_like(indices))
+        return func(arr, indices, axis)
 
     return take_along_axis
 
@@ -225,6 +230,9 @@ def result_type_quantile(percent: bool) -> Quirk:
             if method in ("linear", "midpoint", "hazen", "weibull", "median_unbiased",
                           "normal_unbiased"):
                 result = np.asarray(result).astype(np.result_type(a, q / 100 if percent else q))
+            if out is not None:  # CuPy writes into out= and returns a view of it, not it
+                out[...] = result
+                return out.view()
             return result
 
         return quantile

@@ -14,6 +14,7 @@ import operator
 from typing import Any, Callable
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index  # AxisError, as NumPy's
 
 from .._backends import Backend
 from .._typing import Axes, Axis, FieldOrder, NativeArray
@@ -38,7 +39,7 @@ def checked_take(backend: Backend, func: Func) -> Func:
 
     def take(a: NativeArray, indices: Any, axis: int | None = None, out: Any = None,
              mode: str = "raise") -> Any:
-        n = a.size if axis is None else a.shape[axis]
+        n = a.size if axis is None else a.shape[normalize_axis_index(axis, a.ndim)]
         if mode == "raise":
             if _out_of_range(xp, indices, n):
                 raise IndexError(f"index out of range for axis {axis} with size {n}")
@@ -55,7 +56,7 @@ def checked_take_along_axis(backend: Backend, func: Func) -> Func:
     xp = backend.xp
 
     def take_along_axis(arr: NativeArray, indices: Any, axis: int | None = -1) -> Any:
-        n = arr.size if axis is None else arr.shape[axis]
+        n = arr.size if axis is None else arr.shape[normalize_axis_index(axis, arr.ndim)]
         if _out_of_range(xp, indices, n):
             raise IndexError(f"index out of range for axis {axis} with size {n}")
         return func(arr, indices, axis)
@@ -140,7 +141,8 @@ def float_quantile(percent: bool) -> Factory:
     percentile), so integer input with an integer ``q`` interpolates in integers. NumPy
     interpolates integer input in float64, and returns a dtype of its own making (int64
     for ``quantile(ints, 1)``, float64 for ``quantile(ints, 1, method='hazen')``): the
-    GPU computes in float64 and casts to the dtype NumPy gives on a two-element rehearsal."""
+    GPU computes in float64 and casts to the dtype NumPy gives on a two-element rehearsal.
+    With ``out=``, CuPy returns a view of it: ``out`` itself is returned, as NumPy does."""
     numpy_func: Callable[..., Any] = np.percentile if percent else np.quantile
 
     def factory(backend: Backend, func: Func) -> Func:
@@ -150,8 +152,9 @@ def float_quantile(percent: bool) -> Factory:
                      overwrite_input: bool = False, method: str = "linear",
                      keepdims: bool = False) -> Any:
             if a.dtype.kind not in "iu" or method not in INTERPOLATING:
-                return func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                            method=method, keepdims=keepdims)
+                result = func(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                              method=method, keepdims=keepdims)
+                return result if out is None else out  # CuPy's is a view of out=
             dtype = numpy_func(np.zeros(2, a.dtype), _probe_q(q), method=method).dtype
             result = func(a.astype(xp.float64), q.astype(xp.float64) if hasattr(q, "dtype")
                           else q, axis=axis, overwrite_input=overwrite_input, method=method,
@@ -273,13 +276,22 @@ def linalg_diagonal(backend: Backend, func: Func) -> Func:
     return diagonal
 
 
-def upload(backend: Backend, value: Any) -> Any:
+def upload(backend: Backend, value: Any, empty: Any = None) -> Any:
     """``value`` (a list, tuple or scalar NumPy would convert) as an array of ``backend``'s
-    device, moved as a counted transfer (``autodev.stats()``)."""
+    device, moved as a counted transfer (``autodev.stats()``); ``empty``: the dtype NumPy
+    gives an empty one, where not float64."""
     from .._device import CPU
     from .._residency.storage import transfer
 
-    return transfer(np.asarray(value), CPU, backend.device)
+    host = np.asarray(value)
+    if empty is not None and host.size == 0:
+        host = host.astype(empty)
+    return transfer(host, CPU, backend.device)
+
+
+#: Functions that read an empty list operand as another dtype than float64: NumPy's
+#: ``bincount([])`` counts nothing, where an empty float array is a TypeError.
+EMPTY_OPERAND_DTYPES: dict[str, Any] = {"bincount": np.intp}
 
 
 def as_device_arrays(*positions: int) -> Factory:
@@ -346,6 +358,7 @@ def device_operands(np_func: Func, inner: Factory | None) -> Factory:
         params = operand_params(np_func)
         if not params:
             return target
+        empty = EMPTY_OPERAND_DTYPES.get(getattr(np_func, "__name__", ""))
 
         def host(value: Any) -> bool:
             if isinstance(value, np.generic):
@@ -356,9 +369,9 @@ def device_operands(np_func: Func, inner: Factory | None) -> Factory:
             for i, name in params:
                 if i < len(args):
                     if host(args[i]):
-                        args = (*args[:i], upload(backend, args[i]), *args[i + 1:])
+                        args = (*args[:i], upload(backend, args[i], empty), *args[i + 1:])
                 elif name in kwargs and host(kwargs[name]):
-                    kwargs[name] = upload(backend, kwargs[name])
+                    kwargs[name] = upload(backend, kwargs[name], empty)
             return target(*args, **kwargs)
 
         return call

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import storage as R
+from .._backends import backend_for
 from .._device import CPU
 
 
@@ -100,15 +101,113 @@ def data(a: R.Resident) -> memoryview:
 
 def set_flags(a: R.Resident, write: bool | None = None, align: bool | None = None,
               uic: bool | None = None) -> None:
-    """``a.setflags``: NumPy's on the host; a device array is always writable."""
+    """``a.setflags``: NumPy's on the host; on a device, ``write`` as NumPy's (kept by the
+    storage, :func:`autodev._residency.storage.set_writeable`)."""
     if a._device is CPU:
         a._data.setflags(write=write, align=align, uic=uic)
         return
-    if write is False or uic:
+    if uic:
+        raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
+    if align is False:
         raise ValueError(
-            f"cannot change the flags of an array living on {a._device} (device memory is "
-            "always writable). Move it first with x = x.to_device('cpu')."
+            f"cannot clear the ALIGNED flag of an array living on {a._device} (device "
+            "memory is always aligned). Move it first with x = x.to_device('cpu')."
         )
+    if write is not None:
+        R.set_writeable(a, bool(write))
+
+
+class DeviceFlags:
+    """``x.flags`` of an array living on a device: NumPy's flags object, read from the
+    array's geometry and its storage (a device array has no NumPy flags of its own, and
+    CuPy's lack ``WRITEABLE``). ``writeable`` is set as on NumPy's."""
+
+    __slots__ = ("_array",)
+
+    #: NumPy's keys, long and short, for each flag.
+    _KEYS = {
+        "C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "c_contiguous",
+        "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "FORTRAN": "f_contiguous",
+        "OWNDATA": "owndata", "O": "owndata", "WRITEABLE": "writeable", "W": "writeable",
+        "ALIGNED": "aligned", "A": "aligned", "WRITEBACKIFCOPY": "writebackifcopy",
+        "X": "writebackifcopy", "FNC": "fnc", "FORC": "forc", "BEHAVED": "behaved",
+        "B": "behaved", "CARRAY": "carray", "CA": "carray", "FARRAY": "farray", "FA": "farray",
+    }
+
+    def __init__(self, array: R.Resident) -> None:
+        self._array = array
+
+    def _geometry(self) -> Any:
+        """NumPy's flags of an array of this shape, strides and dtype (no memory read)."""
+        data = self._array._data
+        probe = np.lib.stride_tricks.as_strided(np.zeros(1, data.dtype), data.shape,
+                                                data.strides)
+        return probe.flags
+
+    c_contiguous = property(lambda self: self._geometry().c_contiguous)
+    f_contiguous = property(lambda self: self._geometry().f_contiguous)
+    fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
+    forc = property(lambda self: self.f_contiguous or self.c_contiguous)
+    owndata = property(lambda self: getattr(self._array._data, "base", None) is None)
+
+    @property
+    def aligned(self) -> bool:
+        """NumPy's rule: the first element's address, and the stride of each axis longer
+        than one, are multiples of the dtype's alignment (an empty array is aligned)."""
+        array = self._array
+        data = array._data
+        alignment = data.dtype.alignment
+        if alignment <= 1 or 0 in data.shape:
+            return True
+        bits = backend_for(array._device).address(data)
+        for n, stride in zip(data.shape, data.strides):
+            if n > 1:
+                bits |= stride
+        return bits % alignment == 0
+    writebackifcopy = property(lambda self: False)
+    behaved = property(lambda self: self.aligned and self.writeable)
+    carray = property(lambda self: self.c_contiguous and self.writeable)
+    farray = property(lambda self: self.fnc and self.writeable)
+
+    @property
+    def writeable(self) -> bool:
+        return R.is_writeable(self._array)
+
+    @writeable.setter
+    def writeable(self, value: bool) -> None:
+        set_flags(self._array, write=value)
+
+    def __getitem__(self, key: str) -> bool:
+        try:
+            name = self._KEYS[key]
+        except KeyError:
+            raise KeyError("Unknown flag") from None
+        return bool(getattr(self, name))
+
+    def __setitem__(self, key: str, value: bool) -> None:
+        name = self._KEYS.get(key)
+        if name == "writeable":
+            set_flags(self._array, write=value)
+        elif name == "aligned":
+            set_flags(self._array, align=value)
+        elif name == "writebackifcopy":
+            set_flags(self._array, uic=value)
+        else:
+            raise KeyError("Unknown flag")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DeviceFlags):
+            return NotImplemented
+        return all(self[k] == other[k] for k in _SHOWN)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "".join(f"  {k} : {self[k]}\n" for k in _SHOWN)
+
+
+#: The flags NumPy's ``repr(x.flags)`` shows, in its order.
+_SHOWN = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY")
 
 
 def to_bytes(a: Any) -> bytes:

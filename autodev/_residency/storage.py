@@ -6,6 +6,12 @@ root storage it shares with its views is unchanged. Every write bumps that
 version. A storage whose memory escaped autodev (a raw NumPy buffer wrapped
 without a copy, or a writable host buffer handed out) can be written behind
 autodev's back, so mirrors of it are never trusted.
+
+Read-only arrays (NumPy's ``WRITEABLE`` flag) hold on every device. On the host the
+flag is the NumPy array's own. Device memory has no such flag (CuPy's arrays are always
+writable), so for a device array the storage keeps it: the views made read-only, and
+whether the view owning the memory is. Every write path asks :func:`check_writeable`
+before it writes; a view made on the device inherits its base's flag (:func:`inherit`).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ class Storage:
     reuse credit earned towards the other device (see :mod:`autodev._residency.reuse`)."""
 
     __slots__ = ("version", "escaped", "mirrored", "credit", "credit_at", "credit_calls",
-                 "credit_version", "shared", "__weakref__")
+                 "credit_version", "shared", "read_only", "owner_read_only", "__weakref__")
 
     def __init__(self, escaped: bool = False) -> None:
         self.version = 0
@@ -40,6 +46,11 @@ class Storage:
         #: ``X.T`` made afresh each iteration finds the mirror the last one paid for):
         #: ``(device, shape, strides, dtype, address) -> (version, native)``.
         self.shared: dict[tuple[Any, ...], tuple[int, Any]] | None = None
+        #: The device arrays viewing it that are read-only: ``id(array) -> weak reference``.
+        self.read_only: dict[int, "weakref.ref[Any]"] | None = None
+        #: True while the array owning the memory is read-only: no view of it may then be
+        #: made writable (NumPy's rule for ``setflags(write=True)``).
+        self.owner_read_only = False
 
 
 class Resident(Protocol):
@@ -247,3 +258,83 @@ def promote(array: Any, device: Device, native: Any) -> None:
     if array._mirror is not None and array._mirror[2] is native:
         array._mirror = None
     array._data, array._device, array._storage = native, device, None
+
+
+# ---------------------------------------------------------------------- read-only arrays
+
+#: NumPy's message for a write into a read-only array (``a[...] = v``, ``copyto``, ...).
+READ_ONLY = "assignment destination is read-only"
+
+
+def is_writeable(array: Resident) -> bool:
+    """``array.flags.writeable``: the host array's own flag, or the storage's for a
+    device array."""
+    if array._device is CPU:
+        return bool(array._data.flags.writeable)
+    storage = array._storage
+    return storage is None or not storage.read_only or id(array) not in storage.read_only
+
+
+def check_writeable(array: Resident, message: str = READ_ONLY) -> None:
+    """Raise NumPy's ``ValueError`` (``message``) if ``array`` is read-only, before a write."""
+    if not is_writeable(array):
+        raise ValueError(message)
+
+
+def set_writeable(array: Resident, write: bool) -> None:
+    """``array.setflags(write=...)`` for an array living on any device."""
+    if array._device is CPU:
+        array._data.setflags(write=write)
+        return
+    storage = storage_of(array)
+    owns = getattr(array._data, "base", None) is None
+    if write:
+        if storage.owner_read_only and not owns:
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        if storage.read_only:
+            storage.read_only.pop(id(array), None)
+    else:
+        _add_read_only(storage, array)
+    if owns:
+        storage.owner_read_only = not write
+
+
+def _add_read_only(storage: Storage, array: Resident) -> None:
+    views = storage.read_only
+    if views is None:
+        views = storage.read_only = {}
+    key = id(array)
+
+    def forget(ref: "weakref.ref[Any]") -> None:
+        if views.get(key) is ref:
+            del views[key]
+
+    views[key] = weakref.ref(array, forget)
+
+
+def inherit(view: Resident, base: Resident) -> None:
+    """Make ``view`` (just made from ``base`` on a device) read-only if ``base`` is, as
+    NumPy's views take their base's flag."""
+    if view._device is not CPU and not is_writeable(base):
+        _add_read_only(storage_of(view), view)
+
+
+def make_read_only(array: Resident) -> None:
+    """Make ``array`` read-only, as NumPy's always read-only views are (``diagonal``,
+    ``broadcast_to``, ``as_strided(writeable=False)``), on any device."""
+    if array._device is CPU:
+        array._data.flags.writeable = False
+    else:
+        _add_read_only(storage_of(array), array)
+
+
+def host_to_write(array: Resident) -> np.ndarray:
+    """The host data a NumPy function writes into for ``array``: its own on the host, else
+    a host copy to write back, read-only where ``array`` is (so NumPy refuses the write
+    with its own error, as it does on the host)."""
+    if array._device is CPU:
+        return array._data
+    host = transfer(array._data, array._device, CPU)
+    if not is_writeable(array):
+        host.flags.writeable = False
+    return host

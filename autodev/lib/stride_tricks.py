@@ -51,13 +51,19 @@ def _view_of(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
             f"lib.stride_tricks.{name} is not available on {device}. "
             f"Move the array first: x.to_device('cpu')."
         )
+    writeable = kwargs.get("writeable", name == "as_strided")
     if backend.is_gpu:
         kwargs.pop("writeable", None)  # not a CuPy keyword: its views are always writeable
     # a view allocates nothing on a device; should the device still run out of memory,
     # a view of a host copy would lose writes, so it is refused (autodev._residency.memory)
-    return retrying(name, device, lambda: new(func(x._data, *args, **kwargs), device,
+    view = retrying(name, device, lambda: new(func(x._data, *args, **kwargs), device,
                                               R.storage_of(x), False, x._pin),
                     lambda: refuse_view(name, device))
+    if writeable:
+        R.inherit(view, x)
+    else:
+        R.make_read_only(view)  # NumPy's writeable=False, kept on the device too
+    return view
 
 
 def __getattr__(name: str) -> Any:

@@ -10,9 +10,11 @@ in a ``tests`` folder of the ``numpy`` package is rewritten as it is imported, s
   ``autodev.array``, ``np.ndarray`` is ``autodev.ndarray``, ``np.linalg`` is
   ``autodev.linalg``); public names autodev takes as they are (``np.dtype``,
   ``np.ma``) are NumPy's own objects either way.
-- ``numpy.testing`` and NumPy's internals (any name or module path with a part that
-  starts with ``_``: ``np._core``, ``numpy._core._multiarray_tests``,
-  ``numpy.lib._function_base_impl``) stay NumPy's: they are the judge and its tools,
+- ``numpy.testing`` is ``autodev.testing``, as ``np.testing`` is under ``import autodev
+  as np``: NumPy's own assertions, its comparisons handed NumPy copies of autodev arrays
+  (NumPy's branch on ``isinstance(x, numpy.ndarray)``, and cannot read a foreign array).
+- NumPy's internals (any name or module path with a part that starts with ``_``:
+  ``np._core``, ``numpy._core._multiarray_tests``, ``numpy.lib._function_base_impl``) stay NumPy's: they are the judge and its tools,
   not the code under test.
 
 The modules stay NumPy's files: nothing is copied, and a new NumPy brings its new
@@ -51,7 +53,7 @@ _HELPER = "_autodev_numpy_suite"  # the name the rewritten modules reach this mo
 def _stays_numpy(path: str) -> bool:
     """Whether the dotted NumPy module ``path`` is NumPy's own even under autodev."""
     parts = path.split(".")[1:]
-    return any(p.startswith("_") or p in ("testing", "tests") for p in parts)
+    return any(p.startswith("_") or p == "tests" for p in parts)
 
 
 class AutodevView(types.ModuleType):
@@ -64,7 +66,7 @@ class AutodevView(types.ModuleType):
         self._autodev = autodev_module
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_") or attr == "testing":
+        if attr.startswith("_"):
             return getattr(self._numpy, attr)
         try:
             value = getattr(self._autodev, attr)
