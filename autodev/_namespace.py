@@ -185,14 +185,6 @@ class ufunc(functools.partial, metaclass=_UfuncType):
     def __getattr__(self, name: str) -> Any:
         return getattr(self._np, name)
 
-    def __eq__(self, other: Any) -> bool:
-        """Equal to the NumPy ufunc it stands for (``[numpy.add].remove(np.add)``)."""
-        return self is other or other is self._np or (
-            isinstance(other, functools.partial) and getattr(other, "_np", None) is self._np)
-
-    def __hash__(self) -> int:
-        return hash(self._np)
-
     def __repr__(self) -> str:
         return f"<autodev ufunc '{self.__name__}'>"
 
