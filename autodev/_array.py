@@ -235,7 +235,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         # NumPy on the host data (no GPU usable, or below the floor): inlined new()
         result = func(o, data) if reflected else func(data, o)
         if type(result) is not _np_ndarray:
-            return _not_array(result)
+            return _face_result(result, self) if self._face else _not_array(result)
         a = _onew(ndarray)
         a._data = result
         a._device = CPU
@@ -243,6 +243,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool) -> Callable
         a._mirror = None
         a._scalar = False
         a._pin = None
+        a._face = self._face
         return a
 
     return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
@@ -261,9 +262,31 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray
         result = func(o, a._host()) if reflected else func(a._host(), o)
         return new(result, CPU) if type(result) is _np_ndarray else result
     result = call(spec, (other, a) if reflected else (a, other), {})
+    if a._face:
+        return _face_result(result, a)
     if type(result) is tuple:
         return tuple(_zero_d(r) for r in result)
     return _zero_d(result)
+
+
+def _face_result(result: Any, a: ndarray) -> Any:
+    """What an operator, method or index of the array-API face's array ``a`` returns:
+    ``result`` with arrays marked as the face's and scalars made 0-d arrays where ``a``
+    is placed (see docs/array-api.md, "One array, two faces")."""
+    t = type(result)
+    if t is ndarray:
+        if not result._face and result is not a:
+            result._face = True
+            result._scalar = False
+        return result
+    if isinstance(result, np.generic):  # computed on the host: placed as ``a`` is
+        zero_d = new(np.asarray(result), CPU, None, False, None, True)
+        return zero_d if a._pin is None else zero_d.to_device(a._pin)
+    if t is tuple or t is list:
+        return t(_face_result(r, a) for r in result)
+    if t is _np_ndarray:
+        return new(result, CPU, None, False, a._pin, True)
+    return result
 
 
 def _not_array(result: Any) -> Any:
@@ -306,8 +329,11 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if _FAST:
             tick()
             result = func(self._data)
+            if self._face:
+                return _face_result(result, self)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result)
-        return _zero_d(call(spec, (self,), {}))
+        result = call(spec, (self,), {})
+        return _face_result(result, self) if self._face else _zero_d(result)
 
     return op
 
@@ -372,11 +398,15 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
                 a._mirror = None
                 a._scalar = False
                 a._pin = None
+                a._face = self._face
                 return a
+            if self._face:
+                return _face_result(result, self)
             if type(result) is tuple:
                 return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
             return result
-        return call(spec, (self, *args), kwargs)
+        result = call(spec, (self, *args), kwargs)
+        return _face_result(result, self) if self._face else result
 
     method.__name__ = name
     method.__qualname__ = f"ndarray.{name}"
@@ -458,7 +488,8 @@ class ndarray:
         Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "_face",
+                 "__weakref__")
     __array_priority__ = 100.0
 
     _data: Any
@@ -467,6 +498,7 @@ class ndarray:
     _mirror: tuple[Device, int, Any] | None
     _scalar: bool
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
+    _face: bool  # made by the array-API face: 0-d results are arrays (docs/array-api.md)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "ndarray":
         raise TypeError(
@@ -572,7 +604,8 @@ class ndarray:
                 return self
             if pin is not None:
                 note_pinned()
-            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
+            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin,
+                       self._face)
             same._mirror = self._mirror
             return same
         note_pinned()
@@ -582,11 +615,12 @@ class ndarray:
             storage = self._storage
             kept = self._mirror is not None or (storage is not None and bool(storage.shared))
             return new(_own(native, target) if kept else native, target, None, self._scalar,
-                       target)
+                       target, self._face)
 
         # out of memory on the target: the copy stays on the host (counted, warned), pinned
         return retrying("to_device", target, move,
-                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target,
+                                    self._face))
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -645,7 +679,8 @@ class ndarray:
 
     def __reduce__(self) -> tuple[Any, ...]:
         host = np.array(R.host_copy(self._data, self._device), copy=True)
-        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__()))
+        return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__(),
+                           self._face))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
@@ -677,7 +712,7 @@ class ndarray:
     def __iter__(self) -> Iterator[Any]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        if self.ndim == 1:
+        if self.ndim == 1 and not self._face:  # (the face's elements: 0-d arrays)
             return iter(self._host().copy() if self._device is not CPU else self._data)
         return (self[i] for i in range(len(self)))
 
@@ -727,7 +762,7 @@ class ndarray:
             else:
                 result = self._data[cpu_arg(key)]
             if type(result) is not _np_ndarray:
-                return result
+                return _face_result(result, self) if self._face else result
             a = _onew(ndarray)
             a._data = result
             a._device = CPU
@@ -741,8 +776,10 @@ class ndarray:
             a._mirror = None
             a._scalar = False
             a._pin = self._pin
+            a._face = self._face
             return a
-        return _getitem(self, key)
+        result = _getitem(self, key)
+        return _face_result(result, self) if self._face else result
 
     @_compiled_method("setitem")
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -997,11 +1034,12 @@ class _FlatIter:
         return self._array.size
 
 
-def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto") -> ndarray:
+def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto",
+             face: bool = False) -> ndarray:
     """Unpickle: the data goes back where it lived when that device is usable here, and
-    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
-    raises, as ``to_device`` would."""
-    arr = new(host, CPU, None, scalar)
+    the placement (``auto`` or a pin) and the face are kept; a pin to a device this
+    process lacks raises, as ``to_device`` would."""
+    arr = new(host, CPU, None, scalar, None, face)
     if placement != "auto":
         return arr.to_device(placement)
     if device != "cpu":
@@ -1009,7 +1047,8 @@ def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto
         if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
             target = gpu.device
             return retrying("unpickle", target,
-                            lambda: new(R.transfer(host, CPU, target), target, None, scalar),
+                            lambda: new(R.transfer(host, CPU, target), target, None, scalar,
+                                        None, face),
                             lambda: arr)
     return arr
 
@@ -1133,8 +1172,8 @@ def _getitem(a: ndarray, key: Any) -> Any:
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    if result.ndim == 0 and not _has_ellipsis(key):
-        return R.transfer(result, device, CPU)[()]
+    if result.ndim == 0 and not _has_ellipsis(key) and not a._face:
+        return R.transfer(result, device, CPU)[()]  # a NumPy scalar (the face: a 0-d array)
     scalar = False
     shares = getattr(result, "base", None) is not None
     return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)

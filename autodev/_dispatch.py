@@ -591,9 +591,10 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
 
 
 def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False,
-        pin: Device | None = None) -> Any:
+        pin: Device | None = None, face: bool = False) -> Any:
     """Make an autodev array around native ``data`` living on ``device`` (the private
-    constructor); ``pin``: the device it is pinned to, None for autodev's placement."""
+    constructor); ``pin``: the device it is pinned to, None for autodev's placement;
+    ``face``: an array of the array-API face (its 0-d results are arrays, not scalars)."""
     a = _object_new(ndarray)
     a._data = data
     a._device = device
@@ -601,6 +602,7 @@ def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: boo
     a._mirror = None
     a._scalar = scalar
     a._pin = pin
+    a._face = face
     return a
 
 

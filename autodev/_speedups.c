@@ -44,9 +44,9 @@ static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothin
                                            nothing pinned: tiny host calls skip the decision */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
 
-enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, N_SLOTS };
+enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS };
 static const char *SlotNames[N_SLOTS] = {"_data", "_device", "_storage", "_mirror",
-                                         "_scalar", "_pin"};
+                                         "_scalar", "_pin", "_face"};
 static Py_ssize_t Offsets[N_SLOTS];
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + Offsets[i]))
@@ -72,6 +72,8 @@ new_host(PyObject *data, PyObject *storage, PyObject *pin)
     SLOT(a, S_SCALAR) = Py_False;
     Py_INCREF(pin);
     SLOT(a, S_PIN) = pin;
+    Py_INCREF(Py_False);
+    SLOT(a, S_FACE) = Py_False;
     return a;
 }
 
@@ -286,7 +288,8 @@ static PyObject *
 binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *a = args[0], *data, *o;
-    if (Py_TYPE(a) != Array || SLOT(a, S_DATA) == NULL)
+    /* an array of the array-API face: the fallback keeps the face (0-d results) */
+    if (Py_TYPE(a) != Array || SLOT(a, S_DATA) == NULL || SLOT(a, S_FACE) != Py_False)
         return delegate(self, args, nargsf, kwnames);
     if (Fast) {
         /* as Python: the operand's type is checked (its type's __hash__ may run code)
@@ -331,7 +334,7 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     PyObject *a = args[0], *key = args[1], *data;
     if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
             || !(Fast || SLOT(a, S_DEVICE) == Cpu) || SLOT(a, S_STORAGE) == NULL
-            || SLOT(a, S_PIN) == NULL)
+            || SLOT(a, S_PIN) == NULL || SLOT(a, S_FACE) != Py_False)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* a slice's __index__ may rebind a._data */
     PyObject *result = PyObject_GetItem(data, key);

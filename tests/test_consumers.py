@@ -78,9 +78,6 @@ def test_scipy_results_stay_where_scipy_allows(report):
             where = r["location"] if r["namespace"] else "numpy"
             assert f"{r['type']}@{where}" == SCIPY_ON_HOST[case], case
             continue
-        if case == "stats.pearsonr":
-            assert r["type"] == "float64", case  # SciPy unwraps a host 0-d result itself
-            continue
         assert (r["type"], r["namespace"], r["device"]) == \
             ("ndarray", "autodev.array_api", "auto"), case
         if setting != "sim-gpu":
