@@ -193,6 +193,72 @@ def test_operators_on_0d_arrays_stay_in_autodev(device):
         assert result.location in (device, "cpu")  # 0-d: see check()
 
 
+ELEMENTS = {  # what NumPy gives as a scalar, on an array of the face
+    "x[i]": lambda x: x[1],
+    "x[i, j]": lambda x: x.reshape((3, 4))[1, 2],
+    "x[()]": lambda x: x[2][()],
+    "x.sum()": lambda x: x.sum(),
+    "x.max()": lambda x: x.max(),
+    "-x[i]": lambda x: -x[1],
+    "x[i] * 2": lambda x: x[1] * 2,
+    "2 - x[i]": lambda x: 2 - x[1],
+    "x[i] > 1": lambda x: x[1] > 1,
+    "(x * 2)[i]": lambda x: (x * 2)[3],
+    "x.T[i]": lambda x: x.T[3],
+    "iteration": lambda x: list(x)[4],
+    "xp.sum": lambda x: xp.sum(x),
+}
+
+
+@pytest.mark.parametrize("pin", [False, True], ids=["auto", "pinned"])
+@pytest.mark.parametrize("name", sorted(ELEMENTS))
+def test_arrays_of_the_face_give_0d_arrays_placed_as_they_are(device, name, pin):
+    a = values()
+    x = xp.asarray(a, device=device if pin else None)
+    got = ELEMENTS[name](x)
+    expected = ELEMENTS[name](numpy.asarray(a))
+    assert type(got) is autodev.ndarray and got.shape == () and got.dtype == expected.dtype
+    assert got.__array_namespace__() is xp and got._face
+    assert got.device == (device if pin else "auto")
+    assert to_numpy(got)[()] == expected
+    if pin:
+        assert got.location == device  # on the device: no synchronisation for an index
+
+
+def test_arrays_of_the_numpy_face_still_give_numpy_scalars(device):
+    a = values()
+    x = autodev.asarray(a, device=device)
+    face = xp.asarray(x)  # the same memory, seen as the face's array: x keeps its face
+    assert face is not x and face._face and not x._face
+    for name, element in ELEMENTS.items():
+        if name != "xp.sum":
+            got = element(x)
+            assert type(got) is type(element(a)), name
+    assert type(xp.asarray(face)) is autodev.ndarray and xp.asarray(face) is face
+    face[0] = 100.0  # one memory
+    assert x[0] == 100.0
+
+
+def test_0d_results_of_the_face_are_arrays_and_of_the_numpy_face_are_scalars():
+    s = xp.sum(xp.asarray(values()))
+    t = s
+    s += 1  # an array: the standard's in-place semantics, as NumPy's 0-d arrays have
+    assert t is s
+    n = autodev.sum(autodev.asarray(values()))
+    m = n
+    n += 1  # a NumPy scalar: rebinds
+    assert m == n - 1 and type(m) is numpy.float64
+
+
+def test_the_face_survives_pickling_and_to_device(device):
+    import pickle
+
+    x = xp.asarray(values())
+    assert pickle.loads(pickle.dumps(x))._face
+    y = x.to_device(device)
+    assert y._face and type(y[0]) is autodev.ndarray and y[0].device == device
+
+
 def test_scalars_made_by_numpy_become_arrays():
     from autodev.array_api._wrap import as_arrays
 
