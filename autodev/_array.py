@@ -1172,8 +1172,12 @@ def _getitem(a: ndarray, key: Any) -> Any:
     backend = backend_for(device)
     if not backend.is_native(result):
         return result
-    if result.ndim == 0 and not _has_ellipsis(key) and not a._face:
-        return R.transfer(result, device, CPU)[()]  # a NumPy scalar (the face: a 0-d array)
+    if result.ndim == 0 and not _has_ellipsis(key):
+        if not a._face:
+            return R.transfer(result, device, CPU)[()]  # a NumPy scalar
+        # the face's element: a 0-d array left on the device, not a view of a's memory
+        # (NumPy's element is a copy, and so is the face's on the host)
+        return new(result.copy(), device, None, False, a._pin)
     scalar = False
     shares = getattr(result, "base", None) is not None
     return new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)

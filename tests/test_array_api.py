@@ -250,6 +250,15 @@ def test_0d_results_of_the_face_are_arrays_and_of_the_numpy_face_are_scalars():
     assert m == n - 1 and type(m) is numpy.float64
 
 
+@pytest.mark.parametrize("pin", [False, True], ids=["auto", "pinned"])
+def test_an_element_of_the_face_is_a_copy(device, pin):
+    x = xp.asarray(values(), device=device if pin else None)
+    s = x[1]
+    s += 10  # NumPy's element is a copy, so is the face's (on a device too: CuPy's
+    assert float(s) == values()[1] + 10  # x[1] would be a view)
+    numpy.testing.assert_array_equal(to_numpy(x), values())
+
+
 def test_the_face_survives_pickling_and_to_device(device):
     import pickle
 

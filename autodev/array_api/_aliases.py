@@ -274,4 +274,4 @@ __all__ = sorted(
     """.split()
 )
 
-face_functions(_namespace, __all__)  # every function returns the face's arrays
+face_functions(globals(), __all__)  # every function returns the face's arrays
