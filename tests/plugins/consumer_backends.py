@@ -8,8 +8,8 @@ yields. This plugin adds autodev to both, without copying their code:
 
 - SciPy: ``autodev.array_api`` joins the ``xp`` fixture's parameters (id ``autodev``,
   marked ``array_api_backends``) and SciPy's list of known backends, so that its
-  ``skip_xp_backends(np_only=True)`` and the like apply to it; on a GPU (real or
-  simulated) it also joins the backends that skip ``cpu_only`` tests, as CuPy does.
+  ``skip_xp_backends(np_only=True)`` and the like apply to it. Its ``cpu_only`` tests run
+  on the (simulated) GPU too: SciPy computes them with NumPy, through ``numpy.asarray``.
 - scikit-learn: the combinations gain ``("autodev.array_api", device, dtype)`` for the
   placement ``auto`` (device ``None``) and for each device autodev reports usable
   (``cpu``, ``sim:0`` or ``cuda:0``: arrays pinned there), in float64 and float32.
@@ -55,13 +55,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _kept(config: pytest.Config) -> set[str]:
     return {name.strip() for name in config.getoption("--xp-backends").split(",")}
-
-
-def _on_gpu() -> bool:
-    """True if autodev's default device for new arrays is a GPU (real or simulated)."""
-    import autodev.array_api as xp
-
-    return xp.__array_namespace_info__().default_device().kind != "cpu"
 
 
 # ------------------------------------------------------------------ scikit-learn
@@ -112,9 +105,10 @@ def _scipy_params(fixturedef: Any, kept: set[str]) -> None:
         import autodev.array_api as face
 
         params.append(pytest.param(face, id=AUTODEV, marks=pytest.mark.array_api_backends))
-        sc.xp_known_backends.add(face.__name__)  # so its skip/xfail markers apply
-        if _on_gpu():
-            sc.xp_skip_cpu_only_backends.add(face.__name__)
+        # so that SciPy's np_only and eager_only markers apply to it; not its cpu_only
+        # ones, even on a GPU: SciPy's NumPy-only paths take autodev arrays through
+        # numpy.asarray (which CuPy refuses), and they must pass there too
+        sc.xp_known_backends.add(face.__name__)
     fixturedef.params = tuple(params)
     fixturedef.ids = None  # the params carry their ids
     fixturedef._autodev_added = True
