@@ -1065,14 +1065,14 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+    return new(result, a._device, R.storage_of(a) if shares else None, False, a._pin, a._face)
 
 
 def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
     """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
-    device, pin = a._device, a._pin
-    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
-                    lambda: new(make(a._host()), CPU, None, False, pin))
+    device, pin, face = a._device, a._pin, a._face
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin, face),
+                    lambda: new(make(a._host()), CPU, None, False, pin, face))
 
 
 def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:

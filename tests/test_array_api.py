@@ -206,6 +206,9 @@ ELEMENTS = {  # what NumPy gives as a scalar, on an array of the face
     "(x * 2)[i]": lambda x: (x * 2)[3],
     "x.T[i]": lambda x: x.T[3],
     "iteration": lambda x: list(x)[4],
+    "x.copy()[i]": lambda x: x.copy()[5],
+    "x.real[i]": lambda x: x.real[6],
+    "x.astype(float32)[i]": lambda x: x.astype(numpy.float32)[7],
     "xp.sum": lambda x: xp.sum(x),
 }
 
