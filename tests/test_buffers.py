@@ -138,5 +138,12 @@ def test_under_auto_with_a_gpu():
             h[1, 0] = 99.0
         view[0, 0] = 5.0
         assert to_numpy(big)[1, 0] == 5.0
+        del view  # no live view shares it any more (SciPy's sosfilt of xp.reshape(...))
+        h = numpy.asarray(big)
+        assert h.flags.writeable and big.location == "cpu"
+        h[2, 2] = -1.0
+        assert to_numpy(big)[2, 2] == -1.0
+        reshaped = autodev.reshape(autodev.asarray(a.copy(), device=sim.device), (9,))
+        assert numpy.asarray(reshaped).flags.writeable  # a view whose base is gone
         small = autodev.asarray(a.copy())
         assert numpy.asarray(small).flags.writeable
