@@ -154,7 +154,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 # ------------------------------------------------------------------ comparison
 
-def test_key(nodeid: str) -> tuple[str, str]:
+def outcome_key(nodeid: str) -> tuple[str, str]:
     """(backend, id with the backend and its device replaced by ``XP``)."""
     found = _BACKEND_IN_ID.search(nodeid)
     if found is None:
@@ -167,13 +167,13 @@ def compare(strict_file: str, *autodev_files: str) -> list[str]:
     """Tests that pass with array_api_strict and fail with autodev, one line each."""
     passed = set()
     for nodeid, outcome in _load(strict_file).items():
-        backend, key = test_key(nodeid)
+        backend, key = outcome_key(nodeid)
         if backend == STRICT and outcome == "passed":
             passed.add(key)
     broken = []
     for path in autodev_files:
         for nodeid, outcome in _load(path).items():
-            backend, key = test_key(nodeid)
+            backend, key = outcome_key(nodeid)
             if backend == AUTODEV and outcome in ("failed", "error") and key in passed:
                 broken.append(f"{path}: {nodeid}")
     return broken
