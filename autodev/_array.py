@@ -260,6 +260,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         # NumPy on the host data (no GPU usable, or below the floor): inlined new()
         result = func(o, data) if reflected else func(data, o)
         if type(result) is not _np_ndarray:
+            if self._face:
+                return _face_result(result, self)
             return _not_array(result, self, other)  # a NumPy scalar, or divmod's pair
         a = _onew(ndarray)
         a._data = result
@@ -268,6 +270,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         a._mirror = None
         a._scalar = False
         a._pin = None
+        a._face = self._face
         return a
 
     return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
@@ -287,9 +290,31 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray
         result = func(o, a._host()) if reflected else func(a._host(), o)
         return new(result, CPU) if type(result) is _np_ndarray else _zero_d(result, a, other)
     result = call(spec, (other, a) if reflected else (a, other), {})
+    if a._face:
+        return _face_result(result, a)
     if type(result) is tuple:
         return tuple(_zero_d(r, a, other) for r in result)
     return _zero_d(result, a, other)
+
+
+def _face_result(result: Any, a: ndarray) -> Any:
+    """What an operator, method or index of the array-API face's array ``a`` returns:
+    ``result`` with arrays marked as the face's and scalars made 0-d arrays where ``a``
+    is placed (see docs/array-api.md, "One array, two faces")."""
+    t = type(result)
+    if t is ndarray:
+        if not result._face and result is not a:
+            result._face = True
+            result._scalar = False
+        return result
+    if isinstance(result, np.generic):  # computed on the host: placed as ``a`` is
+        zero_d = new(np.asarray(result), CPU, None, False, None, True)
+        return zero_d if a._pin is None else zero_d.to_device(a._pin)
+    if t is tuple or t is list:
+        return t(_face_result(r, a) for r in result)
+    if t is _np_ndarray:
+        return new(result, CPU, None, False, a._pin, True)
+    return result
 
 
 def _not_array(result: Any, a: Any = None, other: Any = None) -> Any:
@@ -304,34 +329,14 @@ def _not_array(result: Any, a: Any = None, other: Any = None) -> Any:
 
 def _zero_d(result: Any, a: Any, other: Any = None) -> Any:
     """An operator's 0-d result: NumPy's scalar, as NumPy returns it; a 0-d array of the
-    array-API face where an operand is one (:data:`STANDARD`), so that code written
-    against the standard (SciPy, scikit-learn) stays in one namespace."""
-    if (getattr(a, "_scalar", None) is STANDARD or getattr(other, "_scalar", None) is STANDARD) \
-            and isinstance(result, np.generic):
-        return new(np.asarray(result), CPU, None, STANDARD)
+    array-API face where an operand is the face's (see :func:`_face_result`), so that
+    code written against the standard (SciPy, scikit-learn) stays in one namespace."""
+    if isinstance(result, np.generic):
+        if getattr(a, "_face", False):
+            return _face_result(result, a)
+        if getattr(other, "_face", False):
+            return _face_result(result, other)
     return result
-
-
-class _Standard:
-    """The type of :data:`STANDARD`."""
-
-    __slots__ = ()
-
-    def __bool__(self) -> bool:
-        return False  # an array, not a scalar: it prints, hashes and converts as one
-
-    def __repr__(self) -> str:
-        return "STANDARD"
-
-    def __reduce__(self) -> str:
-        return "STANDARD"  # the one instance, by name
-
-
-#: The ``_scalar`` mark of a 0-d array made by the array-API face (``autodev.array_api``):
-#: operators on it return 0-d arrays marked so, as the standard says, where NumPy's
-#: operators on 0-d arrays return NumPy scalars (DESIGN.md: the two faces and 0-d
-#: results). It is falsy: the array is an array, not one of autodev's scalars.
-STANDARD = _Standard()
 
 
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
@@ -379,8 +384,11 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if _FAST and self._data.size < _SPLIT_FROM:
             tick()
             result = func(self._data)
+            if self._face:
+                return _face_result(result, self)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
-        return _zero_d(call(spec, (self,), {}), self)
+        result = call(spec, (self,), {})
+        return _face_result(result, self) if self._face else _zero_d(result, self)
 
     return op
 
@@ -540,14 +548,17 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
                 a._mirror = None
                 a._scalar = False
                 a._pin = None
+                a._face = self._face
                 return a
+            if self._face:
+                return _face_result(result, self)
             if type(result) is tuple:
                 return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
             return result
         result = call(spec, (self, *args), kwargs)
         if type(result) is ndarray and result is not self and result._data is self._data:
             return self  # the array itself, as NumPy's (conj of a real array)
-        return result
+        return _face_result(result, self) if self._face else result
 
     method.__name__ = name
     method.__qualname__ = f"ndarray.{name}"
@@ -672,15 +683,17 @@ class ndarray(_BufferBase):
         Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
+    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "_face",
+                 "__weakref__")
     __array_priority__ = 100.0
 
     _data: Any
     _device: Device
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
-    _scalar: bool | _Standard  # True: a NumPy scalar kept on its device; STANDARD: see there
+    _scalar: bool  # True: a NumPy scalar kept on its device
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
+    _face: bool  # made by the array-API face: 0-d results are arrays (docs/array-api.md)
 
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
                 strides: Any = None, order: Any = None) -> "ndarray":
@@ -822,7 +835,8 @@ class ndarray(_BufferBase):
                 return self
             if pin is not None:
                 note_pinned()
-            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin)
+            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin,
+                       self._face)
             same._mirror = self._mirror
             R.inherit(same, self)
             return same
@@ -833,11 +847,12 @@ class ndarray(_BufferBase):
             storage = self._storage
             kept = self._mirror is not None or (storage is not None and bool(storage.shared))
             return new(_own(native, target) if kept else native, target, None, self._scalar,
-                       target)
+                       target, self._face)
 
         # out of memory on the target: the copy stays on the host (counted, warned), pinned
         return retrying("to_device", target, move,
-                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target))
+                        lambda: new(_own(self._host(), CPU), CPU, None, self._scalar, target,
+                                    self._face))
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
@@ -903,7 +918,8 @@ class ndarray(_BufferBase):
         # (the flag travels as an argument: a pickled NumPy array keeps it only under
         # protocol 5, and a device array is always writable)
         return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__(),
-                           self._device is not CPU or bool(self._data.flags.writeable)))
+                           self._device is not CPU or bool(self._data.flags.writeable),
+                           self._face))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
@@ -935,7 +951,7 @@ class ndarray(_BufferBase):
     def __iter__(self) -> Iterator[Any]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        if self.ndim == 1:
+        if self.ndim == 1 and not self._face:  # (the face's elements: 0-d arrays)
             return iter(self._host().copy() if self._device is not CPU else self._data)
         return (self[i] for i in range(len(self)))
 
@@ -985,7 +1001,7 @@ class ndarray(_BufferBase):
             else:
                 result = self._data[cpu_arg(key)]
             if type(result) is not _np_ndarray:
-                return result
+                return _face_result(result, self) if self._face else result
             a = _onew(ndarray)
             a._data = result
             a._device = CPU
@@ -999,8 +1015,10 @@ class ndarray(_BufferBase):
             a._mirror = None
             a._scalar = False
             a._pin = self._pin
+            a._face = self._face
             return a
-        return _getitem(self, key)
+        result = _getitem(self, key)
+        return _face_result(result, self) if self._face else result
 
     @_compiled_method("setitem")
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -1439,13 +1457,14 @@ def _flat_positions(a: ndarray, key: Any) -> Any:
 
 
 def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto",
-             writeable: bool = True) -> ndarray:
+             writeable: bool = True, face: bool = False) -> ndarray:
     """Unpickle: the data goes back where it lived when that device is usable here, and
-    the placement (``auto`` or a pin) is kept; a pin to a device this process lacks
-    raises, as ``to_device`` would. A read-only array (on the host) stays read-only."""
+    the placement (``auto`` or a pin) and the face are kept; a pin to a device this
+    process lacks raises, as ``to_device`` would. A read-only array (on the host) stays
+    read-only."""
     if not writeable:
         host.flags.writeable = False
-    arr = new(host, CPU, None, scalar)
+    arr = new(host, CPU, None, scalar, None, face)
     if placement != "auto":
         return arr.to_device(placement)
     if device != "cpu":
@@ -1453,7 +1472,8 @@ def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto
         if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
             target = gpu.device
             return retrying("unpickle", target,
-                            lambda: new(R.transfer(host, CPU, target), target, None, scalar),
+                            lambda: new(R.transfer(host, CPU, target), target, None, scalar,
+                                        None, face),
                             lambda: arr)
     return arr
 
@@ -1476,7 +1496,7 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
     result = getattr(a._data, name)
     owner = backend_for(a._device).owner
     shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
-    view = new(result, a._device, R.storage_of(a) if shares else None, False, a._pin)
+    view = new(result, a._device, R.storage_of(a) if shares else None, False, a._pin, a._face)
     if shares:
         R.inherit(view, a)
     return view
@@ -1484,9 +1504,9 @@ def _view_attr(a: ndarray, name: str) -> ndarray:
 
 def _allocating(a: ndarray, op: str, make: Callable[[Any], Any]) -> ndarray:
     """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
-    device, pin = a._device, a._pin
-    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin),
-                    lambda: new(make(a._host()), CPU, None, False, pin))
+    device, pin, face = a._device, a._pin, a._face
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin, face),
+                    lambda: new(make(a._host()), CPU, None, False, pin, face))
 
 
 def _in_place(a: ndarray, op: str, apply: Callable[[Any, Device], Any]) -> None:
@@ -1600,7 +1620,11 @@ def _getitem(a: ndarray, key: Any) -> Any:
     if not backend.is_native(result):
         return result
     if result.ndim == 0 and not _has_ellipsis(key) and not _is_field(key):
-        return R.transfer(result, device, CPU)[()]
+        if not a._face:
+            return R.transfer(result, device, CPU)[()]  # a NumPy scalar
+        # the face's element: a 0-d array left on the device, not a view of a's memory
+        # (NumPy's element is a copy, and so is the face's on the host)
+        return new(result.copy(), device, None, False, a._pin)
     scalar = False
     shares = getattr(result, "base", None) is not None
     view = new(result, device, R.storage_of(a) if shares else None, scalar, a._pin)

@@ -679,12 +679,11 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     return None, result, None
 
 
-def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: Any = False,
-        pin: Device | None = None) -> Any:
+def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: bool = False,
+        pin: Device | None = None, face: bool = False) -> Any:
     """Make an autodev array around native ``data`` living on ``device`` (the private
-    constructor); ``scalar``: True for a NumPy scalar kept on its device, or the array-API
-    face's 0-d mark (``autodev._array.STANDARD``); ``pin``: the device it is pinned to,
-    None for autodev's placement."""
+    constructor); ``pin``: the device it is pinned to, None for autodev's placement;
+    ``face``: an array of the array-API face (its 0-d results are arrays, not scalars)."""
     a = _object_new(ndarray)
     a._data = data
     a._device = device
@@ -692,6 +691,7 @@ def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: Any
     a._mirror = None
     a._scalar = scalar
     a._pin = pin
+    a._face = face
     return a
 
 

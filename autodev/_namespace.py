@@ -247,6 +247,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
             a._mirror = None
             a._scalar = False
             a._pin = None
+            a._face = False
             return a
         return general(x, y, rest, kwargs)
 
@@ -534,6 +535,7 @@ def make_creation(name: str) -> Callable[..., Any]:
                 a._mirror = None
                 a._scalar = False
                 a._pin = None
+                a._face = False
                 return a
             return general(shape, dtype, order, device=device)
 
@@ -546,8 +548,8 @@ def make_creation(name: str) -> Callable[..., Any]:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
                     a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin = \
-                        result, CPU, None, None, False, None
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin, a._face = \
+                        result, CPU, None, None, False, None, False
                     return a
                 return _created(result, CPU)
             return general(*args, **kwargs)

@@ -47,9 +47,9 @@ static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _parallel.least_floor(): with 
                                                   usable, a call this large goes to the
                                                   fallback, which may split it over threads */
 
-enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, N_SLOTS };
+enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS };
 static const char *SlotNames[N_SLOTS] = {"_data", "_device", "_storage", "_mirror",
-                                         "_scalar", "_pin"};
+                                         "_scalar", "_pin", "_face"};
 static Py_ssize_t Offsets[N_SLOTS];
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + Offsets[i]))
@@ -75,6 +75,8 @@ new_host(PyObject *data, PyObject *storage, PyObject *pin)
     SLOT(a, S_SCALAR) = Py_False;
     Py_INCREF(pin);
     SLOT(a, S_PIN) = pin;
+    Py_INCREF(Py_False);
+    SLOT(a, S_FACE) = Py_False;
     return a;
 }
 
@@ -335,7 +337,8 @@ static PyObject *
 binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *a = args[0], *data, *o;
-    if (Py_TYPE(a) != Array || SLOT(a, S_DATA) == NULL)
+    /* an array of the array-API face: the fallback keeps the face (0-d results) */
+    if (Py_TYPE(a) != Array || SLOT(a, S_DATA) == NULL || SLOT(a, S_FACE) != Py_False)
         return delegate(self, args, nargsf, kwnames);
     if (Fast) {
         /* as Python: the operand's type is checked (its type's __hash__ may run code)
@@ -380,7 +383,7 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     PyObject *a = args[0], *key = args[1], *data;
     if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
             || !(Fast || SLOT(a, S_DEVICE) == Cpu) || SLOT(a, S_STORAGE) == NULL
-            || SLOT(a, S_PIN) == NULL)
+            || SLOT(a, S_PIN) == NULL || SLOT(a, S_FACE) != Py_False)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* a slice's __index__ may rebind a._data */
     PyObject *result = PyObject_GetItem(data, key);

@@ -59,8 +59,9 @@ def install(cls: type) -> None:
 def cast(array: Any, cls: type, parent: Any) -> Any:
     """``array`` as an instance of ``cls`` (same data and storage), finalized from ``parent``."""
     obj: Any = object.__new__(cls)
-    obj._data, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin = (
-        array._data, array._device, array._storage, array._mirror, array._scalar, array._pin)
+    obj._data, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin, obj._face = (
+        array._data, array._device, array._storage, array._mirror, array._scalar, array._pin,
+        array._face)
     finalize = getattr(cls, "__array_finalize__", None)
     if finalize is not None:
         finalize(obj, parent)

@@ -35,7 +35,7 @@ def check(result, expected, device) -> None:
 
     A 0-d result of a reduction may be on the host whatever ``device`` is: the NumPy
     face gives NumPy scalars, which live on the host (docs/guide.md), and the face makes
-    them 0-d arrays there; its placement is ``auto`` all the same.
+    them 0-d arrays there; its placement is the input's all the same.
     """
     assert type(result) is autodev.ndarray
     if result.ndim == 0 and result.device == "auto":
@@ -125,8 +125,10 @@ def test_sort_and_argsort_descending_are_stable(device):
 def test_astype_keeps_placement(device):
     x = put(values(), device)
     check(xp.astype(x, xp.int32), values().astype(numpy.int32), device)
-    same = xp.astype(x, xp.float64, copy=False)
-    assert same is x
+    same = xp.astype(x, xp.float64, copy=False)  # x's memory, seen as the face's array
+    assert same._data is x._data
+    face = xp.asarray(x)
+    assert xp.astype(face, xp.float64, copy=False) is face
     moved = xp.astype(x, xp.float32, device="cpu")
     check(moved, values().astype(numpy.float32), autodev.Device("cpu"))
 
@@ -177,7 +179,7 @@ def test_linalg_and_fft_extensions(device):
     check(xp.linalg.eigvals(xp.eye(3, device=device)), numpy.ones(3, numpy.complex128), device)
     s, logdet = xp.linalg.slogdet(x)
     numpy.testing.assert_allclose(to_numpy(s) * numpy.exp(to_numpy(logdet)), numpy.linalg.det(m))
-    assert logdet.shape == () and logdet.device == "auto"
+    assert logdet.shape == () and logdet.device == device  # 0-d, placed as x is
     f = xp.fft.fft(xp.astype(x, xp.float32))
     assert f.dtype == numpy.complex64 and f.location == device  # single stays single
 
@@ -197,6 +199,84 @@ def test_operators_on_0d_arrays_follow_each_face(device):
     for result, expected in ((a * 2, numpy.float64(5.0)), (-a, numpy.float64(-2.5)),
                              (a > 1, numpy.True_)):
         assert type(result) is type(expected) and result == expected
+
+
+ELEMENTS = {  # what NumPy gives as a scalar, on an array of the face
+    "x[i]": lambda x: x[1],
+    "x[i, j]": lambda x: x.reshape((3, 4))[1, 2],
+    "x[()]": lambda x: x[2][()],
+    "x.sum()": lambda x: x.sum(),
+    "x.max()": lambda x: x.max(),
+    "-x[i]": lambda x: -x[1],
+    "x[i] * 2": lambda x: x[1] * 2,
+    "2 - x[i]": lambda x: 2 - x[1],
+    "x[i] > 1": lambda x: x[1] > 1,
+    "(x * 2)[i]": lambda x: (x * 2)[3],
+    "x.T[i]": lambda x: x.T[3],
+    "iteration": lambda x: list(x)[4],
+    "x.copy()[i]": lambda x: x.copy()[5],
+    "x.real[i]": lambda x: x.real[6],
+    "x.astype(float32)[i]": lambda x: x.astype(numpy.float32)[7],
+    "xp.sum": lambda x: xp.sum(x),
+}
+
+
+@pytest.mark.parametrize("pin", [False, True], ids=["auto", "pinned"])
+@pytest.mark.parametrize("name", sorted(ELEMENTS))
+def test_arrays_of_the_face_give_0d_arrays_placed_as_they_are(device, name, pin):
+    a = values()
+    x = xp.asarray(a, device=device if pin else None)
+    got = ELEMENTS[name](x)
+    expected = ELEMENTS[name](numpy.asarray(a))
+    assert type(got) is autodev.ndarray and got.shape == () and got.dtype == expected.dtype
+    assert got.__array_namespace__() is xp and got._face
+    assert got.device == (device if pin else "auto")
+    assert to_numpy(got)[()] == expected
+    if pin:
+        assert got.location == device  # on the device: no synchronisation for an index
+
+
+def test_arrays_of_the_numpy_face_still_give_numpy_scalars(device):
+    a = values()
+    x = autodev.asarray(a, device=device)
+    face = xp.asarray(x)  # the same memory, seen as the face's array: x keeps its face
+    assert face is not x and face._face and not x._face
+    for name, element in ELEMENTS.items():
+        if name != "xp.sum":
+            got = element(x)
+            assert type(got) is type(element(a)), name
+    assert type(xp.asarray(face)) is autodev.ndarray and xp.asarray(face) is face
+    face[0] = 100.0  # one memory
+    assert x[0] == 100.0
+
+
+def test_0d_results_of_the_face_are_arrays_and_of_the_numpy_face_are_scalars():
+    s = xp.sum(xp.asarray(values()))
+    t = s
+    s += 1  # an array: the standard's in-place semantics, as NumPy's 0-d arrays have
+    assert t is s
+    n = autodev.sum(autodev.asarray(values()))
+    m = n
+    n += 1  # a NumPy scalar: rebinds
+    assert m == n - 1 and type(m) is numpy.float64
+
+
+@pytest.mark.parametrize("pin", [False, True], ids=["auto", "pinned"])
+def test_an_element_of_the_face_is_a_copy(device, pin):
+    x = xp.asarray(values(), device=device if pin else None)
+    s = x[1]
+    s += 10  # NumPy's element is a copy, so is the face's (on a device too: CuPy's
+    assert float(s) == values()[1] + 10  # x[1] would be a view)
+    numpy.testing.assert_array_equal(to_numpy(x), values())
+
+
+def test_the_face_survives_pickling_and_to_device(device):
+    import pickle
+
+    x = xp.asarray(values())
+    assert pickle.loads(pickle.dumps(x))._face
+    y = x.to_device(device)
+    assert y._face and type(y[0]) is autodev.ndarray and y[0].device == device
 
 
 def test_scalars_made_by_numpy_become_arrays():

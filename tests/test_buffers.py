@@ -30,18 +30,15 @@ def test_bytes_and_data_are_the_raw_buffer(device, dtype):
     assert x.data.nbytes == a.nbytes and x.data.format == a.data.format
 
 
-def test_numpy_asarray_shares_host_arrays_and_never_loses_writes(device):
+def test_numpy_asarray_shares_memory_and_never_loses_writes(device):
     a = sample((4,))
     x = put(a, device)
-    h = numpy.asarray(x)
-    assert numpy.array_equal(h, a)
-    if x.location == "cpu":  # shared, as NumPy shares
-        h[0] = 99.0
-        assert to_numpy(x)[0] == 99.0
-    else:  # a copy: a write to it must fail loudly, not vanish
-        with pytest.raises(ValueError, match="read-only"):
-            h[0] = 99.0
-        assert to_numpy(x)[0] == a[0]
+    pin = x.device
+    h = numpy.asarray(x)  # shared, as NumPy shares: a device array with no views moves
+    assert numpy.array_equal(h, a) and h.flags.writeable  # to the host for it (SciPy's
+    h[0] = 99.0  # compiled kernels need a writable buffer)
+    assert to_numpy(x)[0] == 99.0 and x.location == "cpu" and x.device == pin
+    numpy.testing.assert_array_equal(to_numpy(x + 1), numpy.asarray(h) + 1)
     c = numpy.array(x)  # an explicit copy is writable everywhere
     c[1] = -1.0
     assert to_numpy(x)[1] == a[1]
@@ -112,8 +109,8 @@ def test_buffer_protocol(device):
         memoryview(x)
     with pytest.raises(ValueError, match="avoid a copy"):
         numpy.asarray(x, copy=False)
-    h = numpy.asarray(x)  # __array__: a read-only copy
-    assert numpy.array_equal(h, a) and not h.flags.writeable
+    h = numpy.asarray(x)  # __array__: the array moves to the host and shares it
+    assert numpy.array_equal(h, a) and h.flags.writeable and x.location == "cpu"
 
 
 def test_numpy_shuffle_warns_and_autodev_shuffle_is_right(device):
@@ -134,7 +131,19 @@ def test_under_auto_with_a_gpu():
     with simulated_gpu() as sim:
         big = autodev.asarray(a.copy(), device=sim.device)
         assert bytes(big) == bytes(a)
+        view = big[1:]  # the device memory is shared by a view: it stays there, and
+        h = numpy.asarray(big)  # NumPy gets a read-only copy (a write would miss the view)
+        assert not h.flags.writeable and big.location == sim.device
+        with pytest.raises(ValueError, match="read-only"):
+            h[1, 0] = 99.0
+        view[0, 0] = 5.0
+        assert to_numpy(big)[1, 0] == 5.0
+        del view  # no live view shares it any more (SciPy's sosfilt of xp.reshape(...))
         h = numpy.asarray(big)
-        assert not h.flags.writeable
+        assert h.flags.writeable and big.location == "cpu"
+        h[2, 2] = -1.0
+        assert to_numpy(big)[2, 2] == -1.0
+        reshaped = autodev.reshape(autodev.asarray(a.copy(), device=sim.device), (9,))
+        assert numpy.asarray(reshaped).flags.writeable  # a view whose base is gone
         small = autodev.asarray(a.copy())
         assert numpy.asarray(small).flags.writeable

@@ -78,10 +78,37 @@ def test_scipy_results_stay_where_scipy_allows(report):
             where = r["location"] if r["namespace"] else "numpy"
             assert f"{r['type']}@{where}" == SCIPY_ON_HOST[case], case
             continue
-        if case == "stats.pearsonr":
-            assert r["type"] == "float64", case  # SciPy unwraps a host 0-d result itself
-            continue
         assert (r["type"], r["namespace"], r["device"]) == \
             ("ndarray", "autodev.array_api", "auto"), case
         if setting != "sim-gpu":
             assert r["location"] == location, case
+
+
+def test_consumer_suites_flag_what_passes_with_array_api_strict_only(tmp_path):
+    # .ci/consumer-suites' comparison (tests/plugins/consumer_backends.py) on ids as SciPy
+    # and scikit-learn make them
+    sys.path.insert(0, str(Path(__file__).parent / "plugins"))
+    try:
+        import consumer_backends as cb
+    finally:
+        sys.path.pop(0)
+    m = "scipy/stats/tests/test_stats.py::TestSEM::test_sem"
+    s = "sklearn/utils/tests/test_array_api.py::test_nanmin"
+    c = "sklearn/tests/test_common.py::test_estimators[PCA()-check_array_api_input("
+    strict = {f"{m}[array_api_strict]": "passed", f"{m}x[array_api_strict]": "failed",
+              f"{s}[array_api_strict-CPU_DEVICE-float64]": "passed",
+              f"{c}array_namespace=array_api_strict,device_name=device1,dtype_name=float32)]":
+              "passed"}
+    autodev_ = {f"{m}[autodev]": "failed", f"{m}x[autodev]": "failed",
+                f"{s}[autodev.array_api-sim:0-float64]": "failed",
+                f"{s}[autodev.array_api-None-float32]": "failed",
+                f"{c}array_namespace=autodev.array_api,device_name=cpu,dtype_name=float32)]":
+                "error"}
+    paths = []
+    for name, outcomes in (("strict", strict), ("autodev", autodev_)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(outcomes))
+    broken = cb.compare(str(paths[0]), str(paths[1]))
+    assert sorted(line.split(": ", 1)[1] for line in broken) == sorted([
+        f"{m}[autodev]", f"{s}[autodev.array_api-sim:0-float64]",
+        f"{c}array_namespace=autodev.array_api,device_name=cpu,dtype_name=float32)]"])

@@ -126,6 +126,52 @@ def test_pandas_takes_a_mask_once_it_is_a_numpy_array():
     pd.testing.assert_frame_equal(frame.loc[numpy.asarray(mask)], expected)
 
 
+PANDAS_TAKES = {  # what pandas reads as an array (``__array__``, ``is_list_like``)
+    "Series": lambda pd, d, s, m: pd.Series(d),
+    "DataFrame": lambda pd, d, s, m: pd.DataFrame({"d": d, "s": s}),
+    "Series + array": lambda pd, d, s, m: pd.Series(numpy.arange(12.0)) + d,
+    "iloc": lambda pd, d, s, m: pd.Series(numpy.arange(12.0)).iloc[s],
+    "isin": lambda pd, d, s, m: pd.Series(numpy.arange(12)).isin(s),
+    "where": lambda pd, d, s, m: pd.Series(numpy.arange(12.0)).where(m),
+    "cut": lambda pd, d, s, m: pd.Series(pd.cut(d, 3)),
+    "Categorical": lambda pd, d, s, m: pd.Series(pd.Categorical(s)),
+}
+
+
+def _pandas_inputs(xp):
+    rng = numpy.random.default_rng(0)
+    d, s = rng.uniform(size=12), rng.integers(0, 3, 12)
+    return xp.asarray(d), xp.asarray(s), xp.asarray(d > 0.5)
+
+
+@pytest.mark.parametrize("case", sorted(PANDAS_TAKES))
+def test_pandas_takes_autodev_arrays_as_numpy_arrays(device, case):
+    pd = pytest.importorskip("pandas")
+    got = PANDAS_TAKES[case](pd, *_pandas_inputs(autodev))
+    expected = PANDAS_TAKES[case](pd, *_pandas_inputs(numpy))
+    assert_equal = pd.testing.assert_frame_equal if isinstance(expected, pd.DataFrame) \
+        else pd.testing.assert_series_equal
+    assert_equal(got, expected)
+
+
+def test_pandas_groups_and_masks_by_numpy_arrays_only(device):
+    # pandas tells a boolean mask and a group key from labels and mappers by
+    # isinstance(key, numpy.ndarray) (com.is_bool_indexer, groupby's get_grouper and
+    # Grouping): no other array type passes, CuPy's neither (docs/array-api.md)
+    pd = pytest.importorskip("pandas")
+    d, s, m = _pandas_inputs(autodev)
+    nd, ns, nm = _pandas_inputs(numpy)
+    frame = pd.DataFrame({"d": nd})
+    with pytest.raises(KeyError):
+        frame[m]
+    with pytest.raises(TypeError, match="not callable"):
+        pd.Series(d).groupby(s).mean()
+    # the documented one-line fix: the NumPy array itself
+    pd.testing.assert_frame_equal(frame[numpy.asarray(m)], frame[nm])
+    pd.testing.assert_series_equal(pd.Series(d).groupby(numpy.asarray(s)).mean(),
+                                   pd.Series(nd).groupby(ns).mean())
+
+
 def test_numexpr_writes_into_an_autodev_arrays_host_buffer():
     numexpr = pytest.importorskip("numexpr")
     a, b = autodev.arange(5.0), autodev.ones(5)

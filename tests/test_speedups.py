@@ -21,6 +21,7 @@ import threadpoolctl
 
 import autodev
 from autodev import _parallel
+import autodev.array_api
 from autodev._config import ENV, SPEEDUPS
 from autodev._dispatch import host_floor_work
 from autodev._trace import fast_calls
@@ -61,7 +62,7 @@ def _describe(x: Any) -> Any:
     if isinstance(x, ARRAY):
         data = x._data
         return (type(x).__name__, data.dtype.str, data.shape, data.tobytes(), str(x._device),
-                x._pin, x._scalar, x._mirror and str(x._mirror[0]), x._storage is None)
+                x._pin, x._scalar, x._face, x._mirror and str(x._mirror[0]), x._storage is None)
     if isinstance(x, np.ndarray):
         return ("numpy", x.dtype.str, x.shape, x.tobytes())
     return (type(x).__name__, repr(x))
@@ -101,6 +102,7 @@ OPERANDS: list[Callable[[], Any]] = [
     lambda: np.arange(6.0), lambda: np.arange(3), lambda: _vec(), lambda: _vec("int8"),
     lambda: _vec("bool"), lambda: _vec(n=4), lambda: [1, 2, 3, 4, 5, 6], lambda: None,
     lambda: "x", lambda: autodev.asarray(np.float64(2.0)),
+    lambda: autodev.array_api.asarray(np.arange(6.0)),  # the array-API face's
 ]
 DTYPES = ["float64", "float32", "int8", "uint8", "bool", "complex128"]
 OPERATORS = ["__add__", "__radd__", "__sub__", "__rsub__", "__truediv__", "__rpow__",
@@ -135,7 +137,10 @@ def test_matmul_and_zero_d(name: str, sim: bool) -> None:
                      lambda: (autodev.ones((4, 2, 3)), autodev.ones((3, 5))),
                      lambda: (autodev.ones((300, 300)), autodev.ones((300, 300))),  # decided
                      lambda: (m(), 2.0), lambda: (m(), np.ones((3, 2))),
-                     lambda: (autodev.asarray(np.float64(1.0)), 2.0)]:
+                     lambda: (autodev.asarray(np.float64(1.0)), 2.0),
+                     # the array-API face's arrays: their results are the face's
+                     lambda: (autodev.array_api.asarray(np.float64(1.0)), 2.0),
+                     lambda: (autodev.array_api.asarray(np.arange(6.0)), 2.0)]:
             _same(fast, make)
     _same(ARRAY.__dict__["__add__"], lambda: (autodev.asarray(np.float64(1.0)), 2.0))
 
@@ -146,7 +151,9 @@ def test_getitem(sim: bool) -> None:
     fast = ARRAY.__dict__["__getitem__"]
     arrays = [lambda: _vec(), lambda: autodev.asarray(np.arange(12).reshape(3, 4)),
               lambda: autodev.asarray(np.float32(2.0)), lambda: _vec()[1:5],
-              lambda: autodev.asarray(np.arange(6.0), device="cpu")]
+              lambda: autodev.asarray(np.arange(6.0), device="cpu"),
+              lambda: autodev.array_api.asarray(np.arange(6.0)),  # 0-d results: arrays
+              lambda: autodev.array_api.asarray(np.arange(6.0), device="cpu")]
     keys = [0, -1, 2, 9, -10, slice(2, 7), slice(None, None, -1), slice(None), slice(5, 1),
             True, np.int64(3), (1,), (0, 1), [1, 2], Ellipsis, None, "a", 1.0]
     with _mode(sim):

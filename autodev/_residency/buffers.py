@@ -4,8 +4,12 @@
 The rule, in every mode: an array living on the host *shares* its memory, as NumPy's
 does (and its storage is marked escaped, since it may now be written behind autodev's
 back, so no mirror of it is trusted any more). An array living on a device never hands
-out a *writable* host copy, since writes to it would be lost without a word: it gives a
-read-only copy where a copy is what the consumer holds (``numpy.asarray``, ``bytes``,
+out a *writable* host copy, since writes to it would be lost without a word.
+``numpy.asarray(x)`` of a device array whose memory no view shares moves it to the host
+(a counted transfer, as any move) and shares that memory, so the consumer gets a
+writable NumPy array as from a host array, and its writes are the array's; where live
+views share the device memory it gives a read-only copy (a write there would miss them).
+It gives a read-only copy where a copy is what the consumer holds (``bytes``,
 ``.data``), and refuses where the consumer would hold a raw pointer into memory autodev
 cannot keep alive (``__array_interface__``, ``.ctypes``) or could not tell a copy from
 shared memory (the buffer protocol: ``memoryview(x)``, ``numpy.frombuffer(x)``).
@@ -13,6 +17,7 @@ shared memory (the buffer protocol: ``memoryview(x)``, ``numpy.frombuffer(x)``).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -38,7 +43,8 @@ def read_only_copy(a: R.Resident) -> np.ndarray:
 
 
 def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-    """``numpy.asarray(a)`` / ``numpy.array(a)``: shared on the host, else a copy that is
+    """``numpy.asarray(a)`` / ``numpy.array(a)``: shared on the host; a device array with
+    no views moves to the host and shares it too (``copy=None``); else a copy that is
     read-only unless the caller asked for a copy (``copy=True``)."""
     if a._device is CPU:
         if copy:
@@ -51,11 +57,28 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
             "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
         )
     host = R.host_copy(a._data, a._device)
+    if copy is None and _held_alone(a):
+        # no view shares the device memory: the host copy becomes the array's own data,
+        # as writable as NumPy's asarray of a host array (compiled kernels such as
+        # SciPy's sosfilt need a writable buffer), and a write to it is the array's
+        R.promote(a, CPU, host)
+        data = shared_host(a)
+        return data if dtype is None else np.asarray(data, dtype=dtype)
     if dtype is not None:
         host = host.astype(dtype, copy=False)
     if not copy:
         host.flags.writeable = False  # numpy.asarray's result must not lose writes
     return host
+
+
+def _held_alone(a: R.Resident) -> bool:
+    """True if no other array shares ``a``'s memory: it has no storage, or holds the only
+    reference to it (the views that shared it are gone) and never handed it out."""
+    storage = a._storage
+    if storage is None:
+        return True
+    # references: a's slot, ``storage`` here, getrefcount's argument
+    return not storage.escaped and sys.getrefcount(storage) <= 3
 
 
 def array_interface(a: R.Resident) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import autodev as _ad
 from .._array import ndarray
 from .._typing import DeviceLike
 from .._namespace import from_dlpack as _from_dlpack
-from ._wrap import as_arrays, standard
+from ._wrap import as_arrays, face_functions, standard
 
 _bind = get_xp(_ad)
 
@@ -141,7 +141,7 @@ def finfo(type: DTypeLike | ndarray, /) -> finfo_object:  # noqa: A002  (the sta
 def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
             copy: py_bool | None = None) -> ndarray:
     """Convert ``obj`` to an array on ``device`` (or where it lives), copying only if told."""
-    return as_arrays(_ad.asarray(obj, dtype=dtype, copy=copy, **_dev(device)))
+    return as_arrays(_ad.asarray(obj, dtype=dtype, copy=copy, **_dev(device)), (obj,))
 
 
 def arange(start: float, /, stop: float | None = None, step: float = 1, *,
@@ -171,7 +171,7 @@ def ones(shape: int | tuple[int, ...], *,
 def full(shape: int | tuple[int, ...], fill_value: complex, *, dtype: DTypeLike | None = None,
          device: DeviceLike | None = None) -> ndarray:
     """An array of ``shape`` filled with ``fill_value``."""
-    return as_arrays(_ad.full(shape, as_arrays(fill_value), dtype=dtype, **_dev(device)))
+    return _ad.full(shape, as_arrays(fill_value, (fill_value,)), dtype=dtype, **_dev(device))
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
@@ -217,9 +217,9 @@ def full_like(x: ndarray, /, fill_value: complex, *, dtype: DTypeLike | None = N
               device: DeviceLike | None = None) -> ndarray:
     """An array shaped as ``x`` filled with ``fill_value``, on ``device`` or with ``x``."""
     if device is None:
-        return as_arrays(_ad.full_like(x, as_arrays(fill_value), dtype=dtype))
-    return as_arrays(_ad.full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype,
-                              device=device))
+        return _ad.full_like(x, as_arrays(fill_value, (fill_value,)), dtype=dtype)
+    return _ad.full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype,
+                    device=device)
 
 
 from_dlpack = standard(_from_dlpack, "from_dlpack")
@@ -228,7 +228,7 @@ from_dlpack = standard(_from_dlpack, "from_dlpack")
 def astype(x: ndarray, dtype: DTypeLike, /, *, copy: py_bool = True,
            device: DeviceLike | None = None) -> ndarray:
     """``x`` cast to ``dtype``, where ``x`` lives (or on ``device``)."""
-    result = as_arrays(as_arrays(x).astype(dtype, copy=copy))
+    result = as_arrays(x, (x,)).astype(dtype, copy=copy)
     if device is None:
         return result
     moved = result.to_device(device)
@@ -275,3 +275,5 @@ __all__ = sorted(
     complex128 e inf nan newaxis pi
     """.split()
 )
+
+face_functions(globals(), __all__)  # every function returns the face's arrays

@@ -15,6 +15,7 @@ import autodev as _ad
 from .._array import ndarray
 from .._typing import DeviceLike
 from ._aliases import _generic
+from ._wrap import face_functions
 
 fft = _generic(_fft.fft)
 ifft = _generic(_fft.ifft)
@@ -50,6 +51,8 @@ def _placed(result: ndarray, dtype: DTypeLike | None, device: DeviceLike | None)
 
 __all__ = sorted("""fft ifft fftn ifftn rfft irfft rfftn irfftn hfft ihfft fftfreq rfftfreq
     fftshift ifftshift""".split())
+
+face_functions(globals(), __all__)  # every function returns the face's arrays
 
 
 def __dir__() -> list[str]:

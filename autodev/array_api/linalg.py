@@ -16,7 +16,7 @@ import autodev as _ad
 from ._aliases import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401
 from ._aliases import _generic
 from .._array import ndarray
-from ._wrap import as_arrays, standard
+from ._wrap import as_arrays, face_functions, standard
 
 EighResult = _linalg.EighResult
 QRResult = _linalg.QRResult
@@ -64,6 +64,8 @@ __all__ = sorted(
     _SAME + """eig eigvals cross outer eigh qr slogdet svd cholesky matrix_rank pinv matrix_norm svdvals
     diagonal trace matmul matrix_transpose tensordot vecdot""".split()
 )
+
+face_functions(globals(), __all__)  # every function returns the face's arrays
 
 
 def __dir__() -> list[str]:
