@@ -446,10 +446,10 @@ def _defers_in_place(a: ndarray, other: Any) -> bool:
 
 def _priority(obj: Any) -> float:
     """``obj``'s ``__array_priority__`` as NumPy reads it (a NumPy scalar's priority where
-    it has none, or none that converts to a float)."""
+    it has none, none that converts to a float, or one whose lookup raises)."""
     try:
         return float(getattr(obj, "__array_priority__", _SCALAR_PRIORITY))
-    except (TypeError, ValueError):
+    except Exception:  # NumPy clears any error of the lookup (PyArray_GetPriority)
         return _SCALAR_PRIORITY
 
 

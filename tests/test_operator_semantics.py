@@ -107,6 +107,17 @@ class Refusing:
         return "Refusing.__rsub__"
 
 
+class FailingPriority:
+    """Its ``__array_priority__`` raises: NumPy reads that as a scalar's priority."""
+
+    @property
+    def __array_priority__(self) -> float:
+        raise RuntimeError("RuntimeError in __array_priority__!")
+
+    def __radd__(self, other: Any) -> str:
+        return "FailingPriority.__radd__"
+
+
 def in_place(op: Callable[[Any, Any], Any], left: Callable[[Any], Any],
              right: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A case: ``x = left(xp); x op= right(xp)``; the result, then ``x`` itself."""
@@ -146,6 +157,7 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "array + priority": lambda xp: xp.arange(3) + Priority(),
     "array @ priority": lambda xp: xp.arange(3) @ Priority(),
     "array * low priority": lambda xp: xp.arange(3) * LowPriority(),
+    "array + failing priority": lambda xp: xp.arange(3) + FailingPriority(),
     "array += priority": in_place(operator.iadd, lambda xp: xp.arange(3), lambda xp: Priority()),
     "array + refusing": lambda xp: xp.arange(3) + Refusing(),
     "array - refusing": lambda xp: xp.arange(3) - Refusing(),
