@@ -14,8 +14,9 @@ from typing import Iterator
 import pytest
 
 
-@pytest.fixture(autouse=True)
-def _split_everything(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def split_small_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Split every call of 16 elements or more over 3 threads (whatever this machine's
+    cores and profile say), until the generator is resumed."""
     from autodev import _parallel as P
 
     monkeypatch.setattr(P, "MIN_BLOCK", 4)
@@ -26,3 +27,8 @@ def _split_everything(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.undo()
     P._changed()
+
+
+@pytest.fixture(autouse=True)
+def _split_everything(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from split_small_calls(monkeypatch)

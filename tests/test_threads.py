@@ -19,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import autodev
 from autodev import _parallel as P
+from split_everything import split_small_calls
 
 DTYPES = [np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex128, np.bool_]
 
@@ -27,14 +28,7 @@ DTYPES = [np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex128, n
 def split_small(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Split every call of 16 elements or more over 3 threads (whatever this machine's
     cores and profile say)."""
-    monkeypatch.setattr(P, "MIN_BLOCK", 4)
-    monkeypatch.setattr(P.POOL, "default", 3)
-    monkeypatch.setattr(P.POOL, "limit", None)
-    monkeypatch.setattr(P, "_CROSSOVER", [{f: 16.0 for f in P.FAMILIES}])
-    P._changed()
-    yield
-    monkeypatch.undo()
-    P._changed()
+    yield from split_small_calls(monkeypatch)
 
 
 def _threaded() -> int:
