@@ -308,13 +308,19 @@ def _face_result(result: Any, a: ndarray) -> Any:
             result._scalar = False
         return result
     if isinstance(result, np.generic):  # computed on the host: placed as ``a`` is
-        zero_d = new(np.asarray(result), CPU, None, False, None, True)
-        return zero_d if a._pin is None else zero_d.to_device(a._pin)
+        return face_scalar(result, a._pin)
     if t is tuple or t is list:
         return t(_face_result(r, a) for r in result)
     if t is _np_ndarray:
         return new(result, CPU, None, False, a._pin, True)
     return result
+
+
+def face_scalar(value: np.generic, pin: Device | None) -> "ndarray":
+    """A NumPy scalar (which only the host computes) as a 0-d array of the array-API face,
+    pinned to ``pin`` (placed ``auto`` when None)."""
+    zero_d = new(np.asarray(value), CPU, None, False, None, True)
+    return zero_d if pin is None else zero_d.to_device(pin)
 
 
 def _not_array(result: Any, a: Any = None, other: Any = None) -> Any:

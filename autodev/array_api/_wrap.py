@@ -15,8 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._residency import storage as R
-from .._array import ndarray
-from .._device import CPU
+from .._array import face_scalar, ndarray
 from .._dispatch import _collect as collect
 from .._dispatch import new, pin_of
 
@@ -55,11 +54,9 @@ def as_arrays(result: Any, inputs: tuple[Any, ...] = ()) -> Any:
 def _from_scalar(value: np.generic, inputs: tuple[Any, ...]) -> Any:
     """A NumPy scalar (which only the host computes) as a 0-d array of the face, pinned
     where the inputs are pinned."""
-    zero_d = new(np.asarray(value), CPU, None, False, None, True)
     arrays: list[Any] = []
     collect(inputs, arrays)
-    pin = pin_of(arrays)
-    return zero_d if pin is None else zero_d.to_device(pin)
+    return face_scalar(value, pin_of(arrays))
 
 
 def standard(func: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
