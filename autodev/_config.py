@@ -32,10 +32,14 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_MIRROR_BUDGET": "Fraction of GPU memory that reuse-credit mirrors may hold "
                              "(default 0.5; 0 turns reuse moves off).",
     "AUTODEV_PURE_PYTHON": "1 runs the pure-Python hot path even where the compiled one "
-                           "(autodev._speedups) is built.",
+                           "(autodev._speedups) is built, and no host buffer pool "
+                           "(autodev._hostpool).",
     "AUTODEV_NUM_THREADS": "Threads a large host call may be split over (default: "
                            "OMP_NUM_THREADS, else the cores this process may use; 1 turns "
                            "threads off).",
+    "AUTODEV_HOST_POOL": "Most bytes of freed large host buffers autodev keeps for reuse "
+                         "(e.g. 512M, 2G; default the smaller of 1G and an eighth of physical "
+                         "memory; 0 turns the pool off).",
 }
 
 
@@ -96,6 +100,23 @@ def _env_count(name: str) -> int | None:
     return int(value)
 
 
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _env_bytes(name: str) -> int | None:
+    """A number of bytes (digits, then K, M, G or T for 2**10, 2**20, ..., an optional B),
+    or None when unset."""
+    value = _env(name)
+    if value is None:
+        return None
+    word = value.strip().upper().removesuffix("B").removesuffix("I")
+    digits, unit = word.rstrip("KMGT"), word[len(word.rstrip("KMGT")):]
+    if not digits.isdigit() or unit not in _SIZE_UNITS:
+        raise ValueError(f"{name} must be a number of bytes, such as 0, 536870912, 512M or "
+                         f"2G. Got {value!r} instead. Unset it or set e.g. {name}=1G.")
+    return int(digits) * _SIZE_UNITS[unit]
+
+
 def _env_flag(name: str) -> bool:
     value = _env(name)
     if value is None:
@@ -120,7 +141,7 @@ class _Env:
     """
 
     __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
-                 "mirror_budget", "pure_python", "num_threads")
+                 "mirror_budget", "pure_python", "num_threads", "host_pool")
 
     def __init__(self) -> None:
         self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
@@ -133,6 +154,7 @@ class _Env:
                                               _env("AUTODEV_MIRROR_BUDGET") or "0.5")
         self.pure_python: bool = _env_flag("AUTODEV_PURE_PYTHON")
         self.num_threads: int | None = _env_count("AUTODEV_NUM_THREADS")
+        self.host_pool: int | None = _env_bytes("AUTODEV_HOST_POOL")
 
 
 ENV = _Env()

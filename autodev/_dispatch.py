@@ -23,7 +23,8 @@ from ._config import ENV, get_policy
 from ._cost.model import PROFILE_WRITTEN, CostModel, dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
-from ._residency.memory import after_declined, after_oom, check_not_view, write_back
+from ._residency.memory import after_declined, after_oom, check_not_view, host_pooled, write_back
+from ._host_buffers import is_large
 from ._capability.specs import OpSpec
 from ._capability.table import TABLE
 from ._trace import STATS, Record, emit, tick
@@ -81,6 +82,8 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     func = spec.impl(_CPU)
     nargs = tuple([cpu_arg(a) for a in args])
     tick()
+    if is_large(nargs):  # (False at once where there is no host buffer pool)
+        return _cpu_pooled(func, args, nargs, kwargs)
     if not kwargs:
         result = func(*nargs)  # type: ignore[misc]
         t = type(result)
@@ -92,6 +95,14 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         return wrap(result, CPU, args, kwargs, None, False)
     nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
     result = func(*nargs, **nkwargs)  # type: ignore[misc]
+    return wrap(result, CPU, args, kwargs, nkwargs.get("out"), False)
+
+
+def _cpu_pooled(func: Any, args: tuple[Any, ...], nargs: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+    """:func:`cpu_call` of a large call: its buffers from the host pool."""
+    nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()} if kwargs else {}
+    result = host_pooled(lambda: func(*nargs, **nkwargs), "out" not in nkwargs)
     return wrap(result, CPU, args, kwargs, nkwargs.get("out"), False)
 
 
@@ -528,6 +539,8 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
     if backend.is_gpu and spec.family in LINALG_FAMILIES:
         with backend.linalg_errors():
             result = func(*nargs, **nkwargs)
+    elif backend is _CPU and is_large(nargs):
+        result = host_pooled(lambda: func(*nargs, **nkwargs), "out" not in nkwargs)
     else:
         result = func(*nargs, **nkwargs)
     wrapped = _wrap_one(result, device, backend, args, kwargs, nkwargs.get("out"),

@@ -39,6 +39,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ._config import ENV, VERSION
+from . import _host_buffers
 from ._cost.families import family_of_ufunc
 from ._cost.model import PROFILE_WRITTEN
 from ._trace import STATS, warn_user
@@ -172,12 +173,15 @@ def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, in
 
 def least_floor() -> int:
     """The least floor over all families: the hot paths send calls at or above it here.
-    Before the profile is read it is a safe lower bound (every split needs two blocks)."""
+    Before the profile is read it is a safe lower bound (every split needs two blocks).
+    Calls large enough for the host buffer pool come here too, split or not (they run
+    in its scope: :data:`autodev._host_buffers.POOLED_FROM`)."""
+    pooled = _host_buffers.POOLED_FROM
     if POOL.threads < 2:
-        return NEVER
+        return pooled
     if not FLOORS:
-        return 2 * MIN_BLOCK
-    return min(FLOORS.values())
+        return min(2 * MIN_BLOCK, pooled)
+    return min(min(FLOORS.values()), pooled)
 
 
 def _tell() -> None:
@@ -649,3 +653,4 @@ def _register_threadpoolctl() -> None:
 
 _register_threadpoolctl()
 PROFILE_WRITTEN.append(reset_profile)
+_host_buffers.LISTENERS.append(_changed)

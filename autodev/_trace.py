@@ -13,6 +13,7 @@ from types import FrameType
 from typing import Any, Callable, Iterator
 
 from ._config import ENV, SPEEDUPS
+from ._host_buffers import counters as _pool_counters
 
 
 
@@ -100,7 +101,10 @@ def stats(reset: bool = False) -> dict[str, Any]:
     -> count), ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device
     because their reuse paid for the move; those bytes are in the transfer counters too),
     ``threaded_calls`` and ``threaded_blocks`` (host calls split over threads, and the
-    blocks they were split into; see docs/performance.md, "Threads").
+    blocks they were split into; see docs/performance.md, "Threads"), ``host_pool``
+    (the pool of large host buffers: ``status``, ``held_bytes``, ``held_blocks``,
+    ``hits``, ``misses``, ``released``, ``limit``, ``threshold``; see
+    docs/performance.md, "Host buffer pool").
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -118,9 +122,25 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "reuse_bytes": STATS.reuse_bytes,
         "threaded_calls": STATS.threaded_calls,
         "threaded_blocks": STATS.threaded_blocks,
+        "host_pool": _host_pool(reset),
     }
     if reset:
         STATS.reset()
+    return out
+
+
+#: The host pool's hits, misses and released blocks at the last ``stats(reset=True)``
+#: (the pool counts from its start; ``stats`` reports the difference).
+_POOL_BASE: dict[str, int] = {"hits": 0, "misses": 0, "released": 0}
+
+
+def _host_pool(reset: bool) -> dict[str, Any]:
+    """``stats()["host_pool"]``: :func:`autodev._host_buffers.counters`, its counts since
+    the last reset."""
+    found = _pool_counters()
+    out = {k: v - _POOL_BASE[k] if k in _POOL_BASE else v for k, v in found.items()}
+    if reset:
+        _POOL_BASE.update({k: found[k] for k in _POOL_BASE})
     return out
 
 

@@ -326,7 +326,13 @@ def test_which_calls_the_compiled_path_keeps() -> None:
     small, large = _vec(), autodev.ones(1 << 20)
     with _mode(False):
         with threadpoolctl.threadpool_limits(1):  # no call can be split over threads
-            assert type(add(small, 1.0)) is ARRAY and type(add(large, 1.0)) is ARRAY
+            assert type(add(small, 1.0)) is ARRAY
+            # (but one large enough for the host buffer pool runs in its scope: Python)
+            if _parallel.least_floor() <= large.size:
+                assert add(large, 1.0) == "fallback"
+                passed.pop()
+            else:
+                assert type(add(large, 1.0)) is ARRAY
         assert add_no_family(small, small).tolist() == (small + small).tolist()
         assert add(small, [1]) == "fallback" and add(small, None) == "fallback"
     assert len(passed) == 2

@@ -345,7 +345,8 @@ def test_threadpoolctl_lists_and_limits_the_pool() -> None:
     a = np.ones(1000)
     with threadpoolctl.threadpool_limits(1):
         assert P.ufunc_call(np.add, "elementwise", (a, a), {}) is P.DECLINED
-        assert P.least_floor() == P.NEVER
+        # (only calls large enough for the host buffer pool leave the hot path)
+        assert P.least_floor() == autodev._host_buffers.POOLED_FROM
     with threadpoolctl.threadpool_limits(2, user_api="autodev"):
         assert P.POOL.threads == 2
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
@@ -364,8 +365,11 @@ def test_only_the_main_thread_splits() -> None:
 
 
 def _child(code: str, **env: str) -> str:
+    """``code``'s output in a new process with ``env`` and no host buffer pool (whose
+    size also sends calls to the general path: tests/test_host_buffers.py)."""
     environ = {k: v for k, v in os.environ.items()
                if k not in ("AUTODEV_NUM_THREADS", "OMP_NUM_THREADS")}
+    environ["AUTODEV_HOST_POOL"] = "0"
     return subprocess.run([sys.executable, "-c", code], env={**environ, **env},
                           capture_output=True, text=True, check=True).stdout.strip()
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _parallel
+from .. import _host_buffers, _parallel
 from .._device import CPU
 from ._base import Backend
 
@@ -46,6 +46,10 @@ class NumpyBackend(Backend):
 
     def supports_dtype(self, dtype: np.dtype) -> bool:
         return True
+
+    def free_memory(self) -> None:
+        """Give the host buffer pool's free blocks back (:mod:`autodev._host_buffers`)."""
+        _host_buffers.release()
 
     def resolve(self, path: str) -> Any | None:
         """NumPy's callable at ``path``; ufuncs and reductions come able to split a large

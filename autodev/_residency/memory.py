@@ -27,6 +27,7 @@ import numpy as np
 from . import storage as R
 from .._backends import backend_for
 from .._config import ENV
+from .._host_buffers import large_buffers
 from .._device import CPU, Device
 from .._trace import STATS, note_fallback
 
@@ -112,6 +113,21 @@ def free(device: Device) -> None:
     for release in RELEASERS:
         release()
     backend_for(device).free_memory()
+
+
+def host_pooled(attempt: Callable[[], T], repeatable: bool) -> T:
+    """Run the large host call ``attempt()`` with its buffers from the host pool
+    (:func:`autodev._host_buffers.large_buffers`); on ``MemoryError``, release what autodev
+    holds on the host (:func:`free`) and, if the call is ``repeatable`` (it wrote into no
+    ``out=``), run it once more."""
+    with large_buffers():
+        try:
+            return attempt()
+        except MemoryError:
+            if not repeatable:
+                raise
+        free(CPU)  # (outside the handler: a second error does not chain to the first)
+        return attempt()
 
 
 def write_back(native: Any, device: Device, host: np.ndarray,
