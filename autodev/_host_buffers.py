@@ -83,6 +83,8 @@ POOL, LIMIT, STATUS = _load()
 #: (:data:`THRESHOLD` over 8 bytes, float64's and int64's size): the hot paths send calls
 #: with an operand this large to the general path (:func:`autodev._parallel.least_floor`).
 POOLED_FROM = NEVER if POOL is None else THRESHOLD // 8
+#: Whether large calls run in the pool's scope (the pool is there, its bound above 0).
+_ON = POOL is not None
 
 
 #: Called whenever :data:`POOLED_FROM` may have changed (:mod:`autodev._parallel`
@@ -93,13 +95,16 @@ LISTENERS: list[Callable[[], None]] = []
 def configure(limit: int | None = None, threshold: int | None = None) -> None:
     """Set the pool's bound and the least bytes of a pooled block (and so of a call's
     largest operand for the scope); None keeps the value in force. A lower bound gives
-    the free blocks back. Does nothing where the pool is absent."""
-    global LIMIT, THRESHOLD, POOLED_FROM
+    the free blocks back; a bound of 0 turns the pool off (as ``AUTODEV_HOST_POOL=0``
+    does, but only until a later call turns it on again). Does nothing where the pool
+    is absent."""
+    global LIMIT, THRESHOLD, POOLED_FROM, _ON
     if POOL is None:
         return
     LIMIT = LIMIT if limit is None else limit
     THRESHOLD = THRESHOLD if threshold is None else threshold
-    POOLED_FROM = max(1, THRESHOLD // 8)
+    _ON = LIMIT > 0
+    POOLED_FROM = max(1, THRESHOLD // 8) if _ON else NEVER
     POOL.configure(LIMIT, THRESHOLD)
     for listener in LISTENERS:
         listener()
@@ -136,13 +141,13 @@ def large_buffers() -> ContextManager[None]:
     >>> with large_buffers():
     ...     result = a * b + c  # doctest: +SKIP
     """
-    return _NOTHING if POOL is None else _Scope()
+    return _Scope() if _ON else _NOTHING
 
 
 def is_large(args: Any) -> bool:
     """True if a NumPy array among ``args`` (a sequence) holds :data:`THRESHOLD` bytes
-    or more (always False where the pool is absent)."""
-    if POOL is None:
+    or more (always False where the pool is absent or off)."""
+    if not _ON:
         return False
     for a in args:
         if type(a) is np.ndarray and a.nbytes >= THRESHOLD:

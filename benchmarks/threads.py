@@ -12,6 +12,9 @@ Usage (from the repository root)::
 
     python benchmarks/threads.py                 # n = 1e6 and 4e6, 5 rounds
     python benchmarks/threads.py --sizes 4000000 --rounds 9 --json
+    AUTODEV_HOST_POOL=0 python benchmarks/threads.py   # autodev without its host buffer pool
+
+(``benchmarks/host_pool.py`` times the pool off and on side by side.)
 """
 
 from __future__ import annotations
@@ -77,11 +80,13 @@ def main(argv: list[str] | None = None) -> int:
              for k in ("autodev-1", "autodev-all")}
     report = {"threads": _parallel.POOL.threads, "cores": os.cpu_count(),
               "floors": autodev.info()["threads"]["floors"], "rows": rows,
+              "host_pool": autodev.stats()["host_pool"]["status"],
               "geometric_mean_speedup": gmean}
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
-    print(f"threads: {report['threads']} (cores {report['cores']}); floors {report['floors']}")
+    print(f"threads: {report['threads']} (cores {report['cores']}); floors {report['floors']}; "
+          f"host pool {report['host_pool']}")
     print(f"{'workload':<15}{'n':>10}{'numpy ms':>10}{'1 thread':>10}{'all':>10}"
           f"{'NumPy/1':>9}{'NumPy/all':>10}  identical")
     for r in rows:

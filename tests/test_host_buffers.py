@@ -163,6 +163,17 @@ def test_the_bound_holds() -> None:
 
 
 @needs_pool
+def test_a_bound_of_zero_turns_the_pool_off() -> None:
+    x, y, _ = (autodev.asarray(v) for v in _vectors())
+    H.configure(limit=0)
+    assert handler_name(x + y) == "default_allocator" and H.POOLED_FROM == H.NEVER
+    with H.large_buffers():
+        assert handler_name() == "default_allocator"
+    H.configure(limit=64 * MiB)
+    assert handler_name(x + y) == "autodev_host_pool"
+
+
+@needs_pool
 def test_a_failed_allocation_empties_the_pool_first() -> None:
     with H.large_buffers():
         held = np.ones(N)
