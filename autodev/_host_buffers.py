@@ -73,8 +73,15 @@ def _load() -> tuple[ModuleType | None, int, str]:
         import autodev._hostpool as hostpool
     except ImportError as error:  # not built here (no compiler at install) or not loadable
         return None, 0, f"not built ({error}); NumPy's allocator serves every call"
-    hostpool.configure(limit, THRESHOLD)
+    hostpool.configure(limit, THRESHOLD, _numpy_hugepages())
     return hostpool, limit, "on"
+
+
+def _numpy_hugepages() -> bool:
+    """Whether NumPy's own allocator advises large blocks to use huge pages (Linux; the
+    pool's fresh blocks follow it, so that a miss costs what NumPy's allocation costs)."""
+    getter = getattr(np._core.multiarray, "_get_madvise_hugepage", None)
+    return bool(getter()) if getter is not None else False
 
 
 #: ``autodev._hostpool`` (autodev/_hostpool.c), or None where the pool is absent.
@@ -105,7 +112,7 @@ def configure(limit: int | None = None, threshold: int | None = None) -> None:
     THRESHOLD = THRESHOLD if threshold is None else threshold
     _ON = LIMIT > 0
     POOLED_FROM = max(1, THRESHOLD // 8) if _ON else NEVER
-    POOL.configure(LIMIT, THRESHOLD)
+    POOL.configure(LIMIT, THRESHOLD, _numpy_hugepages())
     for listener in LISTENERS:
         listener()
 

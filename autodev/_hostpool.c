@@ -14,7 +14,10 @@
  * limit (then the oldest blocks are given back to the C library first). An allocation
  * takes a pooled block of its class when there is one (a hit; calloc zeroes it) and
  * asks the C library otherwise (a miss). If the C library fails, the pool is emptied
- * and the allocation tried once more, before NumPy sees a MemoryError.
+ * and the allocation tried once more, before NumPy sees a MemoryError. On Linux a fresh
+ * block of 4 MiB or more is advised to use huge pages where NumPy's own allocator would
+ * do so (numpy._core.multiarray._get_madvise_hugepage(), passed to configure()), so
+ * that a miss costs what NumPy's allocation costs.
  *
  * The pool lives as long as the handler's capsule, which every array allocated under
  * the handler references (NumPy stores it in the array), so a block is never freed into
@@ -25,7 +28,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pythread.h>
+#include <stdint.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
 #define NPY_TARGET_VERSION NPY_2_0_API_VERSION
@@ -52,6 +59,7 @@ typedef struct {
     size_t limit;               /* most bytes the free blocks may hold */
     size_t threshold;           /* least bytes (header included) of a pooled block */
     size_t held;                /* bytes the free blocks hold */
+    int hugepages;              /* advise fresh blocks of 4 MiB or more to use huge pages */
     Block *blocks;              /* the free blocks, oldest first */
     size_t count, room;
     unsigned long long hits, misses, released;
@@ -146,6 +154,25 @@ threshold_of(Pool *pool)
     return threshold;
 }
 
+/* Ask the kernel for huge pages over the whole pages of a fresh block of 4 MiB or more
+ * (as NumPy's default allocator does; an old kernel's refusal changes nothing). */
+static void
+advise_hugepages(Pool *pool, void *base, size_t capacity)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (!pool->hugepages || capacity < ((size_t)1 << 22))
+        return;
+    uintptr_t start = ((uintptr_t)base + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+    uintptr_t stop = ((uintptr_t)base + capacity) & ~(uintptr_t)(PAGE - 1);
+    if (stop > start)
+        (void)madvise((void *)start, stop - start, MADV_HUGEPAGE);
+#else
+    (void)pool;
+    (void)base;
+    (void)capacity;
+#endif
+}
+
 static void *
 pool_alloc(Pool *pool, size_t size, int zeroed)
 {
@@ -165,7 +192,10 @@ pool_alloc(Pool *pool, size_t size, int zeroed)
         return ptr;
     }
     base = system_alloc(pool, capacity, zeroed);
-    return base == NULL ? NULL : user_pointer(base, capacity, POOLED);
+    if (base == NULL)
+        return NULL;
+    advise_hugepages(pool, base, capacity);
+    return user_pointer(base, capacity, POOLED);
 }
 
 static void *
@@ -243,6 +273,8 @@ pool_realloc(void *ctx, void *ptr, size_t new_size)
     if (header->kind == PLAIN && new_size < (size_t)-1 / 2
             && new_size + HEADER < threshold_of(pool)) {
         void *base = realloc(header, new_size + HEADER);
+        if (base == NULL && empty_pool(pool) > 0)
+            base = realloc(header, new_size + HEADER);
         return base == NULL ? NULL : user_pointer(base, new_size, PLAIN);
     }
     size_t old = header->kind == PLAIN ? header->size : header->size - HEADER;
@@ -312,7 +344,8 @@ static PyObject *
 configure(PyObject *module, PyObject *args)
 {
     Py_ssize_t limit, threshold;
-    if (!PyArg_ParseTuple(args, "nn:configure", &limit, &threshold))
+    int hugepages = 0;
+    if (!PyArg_ParseTuple(args, "nn|p:configure", &limit, &threshold, &hugepages))
         return NULL;
     if (limit < 0 || threshold < 0) {
         PyErr_Format(PyExc_ValueError,
@@ -326,6 +359,7 @@ configure(PyObject *module, PyObject *args)
     PyThread_acquire_lock(pool->lock, WAIT_LOCK);
     pool->limit = (size_t)limit;
     pool->threshold = threshold > HEADER ? (size_t)threshold : HEADER;
+    pool->hugepages = hugepages;
     int over = pool->held > pool->limit;
     PyThread_release_lock(pool->lock);
     if (over)  /* (a lower limit: start again empty) */
@@ -375,8 +409,9 @@ stats(PyObject *module, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(limit, threshold)\n--\n\nLet the pool hold at most limit bytes of free blocks, "
-     "and pool blocks of threshold bytes or more (a lower limit empties it)."},
+     "configure(limit, threshold, hugepages=False)\n--\n\nLet the pool hold at most limit "
+     "bytes of free blocks, and pool blocks of threshold bytes or more (a lower limit empties "
+     "it); advise fresh blocks of 4 MiB or more to use huge pages if hugepages (Linux)."},
     {"swap", swap, METH_O,
      "swap(handler)\n--\n\nMake handler (a NumPy memory handler capsule, or None for NumPy's "
      "default) the one in force in this context; return the one that was."},

@@ -39,6 +39,7 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
     return {
         "version": VERSION,
         "compiled_hot_path": SPEEDUPS_STATUS,
+        "host_pool": _host_pool(),
         "devices": devices,
         "gpu": str(gpu.device) if gpu is not None else None,
         "simulated_gpu": STATE.sim is not None,
@@ -50,6 +51,14 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
         found.source == "calibrated" else "GPU curves of the embedded default",
         "threads": _threads(profile),
     }
+
+
+def _host_pool() -> dict[str, Any]:
+    """The host buffer pool: ``on`` or why it is absent, its bound and threshold (bytes)."""
+    from . import _host_buffers
+
+    found = _host_buffers.counters()
+    return {k: found[k] for k in ("status", "limit", "threshold")}
 
 
 def _threads(profile: dict[str, Any]) -> dict[str, Any]:

@@ -63,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
 
 def format_info(data: dict[str, Any]) -> str:
     """The info dict for people."""
-    lines = [f"autodev {data['version']} (compiled hot path: {data['compiled_hot_path']})", "",
-             "Devices:"]
+    pool = data["host_pool"]
+    bound = f", bound {pool['limit'] / 2**20:.0f} MiB" if pool["status"] == "on" else ""
+    lines = [f"autodev {data['version']} (compiled hot path: {data['compiled_hot_path']}; "
+             f"host buffer pool: {pool['status']}{bound})", "", "Devices:"]
     for d in data["devices"]:
         state = "usable" if d["usable"] else "not usable"
         reason = f" ({d['reason']})" if d["reason"] else ""
