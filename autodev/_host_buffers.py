@@ -175,5 +175,5 @@ def counters() -> dict[str, Any]:
     if POOL is None:
         return {"status": STATUS, "held_bytes": 0, "held_blocks": 0, "hits": 0,
                 "misses": 0, "released": 0, "limit": 0, "threshold": THRESHOLD}
-    return {"status": STATUS, **POOL.stats()}
+    return {"status": STATUS if _ON else "off (its bound set to 0)", **POOL.stats()}
 

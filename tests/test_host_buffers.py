@@ -167,6 +167,7 @@ def test_a_bound_of_zero_turns_the_pool_off() -> None:
     x, y, _ = (autodev.asarray(v) for v in _vectors())
     H.configure(limit=0)
     assert handler_name(x + y) == "default_allocator" and H.POOLED_FROM == H.NEVER
+    assert pool()["status"] == "off (its bound set to 0)"
     with H.large_buffers():
         assert handler_name() == "default_allocator"
     H.configure(limit=64 * MiB)
@@ -333,3 +334,28 @@ def test_exit_with_blocks_in_the_pool_and_live_arrays_is_clean() -> None:
             "print('ok')\n")
     done = _child(code, AUTODEV_HOST_POOL="64M")
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "ok", "")
+
+
+# --------------------------------------------------------------------------- the build
+
+def test_ci_builds_the_pool() -> None:
+    """The README's install (pip install -e .) compiles the pool where a compiler is."""
+    if not os.environ.get("CI") or autodev._config.ENV.pure_python:
+        pytest.skip("only CI's install is known to have a C compiler")
+    assert H.POOL is not None, H.STATUS
+
+
+def test_the_source_is_clean_under_wall_wextra() -> None:
+    """autodev/_hostpool.c compiles without a warning under -Wall -Wextra."""
+    import shutil
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler here ({compiler})")
+    source = os.path.join(os.path.dirname(autodev.__file__), "_hostpool.c")
+    done = subprocess.run(
+        [compiler, "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+         f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}", source],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
