@@ -80,7 +80,8 @@ def _load() -> tuple[ModuleType | None, int, str]:
 def _numpy_hugepages() -> bool:
     """Whether NumPy's own allocator advises large blocks to use huge pages (Linux; the
     pool's fresh blocks follow it, so that a miss costs what NumPy's allocation costs)."""
-    getter = getattr(np._core.multiarray, "_get_madvise_hugepage", None)
+    multiarray: Any = np._core.multiarray  # type: ignore[attr-defined]
+    getter = getattr(multiarray, "_get_madvise_hugepage", None)
     return bool(getter()) if getter is not None else False
 
 
