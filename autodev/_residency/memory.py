@@ -9,6 +9,11 @@ instead). ``NotImplementedError`` (a case the GPU library lacks that no capabili
 row foresaw) takes the host fallback at once, counted and warned the same way. No other
 exception is caught, and an error the host fallback raises is its own.
 
+The host: a large host call runs in the host buffer pool's scope (:func:`host_pooled`);
+a ``MemoryError`` there releases what autodev holds on the host (:func:`free` of the CPU:
+mirrors, and the CPU backend's ``free_memory()`` empties the pool) and runs the call once
+more, unless it may have written into an ``out=``.
+
 Views: a call whose result is a view of its input must stay a view of the same
 storage. A host fallback cannot give that (its result would view a host *copy*, and
 writes through it would be lost), so such a fallback refuses instead
