@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as _np
 
-from ._array import API_VERSIONS as _API_VERSIONS, PROTOCOLS as _PROTOCOLS, ndarray
+from ._array import API_VERSIONS as _API_VERSIONS, ndarray
+from ._operators import PROTOCOLS as _PROTOCOLS
 from ._backends import devices as _devices_table
 from ._config import VERSION as _VERSION, get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device

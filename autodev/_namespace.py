@@ -6,7 +6,7 @@ functions place their results, and everything else NumPy has is either run on th
 CPU (its inputs moved to the host once) or handed out as NumPy's own object.
 :func:`resolve_name` is what ``autodev.X``, ``autodev.linalg.X`` and
 ``autodev.fft.X`` are; NumPy's protocols on an array find their callables here
-(:data:`autodev._array.PROTOCOLS`).
+(:data:`autodev._operators.PROTOCOLS`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ import numpy as np
 
 from . import _parallel
 from ._residency import storage as R
-from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, compiled, \
-    ndarray
+from ._array import ndarray
+from ._indexing import _index_native
+from ._methods import _in_place
+from ._operators import PLAIN_SCALARS as _PLAIN, PROTOCOLS, compiled
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
@@ -40,8 +42,8 @@ CREATION = frozenset(
 
 _np_ndarray = np.ndarray
 _onew = object.__new__
-_FAST = False  # mirrors STATE.fast (see autodev._array._FAST)
-_HOST_FAST = False  # mirrors STATE.host_fast (see autodev._array._HOST_FAST)
+_FAST = False  # mirrors STATE.fast (see autodev._operators._FAST)
+_HOST_FAST = False  # mirrors STATE.host_fast (see autodev._operators._HOST_FAST)
 
 
 def _sync_fast() -> None:
@@ -53,7 +55,7 @@ def _sync_fast() -> None:
 STATE.listeners.append(_sync_fast)
 _sync_fast()
 #: With no GPU usable, an operand this large sends the call to the general path, where
-#: the CPU backend may split it over threads (see autodev._array._SPLIT_FROM).
+#: the CPU backend may split it over threads (see autodev._operators._SPLIT_FROM).
 _SPLIT_FROM = _parallel.NEVER
 
 

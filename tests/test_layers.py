@@ -23,7 +23,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
     ("_dispatch",),                                           # decide, run, wrap
-    ("_subclass", "_overrides", "_array"),                    # the array class
+    ("_subclass", "_overrides", "_refcounts", "_deferral", "_operators", "_methods",
+     "_indexing", "_array"),                                  # the array class
     ("_namespace", "fft", "linalg", "random"),                # NumPy's namespace
     ("_inspection", "_calibrate/", "_dask/", "testing", "_info", "_doctor"),  # services
     ("__init__",),                                            # the package: the public API
