@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("_dispatch",),                                           # decide, run, wrap
     ("_subclass", "_overrides", "_refcounts", "_deferral", "_operators", "_methods",
      "_indexing", "_array"),                                  # the array class
-    ("_namespace", "fft", "linalg", "random"),                # NumPy's namespace
+    ("_namespace", "_creation", "_ufuncs", "_functions",
+     "fft", "linalg", "random"),                              # NumPy's namespace
     ("_inspection", "_calibrate/", "_dask/", "testing", "_info", "_doctor"),  # services
     ("__init__",),                                            # the package: the public API
     ("scipy/", "array_api/", "lib/"),                          # faces over the package
