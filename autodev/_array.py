@@ -21,7 +21,8 @@ from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
 from ._config import SPEEDUPS, policy_now
-from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, cpu_arg, defers_to_other, new
+from ._cost.cache import HOST_FLOOR_WORK
+from ._dispatch import DEFER_TO, bind_array, cpu_arg, defers_to_other, new
 from ._indexing import _FlatIter
 from ._methods import _host_buffer, _own, _view_attr
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \

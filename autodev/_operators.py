@@ -23,7 +23,8 @@ from ._backends import STATE
 from ._device import CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._deferral import _defers, _defers_in_place, _structured
-from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, gpu_operand, host_floor_work, new
+from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
+from ._dispatch import call, cpu_arg, gpu_operand, new
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide
 from ._trace import tick

@@ -18,7 +18,8 @@ from ._operators import PLAIN_SCALARS as _PLAIN, compiled
 from ._backends import STATE, backend_for
 from ._config import policy_now
 from ._device import CPU, Device
-from ._dispatch import HOST_FLOOR_WORK, call, cpu_arg, host_floor_work, native_arg, new
+from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
+from ._dispatch import call, cpu_arg, native_arg, new
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying
@@ -206,7 +207,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     return general(x, y, rest, kwargs)  # the CPU backend may split it
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
-                # decision is the CPU (see autodev._dispatch.host_floor_work)
+                # decision is the CPU (see autodev._cost.cache.host_floor_work)
                 size = data.size
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
                     other = y
@@ -275,7 +276,7 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
 
 
 def _floor(family: str) -> int:
-    """:func:`autodev._dispatch.host_floor_work`, read from its cache where it is there."""
+    """:func:`autodev._cost.cache.host_floor_work`, read from its cache where it is there."""
     try:
         return HOST_FLOOR_WORK[family]
     except KeyError:

@@ -23,7 +23,7 @@ import autodev
 from autodev import _parallel
 import autodev.array_api
 from autodev._config import ENV, SPEEDUPS
-from autodev._dispatch import host_floor_work
+from autodev._cost.cache import host_floor_work
 from autodev._trace import fast_calls
 from autodev.testing import simulated_gpu
 
