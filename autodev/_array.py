@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from . import _indexing, _methods, _operators, _parallel
+from . import _indexing, _methods, _operators, _threads
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
@@ -549,7 +549,7 @@ def _bind_compiled(speedups: Any) -> None:
 
     STATE.listeners.append(sync)
     sync()
-    _parallel.on_floor(speedups.set_split_from)
+    _threads.on_floor(speedups.set_split_from)
 
 
 if SPEEDUPS is not None:

@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar, cast as _cast
 
 import numpy as np
 
-from . import _parallel
+from . import _parallel, _threads
 from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
@@ -58,8 +58,8 @@ STATE.listeners.append(_sync_fast)
 _sync_fast()  # the flags as they are now (refresh tells it of every change after)
 
 #: With no GPU usable, an operand this large sends the call to the general path, where
-#: the CPU backend may split it over threads (:func:`autodev._parallel.least_floor`).
-_SPLIT_FROM = _parallel.NEVER
+#: the CPU backend may split it over threads (:func:`autodev._threads.least_floor`).
+_SPLIT_FROM = _threads.NEVER
 
 
 def _set_split_from(least: int) -> None:
@@ -67,7 +67,7 @@ def _set_split_from(least: int) -> None:
     _SPLIT_FROM = least
 
 
-_parallel.on_floor(_set_split_from)
+_threads.on_floor(_set_split_from)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

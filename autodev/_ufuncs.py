@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _parallel
+from . import _threads
 from ._residency import storage as R
 from ._array import ndarray
 from ._indexing import _index_native
@@ -44,7 +44,7 @@ STATE.listeners.append(_sync_fast)
 _sync_fast()
 #: With no GPU usable, an operand this large sends the call to the general path, where
 #: the CPU backend may split it over threads (see autodev._operators._SPLIT_FROM).
-_SPLIT_FROM = _parallel.NEVER
+_SPLIT_FROM = _threads.NEVER
 
 
 def _set_split_from(least: int) -> None:
@@ -52,7 +52,7 @@ def _set_split_from(least: int) -> None:
     _SPLIT_FROM = least
 
 
-_parallel.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
+_threads.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
 
 
 # ---------------------------------------------------------------------- ufuncs

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import _parallel
+from .. import _threads
 from .model import CostModel
 
 
@@ -88,7 +88,7 @@ def host_floor_work(family: str) -> int:
     if found is None:
         # (capped by the thread floor: a call the CPU backend may split takes this path)
         found = HOST_FLOOR_WORK[family] = min(math.ceil(host_floor(family)),
-                                              _parallel.floor(family))
+                                              _threads.floor(family))
     return found
 
 
@@ -100,4 +100,4 @@ def reset() -> None:
     HOST_FLOOR_WORK.clear()
 
 
-_parallel.on_floor(lambda least: HOST_FLOOR_WORK.clear())  # a new thread limit or profile
+_threads.on_floor(lambda least: HOST_FLOOR_WORK.clear())  # a new thread limit or profile
