@@ -89,13 +89,13 @@ def _numpy_hugepages() -> bool:
 POOL, LIMIT, STATUS = _load()
 #: Elements of an operand from which a call is a candidate for the scope
 #: (:data:`THRESHOLD` over 8 bytes, float64's and int64's size): the hot paths send calls
-#: with an operand this large to the general path (:func:`autodev._parallel.least_floor`).
+#: with an operand this large to the general path (:func:`autodev._threads.least_floor`).
 POOLED_FROM = NEVER if POOL is None else THRESHOLD // 8
 #: Whether large calls run in the pool's scope (the pool is there, its bound above 0).
 _ON = POOL is not None
 
 
-#: Called whenever :data:`POOLED_FROM` may have changed (:mod:`autodev._parallel`
+#: Called whenever :data:`POOLED_FROM` may have changed (:mod:`autodev._threads`
 #: registers, so that the hot paths learn the new size).
 LISTENERS: list[Callable[[], None]] = []
 

@@ -18,7 +18,7 @@ import pytest
 
 import autodev
 from autodev import _host_buffers as H
-from autodev import _parallel as P
+from autodev import _threads as T
 from autodev._device import CPU
 from autodev._residency import memory
 
@@ -145,7 +145,7 @@ def test_small_blocks_are_never_pooled() -> None:
 
 @needs_pool
 def test_one_thread_sends_pooled_sizes_to_the_general_path() -> None:
-    assert P.least_floor() <= H.POOLED_FROM
+    assert T.least_floor() <= H.POOLED_FROM
 
 
 # --------------------------------------------------------------------------- bound, pressure
