@@ -326,7 +326,7 @@ def same_call(row: dict[str, Any], column: str) -> bool:
     and by noise.
     """
     device = row.get("device")
-    if device is None:
+    if not isinstance(device, str):
         return False
     if column == "numpy":
         return device == "cpu" and bool(row.get("numpy_call", True))
@@ -355,9 +355,9 @@ def mark(row: dict[str, Any], column: str | None) -> str:
     """The mark for autodev ÷ ``column`` in ``row``: BUSY, WITHIN_SPREAD, SAME_CALL or ''."""
     ad = row.get("autodev")
     ref = row.get(column) if column else None
-    if not ad or not ref:
+    if column is None or not ad or not ref:
         return ""
-    same = same_call(row, column)  # type: ignore[arg-type]
+    same = same_call(row, column)
     if same and _busy(ad, ref, int(row.get("calls", 1))):
         return BUSY
     rounds = row.get("rounds") or {}
