@@ -6,6 +6,7 @@
 #     bash benchmarks/history.sh                  # 10 commits spread over main
 #     bash benchmarks/history.sh 4 HEAD~50..main  # 4 commits of a range (git rev-list syntax)
 #     ASV=.venv/bin/asv MACHINE=my-box bash benchmarks/history.sh
+#     bash benchmarks/history.sh 10 main --skip-existing-commits   # further args go to asv run
 #
 # Before the first run, describe the machine once (asv keeps it in ~/.asv-machine.json):
 #     cd benchmarks && asv machine --machine NAME --yes   (then edit the description)
@@ -21,10 +22,11 @@ cd "$(dirname "$0")"
 ASV="${ASV:-asv}"
 steps="${1:-10}"
 range="${2:-main}"
+shift $(( $# < 2 ? $# : 2 ))
 machine=()
 [[ -n "${MACHINE:-}" ]] && machine=(--machine "$MACHINE")
 exec nice -n "${NICE:-19}" "$ASV" run --steps "$steps" "$range" "${machine[@]}" \
   -a repeat=3 -a processes=1 \
   --bench "DispatchOverhead\.time_call\('(numpy|autodev)', '\w+', 'float64', 'host', '(here|sim)'\)" \
   --bench "(ElementwiseChain|PowerIteration|SparseMatvecLoop)\.time_\w+\('(numpy|autodev)', \d+, 'float64', 'host'\)" \
-  --bench "ThreadedChains\.time_chain\('\w+', '\w+', '\w+', 1000000\)"
+  --bench "ThreadedChains\.time_chain\('\w+', '\w+', '\w+', 1000000\)" "$@"
