@@ -18,10 +18,14 @@
 #   2. autodev calibrate      -> $OUT/profile-<gpu>.json  (tolerated if the command is missing)
 #   3. side-by-side report    -> $OUT/report-<gpu>.json, $OUT/report-<gpu>.png
 #   4. overhead script        -> $OUT/overhead-<gpu>.json  (tiny/large calls with a GPU present)
-#   5. asv --quick            -> $OUT/asv-results-<gpu>.tar.gz  (skipped if asv is absent)
+#   5. asv --quick            -> $OUT/asv-results-<gpu>.tar.gz  (skipped if asv is absent):
+#                                the reference, chained and overhead classes, this commit,
+#                                this interpreter (--python=same), machine name <gpu>
 # Everything printed also goes to $OUT/gpu-run-<gpu>.log. Exit status: 0 only if every step
 # that ran passed. Afterwards, commit the profile under calibration/, the asv results under
-# benchmarks/results/, and put the report's figures in docs/performance.md.
+# benchmarks/results/<gpu>/ (`tar -xzf asv-results-<gpu>.tar.gz -C benchmarks results/<gpu>`
+# puts them where asv.conf.json's results_dir keeps every machine's), and put the report's
+# figures in docs/performance.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/gpu-out}"
@@ -117,7 +121,7 @@ if "$PY" -c "import asv" 2>/dev/null; then
     # --python=same saves results only with a commit hash (needs .git in the copy)
     hash="$(git rev-parse HEAD 2>/dev/null)" && save=(--set-commit-hash "$hash") || save=()
     box "$(left)" "$PY" -m asv run --python=same --quick --machine "$tag" "${save[@]}" \
-      --bench 'bench_reference|bench_chained' --show-stderr
+      --bench 'bench_reference|bench_chained|bench_overhead' --show-stderr
   ) || echo "asv run stopped ($?): partial results are kept"
   if [[ -d benchmarks/results/$tag ]]; then
     tar -czf "$OUT/asv-results-$tag.tar.gz" -C benchmarks results/"$tag" results/benchmarks.json 2>/dev/null

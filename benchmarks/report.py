@@ -13,6 +13,14 @@ On a CPU-only machine the GPU columns say why they are empty. With
 ``--simulate`` (or AUTODEV_SIMULATE_GPU=1) the simulated GPU ``sim:0`` stands in:
 its times come from its virtual clock (the true cost curves it charges each
 call and transfer), the CPU's from the wall clock.
+
+Each case times its implementations in ``ROUNDS`` interleaved rounds; a figure is
+the median of its round medians. A ratio is marked when it is not a finding:
+``!`` the two columns ran the same backend calls yet timed further apart than
+autodev's wrapper explains, in either direction (a busy machine); ``~`` the two
+columns' round medians overlap (the run did not resolve the difference); ``=``
+(``ad/min`` only) autodev and the best device's column ran the same calls, so
+the ratio is the decision's cost, not a device difference.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import contextlib
 import json
 import math
 import os
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -31,6 +40,9 @@ from .benchmarks.common import (CHAINED, FULL, REFERENCE, WORKLOADS, Workload, g
                                 host_inputs, implementation)
 
 QUICK_SIZES = 2  # --quick: the two smallest sizes of each family
+ROUNDS = 3  # interleaved rounds per case: each figure is the median of the round medians
+#: implementation -> its column in the row
+_COLUMN = {"numpy": "numpy", "autodev": "autodev", "autodev-cpu": "cpu", "autodev-gpu": "gpu"}
 
 
 def _measure(func: Callable[[], Any], budget: float, clock: Callable[[], float] | None = None
@@ -91,9 +103,12 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
                 funcs["autodev"]()
             row["device"] = _chosen(records)
             row["predicted"] = _predicted(records)
-    # interleave the implementations, keeping each one's best median of two rounds
-    times: dict[str, float] = {}
-    for _ in range(2):
+            row["calls"] = max(1, len(records))
+            row["numpy_call"] = runs_numpy_call(records)
+    # interleave the implementations over ROUNDS rounds; each figure is the median of its
+    # round medians, and the rounds' spread says which differences the run resolved
+    rounds: dict[str, list[float]] = {}
+    for _ in range(ROUNDS):
         for name, func in funcs.items():
             if func is None:
                 continue
@@ -101,15 +116,15 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
             if name == "autodev" and sim is not None:
                 clock = _autodev_clock(sim, row.get("device", "cpu"))
             with _policy(impls.get(name)):
-                t = _measure(func, budget / 8, clock)
-            times[name] = min(times.get(name, math.inf), t)
-    row["numpy"] = times.get("numpy")
-    row["autodev"] = times.get("autodev")
-    row["cpu"] = times.get("autodev-cpu")
-    row["gpu"] = times.get("autodev-gpu")
+                t = _measure(func, budget / (4 * ROUNDS), clock)
+            rounds.setdefault(_COLUMN[name], []).append(t)
+    row["rounds"] = rounds
+    for column in _COLUMN.values():
+        row[column] = statistics.median(rounds[column]) if column in rounds else None
     _judge(row)
     if workload.name in CHAINED:
         _best_fixed(row, inputs)
+    row["flags"] = flags(row)
     return row
 
 
@@ -260,11 +275,12 @@ def format_report(result: dict[str, Any]) -> str:
     for r in result["rows"]:
         device = r.get("device", "—")
         other = r["gpu"] if device == "cpu" else r["cpu"]
-        ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else "—"
+        marks = flags(r)
+        ratio = (f"{r['ratio']:.2f}x" if r["ratio"] is not None else "—") + marks["ad/min"]
         if "+" in device:
             device = "mixed*"
         vs_numpy = (f"{r['autodev'] / r['numpy']:.2f}x" if r["autodev"] and r["numpy"]
-                    else "—") + ("!" if _noise(r) else "")
+                    else "—") + marks["ad/np"]
         vs_fixed = f"{r['vs_fixed']:.2f}x" if r.get("vs_fixed") else "—"
         lines.append(f"{r['family']:14} {r['size']:>6} {_ms(r['numpy']):>10} "
                      f"{_ms(r['autodev']):>10} {device:>10} {_ms(other):>10} "
@@ -274,16 +290,92 @@ def format_report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-#: On the CPU autodev runs NumPy's own call plus a wrapper, so it can only be slower;
-#: a row it wins by more than this share was measured on a busy machine.
+# --------------------------------------------------------------------------- noise marks
+
+#: Marks after a ratio (``ad/min``, ``ad/np``), explained under the table.
+BUSY = "!"  # the same backend call, timed further apart than autodev's wrapper explains
+WITHIN_SPREAD = "~"  # a difference the run did not resolve: the round medians overlap
+SAME_CALL = "="  # ad/min: autodev and the best device's column ran the same backend calls
+
+#: Two columns making the same backend call and timed further apart than this share
+#: (beyond WRAPPER per call when autodev is the slower) were measured on a busy machine.
 NOISE = 0.25
+#: Seconds autodev's wrapper may add per dispatched call (generous: a few µs is typical).
+WRAPPER = 20e-6
+#: A ratio within this share of 1 claims no difference, so it is never marked ``~``.
+CLAIM = 0.05
 
 
-def _noise(row: dict[str, Any]) -> bool:
-    """True if the row shows autodev beating NumPy on the CPU beyond what noise allows."""
-    ad, np_time = row.get("autodev"), row.get("numpy")
-    return row.get("device") == "cpu" and bool(ad) and bool(np_time) and \
-        ad * (1 + NOISE) < np_time
+def runs_numpy_call(records: list[Any]) -> bool:
+    """True if every traced call ran on the CPU as NumPy's own call, on one thread."""
+    return all(r.device == "cpu" and getattr(r, "threads", 1) <= 1 for r in records)
+
+
+def best_column(row: dict[str, Any]) -> str | None:
+    """``"cpu"`` or ``"gpu"``: the faster of the measured device columns (None if neither)."""
+    known = [(row[c], c) for c in ("cpu", "gpu") if row.get(c)]
+    return min(known)[1] if known else None
+
+
+def same_call(row: dict[str, Any], column: str) -> bool:
+    """True if autodev and ``column`` ran the same backend calls.
+
+    ``numpy``: autodev ran every call on the CPU as NumPy's own call (not split over
+    threads). ``cpu``/``gpu``: autodev chose that device for every call, so the forced
+    column made the very calls it made. Such columns differ only by autodev's wrapper
+    and by noise.
+    """
+    device = row.get("device")
+    if not isinstance(device, str):
+        return False
+    if column == "numpy":
+        return device == "cpu" and bool(row.get("numpy_call", True))
+    if column == "cpu":
+        return device == "cpu"
+    return column == "gpu" and device != "cpu" and "+" not in device and "×" not in device
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    """True if the ranges of two lists of round medians overlap."""
+    return bool(a) and bool(b) and min(a) <= max(b) and min(b) <= max(a)
+
+
+def _busy(autodev: float, other: float, calls: int) -> bool:
+    """True if two runs of the same backend calls differ by more than the wrapper explains.
+
+    autodev faster by more than NOISE: nothing explains it. autodev slower by more than
+    NOISE and by more than WRAPPER per dispatched call: more than its wrapper costs.
+    """
+    if autodev * (1 + NOISE) < other:
+        return True
+    return autodev > other * (1 + NOISE) and autodev - other > calls * WRAPPER
+
+
+def mark(row: dict[str, Any], column: str | None) -> str:
+    """The mark for autodev ÷ ``column`` in ``row``: BUSY, WITHIN_SPREAD, SAME_CALL or ''."""
+    ad = row.get("autodev")
+    ref = row.get(column) if column else None
+    if column is None or not ad or not ref:
+        return ""
+    same = same_call(row, column)
+    if same and _busy(ad, ref, int(row.get("calls", 1))):
+        return BUSY
+    rounds = row.get("rounds") or {}
+    if abs(ad / ref - 1) > CLAIM and _overlap(rounds.get("autodev", []), rounds.get(column, [])):
+        return WITHIN_SPREAD
+    if same and column != "numpy":
+        return SAME_CALL
+    return ""
+
+
+def flags(row: dict[str, Any]) -> dict[str, str]:
+    """The marks of a row's two ratio columns: ``{"ad/min": mark, "ad/np": mark}``."""
+    return {"ad/min": mark(row, best_column(row)), "ad/np": mark(row, "numpy")}
+
+
+def _flagged(rows: list[dict[str, Any]], sign: str) -> list[str]:
+    """``family n=size`` of the rows with ``sign`` in either ratio column."""
+    return [f"{r['family']} n={r['size']}" for r in rows if sign in flags(r).values()]
 
 
 def _notes(result: dict[str, Any]) -> list[str]:
@@ -320,15 +412,32 @@ def _notes(result: dict[str, Any]) -> list[str]:
                      "curves; 'cpu' and 'numpy' are wall time on this machine; a mixed "
                      "autodev run (mixed*: some calls on each device) is timed as wall + "
                      "virtual time, an upper bound.")
-    noisy = [f"{r['family']} n={r['size']}" for r in result["rows"] if _noise(r)]
-    if noisy:
-        notes.append(f"! noise: autodev ran the very NumPy call on the CPU yet timed more than "
-                     f"{1 + NOISE:.2f}x faster ({', '.join(noisy)}): this machine was busy "
-                     "while measuring, so these ratios are not performance; rerun when idle.")
+    notes.extend(_noise_notes(result["rows"]))
     mixed = [f"{r['family']} n={r['size']}: {r['device']}" for r in result["rows"]
              if "+" in r.get("device", "")]
     if mixed:
         notes.append("mixed* decisions: " + "; ".join(mixed))
+    return notes
+
+
+def _noise_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """One note per noise mark that appears in the table."""
+    notes = []
+    busy = _flagged(rows, BUSY)
+    if busy:
+        notes.append(f"! busy: the two columns ran the same backend calls, yet timed more than "
+                     f"{1 + NOISE:.2f}x apart, beyond what autodev's wrapper adds "
+                     f"({', '.join(busy)}): this machine was busy while measuring, so these "
+                     "ratios are not performance; rerun when idle.")
+    spread = _flagged(rows, WITHIN_SPREAD)
+    if spread:
+        notes.append(f"~ within spread: the {ROUNDS} interleaved round medians of the two "
+                     f"columns overlap ({', '.join(spread)}): the run did not resolve the "
+                     "difference; rerun with a larger --budget or on an idle machine.")
+    if any(flags(r)["ad/min"] == SAME_CALL for r in rows):
+        notes.append("= ad/min compares autodev with the device it chose for every call: both "
+                     "columns ran the same backend calls, so the ratio is the cost of the "
+                     "decision and noise, not a difference between devices.")
     return notes
 
 

@@ -1,0 +1,72 @@
+"""The asv set-up: a configuration that installs no CUDA wheels by default, the install
+script's choice of extra, and committed results that asv can read and that describe their
+machine in words only."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _config() -> dict:
+    # asv's configuration is JSON with // comment lines
+    text = "\n".join(line for line in (BENCH / "asv.conf.json").read_text().splitlines()
+                     if not line.lstrip().startswith("//"))
+    return json.loads(text)
+
+
+def _install_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("asv_install", BENCH / "asv_install.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_environments_install_no_cuda_wheels_by_default() -> None:
+    conf = _config()
+    commands = " ".join(conf["install_command"] + conf["build_command"])
+    assert "cuda" not in commands and "asv_install.py" in commands
+    assert conf["results_dir"] == "results" and conf["benchmark_dir"] == "benchmarks"
+
+
+def test_install_extra_comes_from_the_environment_variable() -> None:
+    script = _install_script()
+    assert script.requirement("w.whl", "") == "w.whl"
+    assert script.requirement("w.whl", " cuda12 ") == "w.whl[cuda12]"
+    with pytest.raises(ValueError, match="AUTODEV_ASV_EXTRA must be one of"):
+        script.requirement("w.whl", "cuda11")
+
+
+def test_gpu_run_keeps_results_where_the_configuration_does() -> None:
+    text = (BENCH / "gpu-run.sh").read_text()
+    results = _config()["results_dir"]
+    assert f'-C benchmarks {results}/"$tag"' in text
+    assert "--python=same" in text and '--machine "$tag"' in text
+
+
+def _machines() -> list[Path]:
+    root = BENCH / "results"
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+@pytest.mark.parametrize("machine", _machines(), ids=lambda p: p.name)
+def test_committed_results_describe_the_machine_in_words(machine: Path) -> None:
+    described = json.loads((machine / "machine.json").read_text())
+    assert described["machine"] == machine.name
+    for key in ("arch", "cpu", "num_cpu", "os", "ram"):
+        assert str(described[key]).strip(), key
+    runs = [json.loads(p.read_text()) for p in machine.glob("*.json") if p.name != "machine.json"]
+    assert runs, "a machine directory without results"
+    for run in runs:
+        assert re.fullmatch(r"[0-9a-f]{40}", run["commit_hash"])
+        assert run["params"]["machine"] == machine.name and run["results"]
+    text = "".join(p.read_text() for p in machine.glob("*.json"))
+    assert not re.search(r"/(work|root|home|tmp)/", text), "a local path in committed results"
