@@ -11,7 +11,7 @@
  * on a device, a floor not cached yet, another policy) goes to the fallback with the
  * arguments untouched. The Python functions stay the reference: with
  * AUTODEV_PURE_PYTHON=1, or where this module could not be compiled, autodev runs them
- * alone and every test passes the same (tests/test_speedups.py compares the two).
+ * alone and every test passes the same (tests/arrays/test_speedups.py compares the two).
  *
  * New arrays are made as the Python code makes them: object.__new__(ndarray) and one
  * store per slot. The slots' offsets are read from the class's own member descriptors

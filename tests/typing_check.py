@@ -1,4 +1,4 @@
-"""Code a user writes with autodev, checked by mypy (tests/test_typing.py runs it).
+"""Code a user writes with autodev, checked by mypy (tests/package/test_typing.py runs it).
 
 Not a pytest module (no ``test_`` prefix): it is never executed, only type checked, so
 that the operators and methods declared in ``autodev.ndarray``'s class body stay

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index  # AxisError, as NumPy's
 
 from .._typing import Axes, Axis, Casting, NativeArray, Order
+from ._imitating import sim_loaded
 
 if TYPE_CHECKING:  # numpy.typing is not loaded at run time (``import autodev`` stays lean)
     from numpy.typing import DTypeLike
@@ -515,3 +517,7 @@ def runtime_warning(func: Callable[..., Any]) -> Callable[..., Any]:
 def imitate_missing_keywords(*names: str) -> Quirk:
     """The imitation of a CuPy function lacking NumPy's keywords ``names``."""
     return lacking(*names)
+
+
+LOADED = True  # every imitation above is defined: registrations may apply them
+sim_loaded(sys.modules[__name__])  # the capability table's rows (autodev._backends._imitating)

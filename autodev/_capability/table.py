@@ -11,19 +11,22 @@ to fire; each name and keyword is checked against the installed CuPy) and
 docs/coverage.md. Read from the CuPy 14.2 sources.
 
 The corrections live in :mod:`autodev._capability.corrections`, the imitations in
-:mod:`autodev._backends._sim_cupy`; this module says which name gets which.
+:mod:`autodev._backends._sim_cupy`; this module says which name gets which (naming the
+imitations, :mod:`autodev._capability.imitations`, so that the simulator loads only when
+it is used).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
-from .._backends import _sim_cupy as S
+from .._backends._imitating import on_sim_load
+from .imitations import Imitation, Quirk, S
 
 
 # --------------------------------------------------------------------------- rules
@@ -51,16 +54,22 @@ def _lstsq_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
 def imitate_operands(functions: Mapping[str, Any]) -> None:
     """Give the sim CuPy's refusal of host operands for each dispatched name (its NumPy
     function in ``functions``), inside the name's own imitation, if its row has one, which
-    speaks first. The operands are read when the sim first resolves the name."""
-    for name, np_func in functions.items():
-        own = S.IMITATIONS.get(name)
+    speaks first; done when the simulator loads (after the rows' own imitations)."""
+    on_sim_load(lambda sim: _imitate_operands(sim, functions))
 
-        def quirk(func: Func, own: S.Quirk | None = own, np_func: Func = np_func) -> Func:
+
+def _imitate_operands(sim: ModuleType, functions: Mapping[str, Any]) -> None:
+    """:func:`imitate_operands` on the loaded imitations ``sim``. The operands are read
+    when the sim first resolves the name."""
+    for name, np_func in functions.items():
+        own = sim.IMITATIONS.get(name)
+
+        def quirk(func: Func, own: Quirk | None = own, np_func: Func = np_func) -> Func:
             params = operand_params(np_func)
-            refusing = S.host_operands(params)(func) if params else func
+            refusing = sim.host_operands(params)(func) if params else func
             return own(refusing) if own is not None else refusing
 
-        S.IMITATIONS[name] = quirk
+        sim.IMITATIONS[name] = quirk
 
 
 # --------------------------------------------------------------------------- the table
@@ -84,8 +93,9 @@ class Row:
         A further capability rule ``(arrays, kwargs) -> bool``; False runs it on the CPU.
     correction : callable, optional
         ``(backend, gpu_function) -> function`` giving NumPy's behaviour on the GPU.
-    imitation : callable, optional
-        ``function -> function``: the simulated GPU's imitation of CuPy's behaviour.
+    imitation : Imitation, optional
+        The simulated GPU's imitation of CuPy's behaviour (``function -> function``), by
+        name in :mod:`autodev._backends._sim_cupy` (:mod:`autodev._capability.imitations`).
     why : str
         The difference, in one line (docs/coverage.md).
     """
@@ -97,7 +107,7 @@ class Row:
     numpy_only: tuple[str, ...] = ()
     rule: Rule | None = None
     correction: Factory | None = None
-    imitation: S.Quirk | None = None
+    imitation: Imitation | None = None
 
     def gpu_rule(self) -> Rule | None:
         """The capability rule for the GPU: no NumPy-only keyword, and ``rule``."""
@@ -107,12 +117,14 @@ class Row:
             return plain or rule
         return lambda arrays, kwargs: plain(arrays, kwargs) and rule(arrays, kwargs)
 
-    def sim_quirk(self) -> S.Quirk | None:
-        """The sim's imitation: ``imitation`` plus a TypeError for each NumPy-only keyword."""
-        imitation, numpy_only = self.imitation, self.numpy_only
+    def sim_quirk(self, sim: ModuleType) -> Quirk | None:
+        """The sim's imitation: ``imitation`` (resolved in the loaded imitations ``sim``)
+        plus a TypeError for each NumPy-only keyword."""
+        imitation = None if self.imitation is None else self.imitation.resolve(sim)
+        numpy_only = self.numpy_only
         if not numpy_only:
             return imitation
-        lacking = S.imitate_missing_keywords(*numpy_only)
+        lacking = sim.imitate_missing_keywords(*numpy_only)
         if imitation is None:
             return lacking
         return lambda func: lacking(imitation(func))
@@ -349,17 +361,17 @@ METHOD_GPU_WRAPPERS: Mapping[str, Factory] = MappingProxyType({
     if row.correction is not None and name.startswith("ndarray.")})
 
 
-def _install_imitations() -> None:
+def _install_imitations(sim: ModuleType) -> None:
     """Give the simulated GPU every row's imitation (it reads ``_sim.IMITATIONS``)."""
     for name, row in TABLE.items():
-        quirk = row.sim_quirk()
+        quirk = row.sim_quirk(sim)
         if quirk is not None:
-            S.IMITATIONS[name] = quirk
+            sim.IMITATIONS[name] = quirk
         if row.cupy is None:
-            S.CUPY_MISSING.add(name)
+            sim.CUPY_MISSING.add(name)
 
 
-_install_imitations()
+on_sim_load(_install_imitations)  # when the simulator loads: importing autodev loads none of it
 
 
 # --------------------------------------------------------------------------- scipy.special

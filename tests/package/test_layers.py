@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "autodev"
+PACKAGE = Path(__file__).resolve().parents[2] / "autodev"
 
 #: Rooms from the ground up: a module may import modules of its own room or of a room
 #: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).

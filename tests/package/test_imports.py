@@ -94,6 +94,31 @@ def test_import_loads_the_simulator_only_when_it_is_enabled():
     assert run_python(code, env={"AUTODEV_SIMULATE_GPU": "1"}).strip() == "True"
 
 
+def test_import_loads_none_of_the_simulator():
+    """The capability table names the simulator's CuPy imitations without loading them
+    (issue 20: ``import autodev`` loaded 500 lines of them through the table)."""
+    code = """
+        import json, sys
+        import autodev
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("autodev._backends._sim"))))
+    """
+    assert json.loads(run_python(code)) == []
+
+
+def test_the_imitations_take_the_tables_rows_when_they_load():
+    code = """
+        import sys
+        import autodev._backends._sim_cupy as S
+        from autodev._capability.table import TABLE
+        imitated = [n for n, row in TABLE.items() if row.imitation is not None]
+        assert imitated and all(n in S.IMITATIONS for n in imitated)
+        assert "take" in S.IMITATIONS  # a host-operand refusal (the function table's)
+        assert {n for n, row in TABLE.items() if row.cupy is None} == S.CUPY_MISSING
+        print("ok")
+    """
+    assert run_python(code).strip() == "ok"
+
+
 def test_default_policy_import_alone_does_not_import_cupy():
     out = run_python("""
         import sys

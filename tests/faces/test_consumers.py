@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-CHECK = Path(__file__).parent / "consumers_check.py"
+CHECK = Path(__file__).resolve().parents[1] / "consumers_check.py"
 SETTINGS = ("cpu", "sim-auto", "sim-gpu")
 
 
@@ -87,7 +87,7 @@ def test_scipy_results_stay_where_scipy_allows(report):
 def test_consumer_suites_flag_what_passes_with_array_api_strict_only(tmp_path):
     # .ci/consumer-suites' comparison (tests/plugins/consumer_backends.py) on ids as SciPy
     # and scikit-learn make them
-    sys.path.insert(0, str(Path(__file__).parent / "plugins"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
     try:
         import consumer_backends as cb
     finally:

@@ -12,7 +12,7 @@ import numpy.testing
 
 import autodev
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "numpy_suite"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "numpy_suite"))
 import autodev_numpy_suite as suite  # noqa: E402
 
 

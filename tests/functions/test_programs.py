@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.py"))
+PROGRAMS = sorted((Path(__file__).resolve().parents[1] / "programs").glob("*.py"))
 IMPORT_LINE = "import numpy as np\n"
 SETTINGS = {
     "cpu": {"AUTODEV_DEVICE": "cpu"},

@@ -33,7 +33,7 @@ from autodev._namespace import SPECS
 from autodev._residency import reuse as _reuse
 from autodev.testing import gpu_costs, simulated_gpu, to_numpy
 
-PROGRAMS = {p.stem: p.read_text() for p in sorted((Path(__file__).parent / "programs").glob("*.py"))}
+PROGRAMS = {p.stem: p.read_text() for p in sorted((Path(__file__).resolve().parents[1] / "programs").glob("*.py"))}
 PROGRAMS["csr_matvec"] = '''
 import numpy as np
 import scipy.sparse as sparse

@@ -19,7 +19,7 @@ from autodev import _doctor
 from autodev._backends import _cupy
 from autodev._cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Loader(types.ModuleType):

@@ -71,7 +71,7 @@ def test_array_interface_and_ctypes(device):
 
 
 def test_setflags(device):
-    """Read-only holds on every device (tests/test_readonly.py tries each write path)."""
+    """Read-only holds on every device (tests/residency/test_readonly.py tries each write path)."""
     x = put(sample((3,)), device)
     x.setflags(write=False)
     assert not x.flags.writeable

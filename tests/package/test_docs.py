@@ -4,7 +4,7 @@ from pathlib import Path
 
 from autodev._cli.coverage import render
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_coverage_page_matches_capability_table() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from autodev import _config
 
-DOC = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
 
 
 def _env(monkeypatch: pytest.MonkeyPatch, **values: str) -> Any:

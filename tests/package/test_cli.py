@@ -16,7 +16,7 @@ from autodev import _cli
 from autodev._calibrate import calibrate as _calibrate
 from autodev._cost import profile as _profile
 
-_ROOT = Path(__file__).resolve().parents[1]
+_ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--quick", "--ops", "elementwise,matmul", "--dtypes", "f64", "--max-seconds", "0.3",
         "--no-progress"]
 
@@ -194,7 +194,7 @@ def test_probe_refuses_cupy_13(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_cuda_extras_require_cupy_14() -> None:
     """CuPy 13's sort takes no kind=, which autodev passes: the extras require 14."""
-    text = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    text = (_ROOT / "pyproject.toml").read_text()
     for extra in ("cuda12", "cuda13", "cuda12-ctk", "cuda13-ctk"):
         line = next(l for l in text.splitlines() if l.startswith(f"{extra} ="))
         assert ">=14" in line, line
