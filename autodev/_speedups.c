@@ -797,8 +797,10 @@ static PyTypeObject FastFunctionType = {
 
 /* The base of autodev.ndarray on Python < 3.12, where a Python class's __buffer__
    (PEP 688) is not read: its buffer slot asks the instance's __buffer__ for a
-   memoryview and exports that (the consumer's release reaches the memoryview). No
-   state and no rule of its own: which memory is shared is __buffer__'s answer. */
+   memoryview and exports that memory. The exported buffer's owner is the instance, as
+   NumPy's (memoryview(x).obj is x); the memoryview it came from is held in the view's
+   internal field until the consumer releases it. No state and no rule of its own: which
+   memory is shared is __buffer__'s answer. */
 static int
 exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
@@ -806,12 +808,29 @@ exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
     if (mv == NULL)
         return -1;
     int r = PyObject_GetBuffer(mv, view, flags);
-    Py_DECREF(mv);
-    return r;
+    if (r < 0) {
+        Py_DECREF(mv);
+        return r;
+    }
+    Py_SETREF(view->obj, Py_NewRef(self));  /* drops the view's reference to mv */
+    view->internal = mv;                     /* our reference to mv, released below */
+    return 0;
+}
+
+static void
+exporter_releasebuffer(PyObject *self, Py_buffer *view)
+{
+    PyObject *mv = (PyObject *)view->internal;
+    Py_buffer inner = *view;
+    inner.obj = mv;  /* the export taken from mv, and our reference to it, end here */
+    inner.internal = NULL;
+    PyBuffer_Release(&inner);
+    view->internal = NULL;
 }
 
 static PyBufferProcs exporter_as_buffer = {
     .bf_getbuffer = exporter_getbuffer,
+    .bf_releasebuffer = exporter_releasebuffer,
 };
 
 static PyTypeObject BufferExporterType = {

@@ -1,0 +1,61 @@
+"""Semantics NumPy's own test suite checks, each compared with NumPy on every device:
+``array(x, copy=..., order=...)`` keeping or refusing ``x``'s memory, the buffer
+protocol's owner, and the other differences its expected-failures list names."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy
+import pytest
+
+import autodev
+from diffcheck import put
+
+HAS_BUFFER = autodev.ndarray.__mro__[1] is not object or sys.version_info >= (3, 12)
+
+
+def _layout(a: Any, layout: str) -> Any:
+    """``a`` (4 x 6) C-contiguous, F-contiguous, strided, or one of its elements as 0-d."""
+    return {"C": a, "F": a.copy(order="F"), "strided": a[::2, ::2], "0-d": a[1, 2, ...]}[layout]
+
+
+def _outcome(xp: Any, a: Any, **kwargs: Any) -> str:
+    """What ``xp.array(a, **kwargs)`` did: kept ``a``, copied it, or refused (the type)."""
+    try:
+        res = xp.array(a, **kwargs)
+    except Exception as e:  # noqa: BLE001 - the type is the answer compared
+        return type(e).__name__
+    return "same" if res is a else "copy"
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "0-d"])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("copy", [None, False, True, numpy._CopyMode.IF_NEEDED,
+                                  numpy._CopyMode.NEVER, numpy._CopyMode.ALWAYS, "no"])
+def test_array_keeps_copies_or_refuses_as_numpys(device, layout, order, copy):
+    # copy=None keeps the array where its layout allows the order asked; copy=False
+    # (or _CopyMode.NEVER) refuses with ValueError where it does not; strings are refused
+    a = _layout(numpy.arange(24.0).reshape(4, 6), layout)
+    x = _layout(put(numpy.arange(24.0).reshape(4, 6), device), layout)
+    assert _outcome(autodev, x, copy=copy, order=order) == \
+        _outcome(numpy, a, copy=copy, order=order)
+    assert _outcome(autodev, x, copy=copy, dtype=numpy.float32) == \
+        _outcome(numpy, a, copy=copy, dtype=numpy.float32)
+
+
+@pytest.mark.skipif(not HAS_BUFFER, reason="the buffer protocol for Python classes (PEP 688 "
+                    "__buffer__) needs Python 3.12, or the compiled extension before it")
+def test_memoryview_owner_is_the_array_as_numpys():
+    x = autodev.arange(12.0).reshape(3, 4)
+    m = memoryview(x)
+    assert m.obj is x  # NumPy's: memoryview(a).obj is a
+    view = autodev.array(m, copy=False)
+    assert view.base.obj is x and numpy.shares_memory(numpy.asarray(view), numpy.asarray(x))
+    m.release()
+    before = sys.getrefcount(x)
+    for _ in range(100):
+        memoryview(x).release()
+        bytes(x)
+    assert sys.getrefcount(x) == before  # every export released
