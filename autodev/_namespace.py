@@ -779,6 +779,33 @@ def asanyarray(a: Any, dtype: Any = None, order: Order | None = None, **kwargs: 
     return keep_class(result, cls, obj) if cls in SUBCLASSES else result
 
 
+#: ``require``'s requirement names, each to its flag letter (NumPy's spellings).
+_REQUIREMENTS = {
+    "C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+    "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+    "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E",
+}
+
+
+def require(a: Any, dtype: Any = None, requirements: Any = None, *,
+            like: Any = None) -> ndarray:
+    """An array of ``dtype`` meeting ``requirements`` (NumPy's ``require``): ``a`` itself
+    where it meets them, else a copy; a subclass is kept unless "E" (ENSUREARRAY) is asked.
+    An unknown requirement raises KeyError and "C" with "F" ValueError, as NumPy's."""
+    if not requirements:
+        return asanyarray(a, dtype=dtype)
+    wanted = {_REQUIREMENTS[r.upper()] for r in (
+        [requirements] if isinstance(requirements, str) else requirements)}
+    if {"C", "F"} <= wanted:
+        raise ValueError("Cannot specify both \"C\" and \"F\" order")
+    result = asarray(a, dtype=dtype) if "E" in wanted else asanyarray(a, dtype=dtype)
+    order = "C" if "C" in wanted else "F" if "F" in wanted else "A"
+    for flag in wanted - {"E"}:
+        if not result.flags[flag]:
+            return result.copy(order)
+    return result
+
+
 # ---------------------------------------------------------------------- metadata
 
 def shape(a: Any) -> tuple[int, ...]:
@@ -870,6 +897,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "ndim": ndim, "size": size, "result_type": result_type, "iscomplexobj": iscomplexobj,
     "isrealobj": isrealobj, "isscalar": isscalar, "may_share_memory": may_share_memory,
     "shares_memory": shares_memory, "copyto": copyto, "from_dlpack": from_dlpack,
+    "require": require,
 }
 
 

@@ -51,6 +51,8 @@ def install(cls: type) -> None:
             continue  # the subclass's own method (its super() calls reach the wrapper below)
         if any(name in base.__dict__ for base in cls.__mro__[1:] if base in SUBCLASSES):
             continue  # already wrapped on a subclass it derives from
+        if name in BASE_RESULTS:
+            continue  # x.nonzero(): base arrays, as the function's
         setattr(cls, name, _keeping_class(getattr(ndarray, name), name))
     if "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr  # type: ignore[method-assign, assignment]
@@ -82,6 +84,9 @@ def of_inputs(args: tuple[Any, ...], result: Any, kwargs: dict[str, Any] | None 
     """``result`` of a call on ``args`` wrapped as NumPy wraps it (see the module doc)."""
     if name in BASE_RESULTS or (kwargs is not None and kwargs.get("out") is not None):
         return result
+    if kwargs is not None and "subok" in kwargs and not kwargs["subok"] \
+            or name in BASE_UNLESS_SUBOK and not (kwargs or {}).get("subok"):
+        return result  # subok=False (those functions' default): a base array, as NumPy's
     if name.startswith("linalg."):  # wrapped by one argument's class, whatever the priority
         position = _LINALG_WRAPS_WITH.get(name, 0)
         winner = args[position] if len(args) > position and type(args[position]) in SUBCLASSES \
@@ -101,6 +106,10 @@ BASE_RESULTS = frozenset(
     "histogram histogram2d histogramdd histogram_bin_edges unravel_index ravel_multi_index "
     "einsum indices ix_ meshgrid mgrid ogrid tril_indices triu_indices diag_indices "
     "nanargmin nanargmax lexsort digitize".split())
+
+
+#: NumPy functions whose ``subok=`` is False by default: base arrays unless it is True.
+BASE_UNLESS_SUBOK = frozenset({"copy", "broadcast_to", "broadcast_arrays"})
 
 
 #: ``numpy.linalg`` wraps its results with ``__array_wrap__`` of its first argument, these

@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 import autodev
-from diffcheck import put
+from diffcheck import error_parity, put
 
 HAS_BUFFER = autodev.ndarray.__mro__[1] is not object or sys.version_info >= (3, 12)
 
@@ -59,3 +59,63 @@ def test_memoryview_owner_is_the_array_as_numpys():
         memoryview(x).release()
         bytes(x)
     assert sys.getrefcount(x) == before  # every export released
+
+
+class _Sub:
+    """A subclass of each library's ndarray, made per library (``class A(np.ndarray)``)."""
+
+    made: dict[str, type] = {}
+
+    @classmethod
+    def of(cls, xp: Any) -> type:
+        if xp.__name__ not in cls.made:
+            cls.made[xp.__name__] = type("A", (xp.ndarray,), {})
+        return cls.made[xp.__name__]
+
+
+def _kinds(result: Any) -> Any:
+    """The class of ``result`` (or of each of its arrays) by name: base or subclass."""
+    if isinstance(result, (tuple, list)):
+        return [_kinds(r) for r in result]
+    return "sub" if type(result).__name__ == "A" else type(result).__name__
+
+
+SUBOK_CALLS = {
+    "empty_like": lambda xp, a: xp.empty_like(a),
+    "empty_like-subok-False": lambda xp, a: xp.empty_like(a, subok=False),
+    "zeros_like-subok-False": lambda xp, a: xp.zeros_like(a, subok=False),
+    "full_like-subok-False": lambda xp, a: xp.full_like(a, 2.0, subok=False),
+    "copy": lambda xp, a: xp.copy(a),
+    "copy-subok": lambda xp, a: xp.copy(a, subok=True),
+    "broadcast_to": lambda xp, a: xp.broadcast_to(a, (2, 6)),
+    "broadcast_to-subok": lambda xp, a: xp.broadcast_to(a, (2, 6), subok=True),
+    "broadcast_arrays": lambda xp, a: xp.broadcast_arrays(a, a),
+    "nonzero-method": lambda xp, a: a.nonzero(),
+    "require": lambda xp, a: xp.require(a),
+    "require-E": lambda xp, a: xp.require(a, None, ["E"]),
+    "require-F": lambda xp, a: xp.require(a.reshape(2, 3), None, ["F", "A"]),
+}
+
+
+@pytest.mark.parametrize("call", sorted(SUBOK_CALLS))
+def test_subclass_kept_or_dropped_as_numpys(device, call):
+    # subok=False, and the functions whose subok defaults to False, give base arrays;
+    # x.nonzero() gives base index arrays; require keeps a subclass unless "E" is asked
+    run = SUBOK_CALLS[call]
+    a = numpy.arange(6.0)
+    expected = run(numpy, a.view(_Sub.of(numpy)))
+    got = run(autodev, put(a, device).view(_Sub.of(autodev)))
+    assert _kinds(got) == [_kinds(e) for e in expected] if isinstance(expected, tuple) \
+        else _kinds(got) == _kinds(expected)
+
+
+@pytest.mark.parametrize("requirements", [["C"], ["F"], ["W"], ["O"], ["A"], ["C", "O"]])
+def test_require_returns_the_array_itself_where_it_meets_them(device, requirements):
+    x = put(numpy.arange(6.0).reshape(2, 3), device)
+    a = numpy.arange(6.0).reshape(2, 3)
+    b, y = numpy.require(a, None, requirements), autodev.require(x, None, requirements)
+    assert (autodev.require(y, None, requirements) is y) == \
+        (numpy.require(b, None, requirements) is b)
+    assert all(y.flags[r] for r in requirements)
+    error_parity(lambda xp, a: xp.require(a, None, ["Q"]), a, device=device)
+    error_parity(lambda xp, a: xp.require(a, None, ["C", "F"]), a, device=device)
