@@ -30,7 +30,7 @@ from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, SPECS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying, write_back
 from ._overrides import normalized, overriding, run
-from ._subclass import SUBCLASSES, keep_class, of_inputs
+from ._subclass import SUBCLASSES, keep_class, of_inputs, own_method
 from ._trace import tick
 from ._typing import Casting, DeviceLike, Order
 
@@ -439,6 +439,10 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 if type(result) is not _np_ndarray:
                     return result
                 return new(result, CPU)
+        if type(a) in SUBCLASSES:
+            method = own_method(a, _METHOD_OF.get(spec.name, spec.name))
+            if method is not None:
+                return _by_method(method, np_func, a, args, kwargs)
         args = args if a is _NO_ARGUMENT else (a, *args)
         if len(args) > 2:  # (out= is never among the first two)
             args, kwargs = _out_by_keyword(np_func, args, kwargs)
@@ -446,6 +450,20 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
         return of_inputs(args, result, kwargs, spec.name) if SUBCLASSES else result
 
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
+
+
+#: The array method a reduction function hands a subclass to, where it is not its name.
+_METHOD_OF = {"amax": "max", "amin": "min"}
+
+
+def _by_method(method: Callable[..., Any], np_func: Any, a: Any, args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+    """``np.sum(a, ...)`` for a subclass overriding ``sum``: ``a.sum(...)`` with the
+    arguments given, by keyword, as NumPy's ``numpy.sum`` hands them (so a method that
+    takes no ``keepdims`` refuses ``np.sum(a, keepdims=True)`` with TypeError)."""
+    given = inspect.signature(np_func).bind(a, *args, **kwargs).arguments
+    given.pop(next(iter(given)))  # the array itself
+    return method(**given)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:

@@ -165,6 +165,17 @@ def array_wrap(self: Any, array: Any, context: Any = None, return_scalar: bool =
     return cast(array, type(self), self)
 
 
+def own_method(a: Any, name: str) -> Callable[..., Any] | None:
+    """``a.<name>`` where ``a``'s class (a subclass) defines its own, else None."""
+    for klass in type(a).__mro__:
+        if klass is D.ndarray:
+            return None
+        found = klass.__dict__.get(name)
+        if found is not None and not getattr(found, "_keeps_class", False):
+            return getattr(a, name)  # type: ignore[no-any-return]
+    return None
+
+
 def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
     wraps_scalar = name in WRAPPED_REDUCTIONS
 
@@ -175,6 +186,7 @@ def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
             return self.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
         return keep_class(result, type(self), self)
 
+    keeping._keeps_class = True  # type: ignore[attr-defined]
     return keeping
 
 

@@ -119,3 +119,24 @@ def test_require_returns_the_array_itself_where_it_meets_them(device, requiremen
     assert all(y.flags[r] for r in requirements)
     error_parity(lambda xp, a: xp.require(a, None, ["Q"]), a, device=device)
     error_parity(lambda xp, a: xp.require(a, None, ["C", "F"]), a, device=device)
+
+
+def _summing_class(xp: Any) -> type:
+    """A subclass whose ``sum`` takes no ``keepdims`` (NumPy's TestKeepdims)."""
+
+    def sum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        return ("own", axis)
+
+    return type("S", (xp.ndarray,), {"sum": sum})
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"keepdims": True}])
+def test_reduction_hands_a_subclass_to_its_own_method_as_numpys(device, kwargs):
+    # np.sum(x, ...) calls x.sum(...) with the arguments given: keepdims=True reaches a
+    # method that takes none, which refuses it
+    a = numpy.arange(6.0)
+    run = lambda xp, a: xp.sum(a.view(_summing_class(xp)), **kwargs)  # noqa: E731
+    if "keepdims" in kwargs:
+        error_parity(run, a, device=device)
+    else:
+        assert run(autodev, put(a, device)) == run(numpy, a)
