@@ -755,6 +755,10 @@ class ndarray(_BufferBase):
     def strides(self) -> tuple[int, ...]:
         return self._data.strides
 
+    @strides.setter
+    def strides(self, value: Any) -> None:
+        _buffers.set_strides(self, value)
+
     @property
     def flags(self) -> Any:
         return self._data.flags if self._device is CPU else _buffers.DeviceFlags(self)

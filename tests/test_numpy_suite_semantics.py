@@ -140,3 +140,28 @@ def test_reduction_hands_a_subclass_to_its_own_method_as_numpys(device, kwargs):
         error_parity(run, a, device=device)
     else:
         assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("strides, offset, size", [(-1, 4, 4), (1, 3, 7), (-2, 4, 4),
+                                                    (-1, 2, 4), (1, 3, 8)])
+def test_setting_strides_as_numpys(device, strides, offset, size):
+    # deprecated in NumPy 2.4 (DeprecationWarning), checked against the memory viewed
+    def run(xp: Any, base: Any) -> Any:
+        r = xp.ndarray([size], dtype=base.dtype, buffer=base, offset=offset * base.itemsize)
+        with pytest.warns(DeprecationWarning):
+            r.strides = (strides * base.itemsize,)
+        return r
+
+    base = numpy.arange(10)
+    x = put(base, device)
+    if x.location != "cpu":  # device memory is not re-viewed in place: refused, as CuPy
+        with pytest.raises(AttributeError, match="as_strided"):
+            x.strides = (8,)
+        return
+    try:
+        expected = run(numpy, base)
+    except (ValueError, TypeError):  # strides past the memory; a buffer too small
+        error_parity(run, base, device=device)
+        return
+    got = run(autodev, x)
+    assert got.strides == expected.strides and got.tolist() == expected.tolist()
