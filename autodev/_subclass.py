@@ -105,7 +105,7 @@ BASE_RESULTS = frozenset(
     "ascontiguousarray asfortranarray bincount where nonzero argwhere flatnonzero "
     "histogram histogram2d histogramdd histogram_bin_edges unravel_index ravel_multi_index "
     "einsum indices ix_ meshgrid mgrid ogrid tril_indices triu_indices diag_indices "
-    "nanargmin nanargmax lexsort digitize".split())
+    "nanargmin nanargmax lexsort digitize searchsorted".split())
 
 
 #: NumPy functions whose ``subok=`` is False by default: base arrays unless it is True.

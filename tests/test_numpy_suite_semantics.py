@@ -91,6 +91,8 @@ SUBOK_CALLS = {
     "broadcast_to-subok": lambda xp, a: xp.broadcast_to(a, (2, 6), subok=True),
     "broadcast_arrays": lambda xp, a: xp.broadcast_arrays(a, a),
     "nonzero-method": lambda xp, a: a.nonzero(),
+    "searchsorted-method": lambda xp, a: a.searchsorted(a[1:3]),
+    "searchsorted": lambda xp, a: xp.searchsorted(a, a[1:3]),
     "require": lambda xp, a: xp.require(a),
     "require-E": lambda xp, a: xp.require(a, None, ["E"]),
     "require-F": lambda xp, a: xp.require(a.reshape(2, 3), None, ["F", "A"]),
@@ -165,3 +167,37 @@ def test_setting_strides_as_numpys(device, strides, offset, size):
         return
     got = run(autodev, x)
     assert got.strides == expected.strides and got.tolist() == expected.tolist()
+
+
+class _Uncopyable:
+    def __deepcopy__(self, memo: Any) -> Any:
+        raise RuntimeError("no deep copy")
+
+
+class _ArrayOfNone:
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return None
+
+
+MISUSE = {
+    "flat-by-string-flat": lambda xp, a: a.flat[xp.array(["a"], dtype="S").flat],
+    "flat-of-64-dims": lambda xp, a: xp.ones((1,) * 64).flat,
+    "deepcopy-object-elements": lambda xp, a: xp.array([1, _Uncopyable()], dtype=object)
+    .__deepcopy__({}),
+    "array-of-__array__-None": lambda xp, a: xp.array(_ArrayOfNone()),
+}
+
+
+@pytest.mark.parametrize("call", sorted(MISUSE))
+def test_misuse_raises_as_numpys(device, call):
+    error = error_parity(MISUSE[call], numpy.arange(9).reshape(3, 3), device=device)
+    with pytest.raises(type(error)) as numpys:
+        MISUSE[call](numpy, numpy.arange(9).reshape(3, 3))
+    assert str(error) == str(numpys.value)
+
+
+def test_flat_by_an_empty_string_flat_is_empty_as_numpys(device):
+    a = numpy.arange(9).reshape(3, 3)
+    got = put(a, device).flat[autodev.array([], dtype="S").flat]
+    expected = a.flat[numpy.array([], dtype="S").flat]
+    assert got.shape == expected.shape and got.dtype == expected.dtype
