@@ -997,7 +997,19 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
         return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
     if prefix + name == "concatenate":
         function = _counting_arrays(function)
+    if prefix + name == "diff":
+        function = _diff_of_order_zero(function)
     return placing(function) if prefix + name in PLACED else function
+
+
+def _diff_of_order_zero(diff: Callable[..., Any]) -> Callable[..., Any]:
+    """``diff`` returning its input itself for ``n=0``, whatever it is, as NumPy's."""
+    def diffed(a: Any, n: Any = 1, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(n, (int, np.integer)) and n == 0:
+            return a
+        return diff(a, n, *args, **kwargs)
+
+    return functools.update_wrapper(diffed, diff)
 
 
 #: The most arrays NumPy's ``concatenate`` takes (a C int counts them).

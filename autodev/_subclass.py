@@ -105,7 +105,7 @@ BASE_RESULTS = frozenset(
     "ascontiguousarray asfortranarray bincount where nonzero argwhere flatnonzero "
     "histogram histogram2d histogramdd histogram_bin_edges unravel_index ravel_multi_index "
     "einsum indices ix_ meshgrid mgrid ogrid tril_indices triu_indices diag_indices "
-    "nanargmin nanargmax lexsort digitize searchsorted".split())
+    "lexsort digitize searchsorted".split())
 
 
 #: NumPy functions whose ``subok=`` is False by default: base arrays unless it is True.
@@ -150,7 +150,7 @@ def _wrapped(result: Any, winner: Any, name: str = "") -> Any:
     if isinstance(result, np.generic) and name in WRAPPED_REDUCTIONS:
         return winner.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
     if type(result) is tuple:
-        return tuple(_wrapped(r, winner) for r in result)
+        return tuple(_wrapped(r, winner, name) for r in result)
     return result
 
 

@@ -94,6 +94,9 @@ SUBOK_CALLS = {
     "searchsorted-method": lambda xp, a: a.searchsorted(a[1:3]),
     "searchsorted": lambda xp, a: xp.searchsorted(a, a[1:3]),
     "require": lambda xp, a: xp.require(a),
+    "average-returned": lambda xp, a: xp.average(a, weights=a, returned=True),
+    "nanargmin-axis": lambda xp, a: xp.nanargmin(a.reshape(2, 3), axis=0),
+    "nanargmax-axis": lambda xp, a: xp.nanargmax(a.reshape(2, 3), axis=1),
     "require-E": lambda xp, a: xp.require(a, None, ["E"]),
     "require-F": lambda xp, a: xp.require(a.reshape(2, 3), None, ["F", "A"]),
 }
@@ -201,3 +204,23 @@ def test_flat_by_an_empty_string_flat_is_empty_as_numpys(device):
     got = put(a, device).flat[autodev.array([], dtype="S").flat]
     expected = a.flat[numpy.array([], dtype="S").flat]
     assert got.shape == expected.shape and got.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("x", [[1, 2, 4], "array"])
+def test_diff_of_order_zero_is_its_input_as_numpys(device, x):
+    x = put(numpy.array([1, 2, 4]), device) if x == "array" else x
+    assert autodev.diff(x, n=0) is x and autodev.diff(x, 0) is x
+    error_parity(lambda xp, a: xp.diff(a, n=-1), numpy.array([1, 2, 4]), device=device)
+
+
+def test_testing_reads_an_array_like_whose_array_is_an_autodev_array(device):
+    # numpy.testing's comparisons refuse an __array__ giving a non-NumPy array;
+    # autodev.testing's read it
+    x = put(numpy.arange(3), device)
+
+    class Like:
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            return x
+
+    autodev.testing.assert_array_equal(Like(), numpy.arange(3))
+    autodev.testing.assert_array_equal(autodev.intersect1d(Like(), Like()), Like())
