@@ -924,9 +924,12 @@ class ndarray(_BufferBase):
         return self._data.__dlpack_device__()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        host = np.array(R.host_copy(self._data, self._device), copy=True)
-        # (the flag travels as an argument: a pickled NumPy array keeps it only under
-        # protocol 5, and a device array is always writable)
+        # a host array's own memory, pickled by NumPy as it pickles its arrays (protocol 5
+        # with a buffer_callback: out of band, shared, where it is contiguous); a device
+        # array's host copy (the flag travels as an argument: a pickled NumPy array keeps
+        # it only under protocol 5, and a device array is always writable)
+        host = _buffers.shared_host(self) if self._device is CPU else \
+            np.array(R.host_copy(self._data, self._device), copy=True)
         return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__(),
                            self._device is not CPU or bool(self._data.flags.writeable),
                            self._face))
