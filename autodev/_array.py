@@ -887,6 +887,9 @@ class ndarray(_BufferBase):
         if overriding(inputs, kwargs):
             return NotImplemented  # as NumPy's array's: an override among them runs it
         # (NumPy's ufunc, or autodev's when an override passes it on through super())
+        if not callable(ufunc) or not isinstance(method, str):
+            raise TypeError(f"__array_ufunc__ takes a ufunc and a method name. Got "
+                            f"{ufunc!r} and {method!r} instead.")
         wrapper = PROTOCOLS.ufunc_for(getattr(ufunc, "_np", ufunc))
         if wrapper is None:
             return NotImplemented

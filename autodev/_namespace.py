@@ -278,11 +278,37 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
         args = args[:nin]
         kwargs = {**kwargs, "out": outs[0] if nout == 1 else
                   (*outs, *(None,) * (nout - len(outs)))}
+    else:
+        _check_call(np_ufunc, args, kwargs)
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
     result = call(spec, args, kwargs)
     return of_inputs(args, result, kwargs) if SUBCLASSES else result
+
+
+#: The keywords a ufunc call takes (NumPy's).
+_CALL_KEYWORDS = frozenset({"out", "where", "axes", "axis", "keepdims", "casting", "order",
+                            "dtype", "subok", "signature", "sig"})
+
+
+def _check_call(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """NumPy's checks of a ufunc call's arguments, made before any override is asked."""
+    nin, nout, name = np_ufunc.nin, np_ufunc.nout, np_ufunc.__name__
+    if len(args) > nin + nout or len(args) < nin:
+        given = len(args)
+        raise TypeError(f"{name}() takes from {nin} to {nin + nout} positional arguments but "
+                        f"{given} {'was' if given == 1 else 'were'} given")
+    if len(args) > nin and "out" in kwargs:
+        raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    unknown = next((k for k in kwargs if k not in _CALL_KEYWORDS), None)
+    if unknown is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown}'")
+    out = kwargs.get("out", _NO_ARGUMENT)
+    if out is None and nout > 1:
+        raise TypeError("'out' must be a tuple of arrays")
+    if type(out) is tuple and len(out) != nout:
+        raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
 
 
 def _floor(family: str) -> int:

@@ -285,3 +285,73 @@ def test_pickle_protocol_5_out_of_band_as_numpys(device, layout):
     x[0, ...] = -1.0
     a[0, ...] = -1.0
     assert y.tolist() == b.tolist()  # shared where NumPy's is
+
+
+class _Declines:
+    def __array_ufunc__(self, *args: Any, **kwargs: Any) -> Any:
+        return NotImplemented
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.negative(_Declines()),
+    lambda xp, a: xp.add(_Declines(), a, out=a),
+])
+def test_override_declined_message_as_numpys(device, call):
+    import re
+
+    a = numpy.arange(3.0)
+    error = error_parity(call, a, device=device)
+    with pytest.raises(TypeError) as numpys:
+        call(numpy, a)
+    # the same words, the objects' addresses aside
+    def shape(msg: str) -> str:
+        return re.sub(r" at 0x[0-9a-f]+", "", msg)
+    assert shape(str(error)) == shape(str(numpys.value))
+
+
+def test_array_ufunc_called_directly_as_numpys(device):
+    x = put(numpy.array(1.0), device)
+    a = numpy.array(1.0)
+    for args in [(), (1, 2)]:
+        error_parity(lambda xp, v: v.__array_ufunc__(*args), a, device=device)
+    got = x.__array_ufunc__(numpy.add, "__call__", x, x)
+    assert float(got) == float(a.__array_ufunc__(numpy.add, "__call__", a, a))
+
+
+class _Echo:
+    """An override answering with the keywords it was handed (NumPy's test_umath)."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return kwargs
+
+
+BAD_UFUNC_CALLS = {
+    "out-twice": lambda xp, a: xp.multiply(a, a, a, out=a),
+    "too-many": lambda xp, a: xp.multiply(a, a, a, a),
+    "too-few": lambda xp, a: xp.multiply(a, out=()),
+    "out-tuple-length": lambda xp, a: xp.multiply(a, a, out=(a, a)),
+    "out-none-two-outputs": lambda xp, a: xp.modf(a, out=None),
+    "unknown-keyword": lambda xp, a: xp.multiply(a, a, foo=1),
+    "override-unknown-keyword": lambda xp, a: xp.multiply(1, _Echo(), foo="bar"),
+    "override-out-length": lambda xp, a: xp.modf(_Echo(), out=("one",)),
+}
+
+
+@pytest.mark.parametrize("call", sorted(BAD_UFUNC_CALLS))
+def test_ufunc_call_arguments_checked_as_numpys(device, call):
+    # checked before any override is asked, with NumPy's exception types and words
+    error = error_parity(BAD_UFUNC_CALLS[call], numpy.arange(3.0), device=device)
+    with pytest.raises(type(error)) as numpys:
+        BAD_UFUNC_CALLS[call](numpy, numpy.arange(3.0))
+    assert str(error) == str(numpys.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.sin(_Echo(), None), lambda xp: xp.sin(_Echo(), out=None),
+    lambda xp: xp.sin(_Echo(), out=(None,)), lambda xp: xp.modf(_Echo(), None, None),
+    lambda xp: xp.modf(_Echo(), out=(None, None)), lambda xp: xp.sin(_Echo(), "o"),
+    lambda xp: xp.modf(_Echo(), "o1", "o2"), lambda xp: xp.add(1, _Echo(), where=True),
+])
+def test_override_handed_outputs_as_numpys(device, call):
+    # no out= where every output is None; a tuple of them where any is given
+    assert call(autodev) == call(numpy)
