@@ -172,7 +172,7 @@ def own_method(a: Any, name: str) -> Callable[..., Any] | None:
             return None
         found = klass.__dict__.get(name)
         if found is not None and not getattr(found, "_keeps_class", False):
-            return getattr(a, name)  # type: ignore[no-any-return]
+            return getattr(a, name)
     return None
 
 
