@@ -139,6 +139,10 @@ class ndarray(_BufferBase):
     def strides(self) -> tuple[int, ...]:
         return self._data.strides
 
+    @strides.setter
+    def strides(self, value: Any) -> None:
+        _buffers.set_strides(self, value)
+
     @property
     def flags(self) -> Any:
         return self._data.flags if self._device is CPU else _buffers.DeviceFlags(self)
@@ -267,6 +271,9 @@ class ndarray(_BufferBase):
         if overriding(inputs, kwargs):
             return NotImplemented  # as NumPy's array's: an override among them runs it
         # (NumPy's ufunc, or autodev's when an override passes it on through super())
+        if not callable(ufunc) or not isinstance(method, str):
+            raise TypeError(f"__array_ufunc__ takes a ufunc and a method name. Got "
+                            f"{ufunc!r} and {method!r} instead.")
         wrapper = PROTOCOLS.ufunc_for(getattr(ufunc, "_np", ufunc))
         if wrapper is None:
             return NotImplemented
@@ -304,9 +311,12 @@ class ndarray(_BufferBase):
         return self._data.__dlpack_device__()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        host = np.array(R.host_copy(self._data, self._device), copy=True)
-        # (the flag travels as an argument: a pickled NumPy array keeps it only under
-        # protocol 5, and a device array is always writable)
+        # a host array's own memory, pickled by NumPy as it pickles its arrays (protocol 5
+        # with a buffer_callback: out of band, shared, where it is contiguous); a device
+        # array's host copy (the flag travels as an argument: a pickled NumPy array keeps
+        # it only under protocol 5, and a device array is always writable)
+        host = _buffers.shared_host(self) if self._device is CPU else \
+            np.array(R.host_copy(self._data, self._device), copy=True)
         return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__(),
                            self._device is not CPU or bool(self._data.flags.writeable),
                            self._face))
@@ -366,7 +376,10 @@ class ndarray(_BufferBase):
         return self.copy()
 
     def __deepcopy__(self, memo: Any) -> "ndarray":
-        return self.copy()
+        result = self.copy()
+        if self.dtype.hasobject:  # its elements deep-copied too (their errors raised), as
+            result[...] = self._host().__deepcopy__(memo)  # NumPy's (on the host)
+        return result
 
     def item(self, *args: Any) -> Any:
         return self._host().item(*args)

@@ -190,14 +190,14 @@ def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: 
 
 def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
            ndmin: int = 0, device: DeviceLike | None = None) -> ndarray:
+    copy = _copy_flag(copy)
     if type(obj) is ndarray and device is None:
         data = obj._data
-        if copy is False:
-            result = data.astype(dtype, copy=False) if dtype is not None else data
-            if result is not data:
-                raise ValueError("Unable to avoid copy while creating an array as requested.")
+        if copy is not True and _kept_as_is(data, dtype, order):
             return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
                                                      R.storage_of(obj), False, obj._pin)
+        if copy is False:
+            raise ValueError(_NO_COPY)
         xp = backend_for(obj._device).xp
         return retrying("array", obj._device, lambda: new(xp.array(
             data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device, None, False,
@@ -210,6 +210,37 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
     return _pinned(place("array", host, target, R.Storage(escaped=True) if escaped else None),
                    device)
+
+
+_NO_COPY = ("Unable to avoid copy while creating an array as requested.\nIf using "
+            "`np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow a copy "
+            "when needed (no behavior change in NumPy 1.x).\nFor more details, see "
+            "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+            "#adapting-to-changes-in-the-copy-keyword.")
+
+
+def _copy_flag(copy: Any) -> bool | None:
+    """``copy=`` as True (always), None (if needed) or False (never), as NumPy reads it:
+    ``numpy._CopyMode`` members by their meaning, anything else by its truth."""
+    if copy is None or isinstance(copy, np._CopyMode):
+        return {None: None, np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None,
+                np._CopyMode.NEVER: False}[copy]
+    if isinstance(copy, str):
+        raise ValueError("strings are not allowed for 'copy' keyword. Use True/False/None "
+                         "instead.")
+    return bool(copy)
+
+
+def _kept_as_is(data: Any, dtype: Any, order: Order | None) -> bool:
+    """Whether ``array(x, dtype=dtype, order=order)`` can be ``x``'s own memory: the same
+    dtype, and the contiguity ``order`` asks for ("A" and "K" take any), as NumPy's."""
+    if dtype is not None and np.dtype(dtype) != data.dtype:
+        return False
+    if order == "C":
+        return bool(data.flags.c_contiguous)
+    if order == "F":
+        return bool(data.flags.f_contiguous)
+    return True
 
 
 def _ndmin(data: Any, ndmin: int) -> Any:

@@ -57,8 +57,16 @@ def cpu_arg(obj: Any) -> Any:
     if t in FOREIGN_ARRAYS:
         return FOREIGN_ARRAYS[t](obj, CPU, None)
     if t not in _NOT_ARRAY_LIKE and is_plain_array_like(t):
-        return cpu_arg(obj.__array__())
+        return cpu_arg(_array_of(obj))
     return obj
+
+
+def _array_of(obj: Any) -> Any:
+    """``obj.__array__()``, which must be an array (NumPy's ValueError if it is not)."""
+    result = obj.__array__()
+    if not isinstance(result, (np.ndarray, ndarray)):
+        raise ValueError("object __array__ method not producing an array")
+    return result
 
 
 #: Operand types that are never array-likes (the commonest, checked first).

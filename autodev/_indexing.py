@@ -117,6 +117,9 @@ class _FlatIter:
     __slots__ = ("_array", "_iter")
 
     def __init__(self, array: Array) -> None:
+        if array.ndim > _FLAT_MAXDIMS:  # NumPy's flatiter's limit and words
+            raise RuntimeError(f"this function only supports up to {_FLAT_MAXDIMS} dimensions "
+                               f"but the array has {array.ndim}.")
         self._array = array
         self._iter: Any = None  # NumPy's flatiter, made on the first step of iteration
 
@@ -161,7 +164,7 @@ class _FlatIter:
     def __getitem__(self, key: Any) -> Any:
         a = self._array
         if a._device is CPU:
-            result = a._data.flat[cpu_arg(key)]
+            result = a._data.flat[_flat_key(key)]
             return new(result, CPU, None, False, a._pin) if type(result) is _np_ndarray \
                 else result
         return a.ravel()[_flat_positions(a, key)]
@@ -169,7 +172,7 @@ class _FlatIter:
     def __setitem__(self, key: Any, value: Any) -> None:
         a = self._array
         if a._device is CPU:
-            a._data.flat[cpu_arg(key)] = cpu_arg(value)
+            a._data.flat[_flat_key(key)] = cpu_arg(value)
         else:
             R.check_writeable(a, "underlying array is read-only")  # NumPy's words
             _set_flat(a, _flat_positions(a, key), value)
@@ -221,7 +224,18 @@ def _flat_positions(a: Array, key: Any) -> Any:
         return key % a.size if a.size else key
     if type(key) is slice:
         return np.arange(*key.indices(a.size), dtype=np.intp)
-    return np.arange(a.size, dtype=np.intp).flat[cpu_arg(key)]  # NumPy's rules for the key
+    return np.arange(a.size, dtype=np.intp).flat[_flat_key(key)]  # NumPy's rules for the key
+
+
+#: The most dimensions NumPy's flat iterator takes.
+_FLAT_MAXDIMS = 32
+
+
+def _flat_key(key: Any) -> Any:
+    """``key`` for NumPy's flatiter: another array's ``.flat`` as NumPy's flatiter over its
+    host data (NumPy reads a flatiter key as its own kind, not as an array), else the
+    key with autodev arrays as NumPy's."""
+    return key._array._host().flat if type(key) is _FlatIter else cpu_arg(key)
 
 
 # ---------------------------------------------------------------------- general indexing

@@ -31,6 +31,33 @@ from ._functions import WRITES_INTO, cpu_function, make_function, writing_functi
 from ._ufuncs import UFUNCS, _REDUCE_AS, _build_ufuncs, make_reduction, ufunc, ufunc_for
 
 
+#: ``require``'s requirement names, each to its flag letter (NumPy's spellings).
+_REQUIREMENTS = {
+    "C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+    "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+    "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E",
+}
+
+
+def require(a: Any, dtype: Any = None, requirements: Any = None, *,
+            like: Any = None) -> ndarray:
+    """An array of ``dtype`` meeting ``requirements`` (NumPy's ``require``): ``a`` itself
+    where it meets them, else a copy; a subclass is kept unless "E" (ENSUREARRAY) is asked.
+    An unknown requirement raises KeyError and "C" with "F" ValueError, as NumPy's."""
+    if not requirements:
+        return asanyarray(a, dtype=dtype)
+    wanted = {_REQUIREMENTS[r.upper()] for r in (
+        [requirements] if isinstance(requirements, str) else requirements)}
+    if {"C", "F"} <= wanted:
+        raise ValueError("Cannot specify both \"C\" and \"F\" order")
+    result = asarray(a, dtype=dtype) if "E" in wanted else asanyarray(a, dtype=dtype)
+    order = "C" if "C" in wanted else "F" if "F" in wanted else "A"
+    for flag in wanted - {"E"}:
+        if not result.flags[flag]:
+            return result.copy(order)
+    return result
+
+
 # ---------------------------------------------------------------------- metadata
 
 def shape(a: Any) -> tuple[int, ...]:
@@ -122,6 +149,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "ndim": ndim, "size": size, "result_type": result_type, "iscomplexobj": iscomplexobj,
     "isrealobj": isrealobj, "isscalar": isscalar, "may_share_memory": may_share_memory,
     "shares_memory": shares_memory, "copyto": copyto, "from_dlpack": from_dlpack,
+    "require": require,
 }
 
 
@@ -203,7 +231,19 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
         return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
     if prefix + name == "concatenate":
         function = _counting_arrays(function)
+    if prefix + name == "diff":
+        function = _diff_of_order_zero(function)
     return placing(function) if prefix + name in PLACED else function
+
+
+def _diff_of_order_zero(diff: Callable[..., Any]) -> Callable[..., Any]:
+    """``diff`` returning its input itself for ``n=0``, whatever it is, as NumPy's."""
+    def diffed(a: Any, n: Any = 1, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(n, (int, np.integer)) and n == 0:
+            return a
+        return diff(a, n, *args, **kwargs)
+
+    return functools.update_wrapper(diffed, diff)
 
 
 #: The most arrays NumPy's ``concatenate`` takes (a C int counts them).

@@ -62,16 +62,20 @@ def run(ufunc: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             raise TypeError(f"operand '{type(obj).__name__}' does not support ufuncs "
                             "(__array_ufunc__=None)")
     out = kwargs.get("out", _ABSENT)
-    if out is not _ABSENT:
-        kwargs = {**kwargs, "out": out if type(out) is tuple else (out,)}
+    if out is not _ABSENT:  # a tuple, and no out= at all where every output is None
+        outs = out if type(out) is tuple else (out,)
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"} \
+            if all(o is None for o in outs) else {**kwargs, "out": outs}
     for obj in found:
         result = type(obj).__array_ufunc__(obj, ufunc, method, *args, **kwargs)
         if result is not NotImplemented:
             return result
     names = ", ".join(repr(type(a).__name__) for a in (*args, *kwargs.get("out", ()))
                       if a is not None)
+    called = ", ".join([repr(getattr(ufunc, "_np", ufunc)), repr(method),
+                        *map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
     raise TypeError(f"operand type(s) all returned NotImplemented from "
-                    f"__array_ufunc__({ufunc!r}, {method!r}, ...): {names}")
+                    f"__array_ufunc__({called}): {names}")  # NumPy's words
 
 
 #: Per ufunc method: how many leading positional arguments are inputs, and the names of

@@ -797,21 +797,48 @@ static PyTypeObject FastFunctionType = {
 
 /* The base of autodev.ndarray on Python < 3.12, where a Python class's __buffer__
    (PEP 688) is not read: its buffer slot asks the instance's __buffer__ for a
-   memoryview and exports that (the consumer's release reaches the memoryview). No
-   state and no rule of its own: which memory is shared is __buffer__'s answer. */
+   memoryview and exports the memory it views, asked of that memory's exporter with the
+   consumer's flags. The exported buffer's owner is the instance, as NumPy's
+   (memoryview(x).obj is x); the exporter is held in the view's internal field until the
+   consumer releases it. No state and no rule of its own: which
+   memory is shared is __buffer__'s answer. */
 static int
 exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     PyObject *mv = PyObject_CallMethod(self, "__buffer__", "i", flags);
     if (mv == NULL)
         return -1;
-    int r = PyObject_GetBuffer(mv, view, flags);
+    /* the memory's own exporter (the NumPy array the memoryview was taken from) answers
+       the consumer's flags: NumPy's errors and formats, as for a NumPy array */
+    PyObject *exporter = mv;
+    if (PyMemoryView_Check(mv) && PyMemoryView_GET_BASE(mv) != NULL)
+        exporter = PyMemoryView_GET_BASE(mv);
+    Py_INCREF(exporter);
     Py_DECREF(mv);
-    return r;
+    int r = PyObject_GetBuffer(exporter, view, flags);
+    if (r < 0) {
+        Py_DECREF(exporter);
+        return r;
+    }
+    Py_SETREF(view->obj, Py_NewRef(self));  /* drops the view's reference to exporter */
+    view->internal = exporter;               /* our reference to it, released below */
+    return 0;
+}
+
+static void
+exporter_releasebuffer(PyObject *self, Py_buffer *view)
+{
+    PyObject *exporter = (PyObject *)view->internal;
+    Py_buffer inner = *view;
+    inner.obj = exporter;  /* the export taken from it, and our reference to it, end here */
+    inner.internal = NULL;
+    PyBuffer_Release(&inner);
+    view->internal = NULL;
 }
 
 static PyBufferProcs exporter_as_buffer = {
     .bf_getbuffer = exporter_getbuffer,
+    .bf_releasebuffer = exporter_releasebuffer,
 };
 
 static PyTypeObject BufferExporterType = {

@@ -51,6 +51,8 @@ def install(cls: type) -> None:
             continue  # the subclass's own method (its super() calls reach the wrapper below)
         if any(name in base.__dict__ for base in cls.__mro__[1:] if base in SUBCLASSES):
             continue  # already wrapped on a subclass it derives from
+        if name in BASE_RESULTS:
+            continue  # x.nonzero(): base arrays, as the function's
         setattr(cls, name, _keeping_class(getattr(ndarray, name), name))
     if "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr  # type: ignore[method-assign, assignment]
@@ -82,6 +84,9 @@ def of_inputs(args: tuple[Any, ...], result: Any, kwargs: dict[str, Any] | None 
     """``result`` of a call on ``args`` wrapped as NumPy wraps it (see the module doc)."""
     if name in BASE_RESULTS or (kwargs is not None and kwargs.get("out") is not None):
         return result
+    if kwargs is not None and "subok" in kwargs and not kwargs["subok"] \
+            or name in BASE_UNLESS_SUBOK and not (kwargs or {}).get("subok"):
+        return result  # subok=False (those functions' default): a base array, as NumPy's
     if name.startswith("linalg."):  # wrapped by one argument's class, whatever the priority
         position = _LINALG_WRAPS_WITH.get(name, 0)
         winner = args[position] if len(args) > position and type(args[position]) in SUBCLASSES \
@@ -100,7 +105,11 @@ BASE_RESULTS = frozenset(
     "ascontiguousarray asfortranarray bincount where nonzero argwhere flatnonzero "
     "histogram histogram2d histogramdd histogram_bin_edges unravel_index ravel_multi_index "
     "einsum indices ix_ meshgrid mgrid ogrid tril_indices triu_indices diag_indices "
-    "nanargmin nanargmax lexsort digitize".split())
+    "lexsort digitize searchsorted".split())
+
+
+#: NumPy functions whose ``subok=`` is False by default: base arrays unless it is True.
+BASE_UNLESS_SUBOK = frozenset({"copy", "broadcast_to", "broadcast_arrays"})
 
 
 #: ``numpy.linalg`` wraps its results with ``__array_wrap__`` of its first argument, these
@@ -141,7 +150,7 @@ def _wrapped(result: Any, winner: Any, name: str = "") -> Any:
     if isinstance(result, np.generic) and name in WRAPPED_REDUCTIONS:
         return winner.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
     if type(result) is tuple:
-        return tuple(_wrapped(r, winner) for r in result)
+        return tuple(_wrapped(r, winner, name) for r in result)
     return result
 
 
@@ -156,6 +165,17 @@ def array_wrap(self: Any, array: Any, context: Any = None, return_scalar: bool =
     return cast(array, type(self), self)
 
 
+def own_method(a: Any, name: str) -> Callable[..., Any] | None:
+    """``a.<name>`` where ``a``'s class (a subclass) defines its own, else None."""
+    for klass in type(a).__mro__:
+        if klass is D.ndarray:
+            return None
+        found = klass.__dict__.get(name)
+        if found is not None and not getattr(found, "_keeps_class", False):
+            return getattr(a, name)
+    return None
+
+
 def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
     wraps_scalar = name in WRAPPED_REDUCTIONS
 
@@ -166,6 +186,7 @@ def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
             return self.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
         return keep_class(result, type(self), self)
 
+    keeping._keeps_class = True  # type: ignore[attr-defined]
     return keeping
 
 

@@ -6,6 +6,7 @@ host, and the reductions NumPy implements as ``ufunc.reduce`` (``sum``, ``prod``
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -24,7 +25,7 @@ from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying
 from ._overrides import normalized, overriding, run
-from ._subclass import SUBCLASSES, of_inputs
+from ._subclass import SUBCLASSES, of_inputs, own_method
 from ._trace import tick
 from ._functions import _named, _out_by_keyword
 
@@ -268,11 +269,37 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
         args = args[:nin]
         kwargs = {**kwargs, "out": outs[0] if nout == 1 else
                   (*outs, *(None,) * (nout - len(outs)))}
+    else:
+        _check_call(np_ufunc, args, kwargs)
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
     result = call(spec, args, kwargs)
     return of_inputs(args, result, kwargs) if SUBCLASSES else result
+
+
+#: The keywords a ufunc call takes (NumPy's).
+_CALL_KEYWORDS = frozenset({"out", "where", "axes", "axis", "keepdims", "casting", "order",
+                            "dtype", "subok", "signature", "sig"})
+
+
+def _check_call(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """NumPy's checks of a ufunc call's arguments, made before any override is asked."""
+    nin, nout, name = np_ufunc.nin, np_ufunc.nout, np_ufunc.__name__
+    if len(args) > nin + nout or len(args) < nin:
+        given = len(args)
+        raise TypeError(f"{name}() takes from {nin} to {nin + nout} positional arguments but "
+                        f"{given} {'was' if given == 1 else 'were'} given")
+    if len(args) > nin and "out" in kwargs:
+        raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    unknown = next((k for k in kwargs if k not in _CALL_KEYWORDS), None)
+    if unknown is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown}'")
+    out = kwargs.get("out", _NO_ARGUMENT)
+    if out is None and nout > 1:
+        raise TypeError("'out' must be a tuple of arrays")
+    if type(out) is tuple and len(out) != nout:
+        raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
 
 
 def _floor(family: str) -> int:
@@ -363,6 +390,10 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 if type(result) is not _np_ndarray:
                     return result
                 return new(result, CPU)
+        if type(a) in SUBCLASSES:
+            method = own_method(a, _METHOD_OF.get(spec.name, spec.name))
+            if method is not None:
+                return _by_method(method, np_func, a, args, kwargs)
         args = args if a is _NO_ARGUMENT else (a, *args)
         if len(args) > 2:  # (out= is never among the first two)
             args, kwargs = _out_by_keyword(np_func, args, kwargs)
@@ -370,3 +401,17 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
         return of_inputs(args, result, kwargs, spec.name) if SUBCLASSES else result
 
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
+
+
+#: The array method a reduction function hands a subclass to, where it is not its name.
+_METHOD_OF = {"amax": "max", "amin": "min"}
+
+
+def _by_method(method: Callable[..., Any], np_func: Any, a: Any, args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+    """``np.sum(a, ...)`` for a subclass overriding ``sum``: ``a.sum(...)`` with the
+    arguments given, by keyword, as NumPy's ``numpy.sum`` hands them (so a method that
+    takes no ``keepdims`` refuses ``np.sum(a, keepdims=True)`` with TypeError)."""
+    given = inspect.signature(np_func).bind(a, *args, **kwargs).arguments
+    given.pop(next(iter(given)))  # the array itself
+    return method(**given)

@@ -119,6 +119,7 @@ def _host_values(value: Any) -> Any:
     """``value`` with autodev arrays (in lists, tuples and dicts too) replaced by NumPy
     copies, and autodev's scalars by NumPy scalars."""
     from ._array import ndarray
+    from ._dispatch import is_plain_array_like
 
     if isinstance(value, ndarray):
         host = value.get()
@@ -128,6 +129,10 @@ def _host_values(value: Any) -> Any:
         return t(_host_values(v) for v in value)
     if t is dict:
         return {k: _host_values(v) for k, v in value.items()}
+    if is_plain_array_like(t):  # an array-like whose __array__ gives an autodev array,
+        array = value.__array__()  # which NumPy's comparisons would refuse
+        if isinstance(array, ndarray):
+            return _host_values(array)
     return value
 
 

@@ -140,6 +140,18 @@ def set_flags(a: R.Resident, write: bool | None = None, align: bool | None = Non
         R.set_writeable(a, bool(write))
 
 
+def set_strides(a: R.Resident, strides: Any) -> None:
+    """``a.strides = ...`` (deprecated since NumPy 2.4): NumPy's, with its checks against
+    the memory ``a`` views and its DeprecationWarning, on the host. A device array's
+    memory is not re-viewed in place: refused, as CuPy refuses it."""
+    if a._device is not CPU:
+        raise AttributeError(
+            f"cannot set the strides of an array living on {a._device}. Use "
+            "autodev.lib.stride_tricks.as_strided(x, strides=...) for a new view.")
+    a._data.strides = strides
+    a._mirror = None  # it has the old strides
+
+
 class DeviceFlags:
     """``x.flags`` of an array living on a device: NumPy's flags object, read from the
     array's geometry and its storage (a device array has no NumPy flags of its own, and

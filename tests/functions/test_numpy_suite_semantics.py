@@ -1,0 +1,357 @@
+"""Semantics NumPy's own test suite checks, each compared with NumPy on every device:
+``array(x, copy=..., order=...)`` keeping or refusing ``x``'s memory, the buffer
+protocol's owner, and the other differences its expected-failures list names."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy
+import pytest
+
+import autodev
+from diffcheck import error_parity, put
+
+HAS_BUFFER = autodev.ndarray.__mro__[1] is not object or sys.version_info >= (3, 12)
+
+
+def _layout(a: Any, layout: str) -> Any:
+    """``a`` (4 x 6) C-contiguous, F-contiguous, strided, or one of its elements as 0-d."""
+    return {"C": a, "F": a.copy(order="F"), "strided": a[::2, ::2], "0-d": a[1, 2, ...]}[layout]
+
+
+def _outcome(xp: Any, a: Any, **kwargs: Any) -> str:
+    """What ``xp.array(a, **kwargs)`` did: kept ``a``, copied it, or refused (the type)."""
+    try:
+        res = xp.array(a, **kwargs)
+    except Exception as e:  # noqa: BLE001 - the type is the answer compared
+        return type(e).__name__
+    return "same" if res is a else "copy"
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "0-d"])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("copy", [None, False, True, numpy._CopyMode.IF_NEEDED,
+                                  numpy._CopyMode.NEVER, numpy._CopyMode.ALWAYS, "no"])
+def test_array_keeps_copies_or_refuses_as_numpys(device, layout, order, copy):
+    # copy=None keeps the array where its layout allows the order asked; copy=False
+    # (or _CopyMode.NEVER) refuses with ValueError where it does not; strings are refused
+    a = _layout(numpy.arange(24.0).reshape(4, 6), layout)
+    x = _layout(put(numpy.arange(24.0).reshape(4, 6), device), layout)
+    assert _outcome(autodev, x, copy=copy, order=order) == \
+        _outcome(numpy, a, copy=copy, order=order)
+    assert _outcome(autodev, x, copy=copy, dtype=numpy.float32) == \
+        _outcome(numpy, a, copy=copy, dtype=numpy.float32)
+
+
+@pytest.mark.skipif(not HAS_BUFFER, reason="the buffer protocol for Python classes (PEP 688 "
+                    "__buffer__) needs Python 3.12, or the compiled extension before it")
+def test_memoryview_owner_is_the_array_as_numpys():
+    x = autodev.arange(12.0).reshape(3, 4)
+    m = memoryview(x)
+    assert m.obj is x  # NumPy's: memoryview(a).obj is a
+    view = autodev.array(m, copy=False)
+    assert view.base.obj is x and numpy.shares_memory(numpy.asarray(view), numpy.asarray(x))
+    m.release()
+    before = sys.getrefcount(x)
+    for _ in range(100):
+        memoryview(x).release()
+        bytes(x)
+    assert sys.getrefcount(x) == before  # every export released
+
+
+class _Sub:
+    """A subclass of each library's ndarray, made per library (``class A(np.ndarray)``)."""
+
+    made: dict[str, type] = {}
+
+    @classmethod
+    def of(cls, xp: Any) -> type:
+        if xp.__name__ not in cls.made:
+            cls.made[xp.__name__] = type("A", (xp.ndarray,), {})
+        return cls.made[xp.__name__]
+
+
+def _kinds(result: Any) -> Any:
+    """The class of ``result`` (or of each of its arrays) by name: base or subclass."""
+    if isinstance(result, (tuple, list)):
+        return [_kinds(r) for r in result]
+    return "sub" if type(result).__name__ == "A" else type(result).__name__
+
+
+SUBOK_CALLS = {
+    "empty_like": lambda xp, a: xp.empty_like(a),
+    "empty_like-subok-False": lambda xp, a: xp.empty_like(a, subok=False),
+    "zeros_like-subok-False": lambda xp, a: xp.zeros_like(a, subok=False),
+    "full_like-subok-False": lambda xp, a: xp.full_like(a, 2.0, subok=False),
+    "copy": lambda xp, a: xp.copy(a),
+    "copy-subok": lambda xp, a: xp.copy(a, subok=True),
+    "broadcast_to": lambda xp, a: xp.broadcast_to(a, (2, 6)),
+    "broadcast_to-subok": lambda xp, a: xp.broadcast_to(a, (2, 6), subok=True),
+    "broadcast_arrays": lambda xp, a: xp.broadcast_arrays(a, a),
+    "nonzero-method": lambda xp, a: a.nonzero(),
+    "searchsorted-method": lambda xp, a: a.searchsorted(a[1:3]),
+    "searchsorted": lambda xp, a: xp.searchsorted(a, a[1:3]),
+    "require": lambda xp, a: xp.require(a),
+    "average-returned": lambda xp, a: xp.average(a, weights=a, returned=True),
+    "nanargmin-axis": lambda xp, a: xp.nanargmin(a.reshape(2, 3), axis=0),
+    "nanargmax-axis": lambda xp, a: xp.nanargmax(a.reshape(2, 3), axis=1),
+    "require-E": lambda xp, a: xp.require(a, None, ["E"]),
+    "require-F": lambda xp, a: xp.require(a.reshape(2, 3), None, ["F", "A"]),
+}
+
+
+@pytest.mark.parametrize("call", sorted(SUBOK_CALLS))
+def test_subclass_kept_or_dropped_as_numpys(device, call):
+    # subok=False, and the functions whose subok defaults to False, give base arrays;
+    # x.nonzero() gives base index arrays; require keeps a subclass unless "E" is asked
+    run = SUBOK_CALLS[call]
+    a = numpy.arange(6.0)
+    expected = run(numpy, a.view(_Sub.of(numpy)))
+    got = run(autodev, put(a, device).view(_Sub.of(autodev)))
+    assert _kinds(got) == [_kinds(e) for e in expected] if isinstance(expected, tuple) \
+        else _kinds(got) == _kinds(expected)
+
+
+@pytest.mark.parametrize("requirements", [["C"], ["F"], ["W"], ["O"], ["A"], ["C", "O"]])
+def test_require_returns_the_array_itself_where_it_meets_them(device, requirements):
+    x = put(numpy.arange(6.0).reshape(2, 3), device)
+    a = numpy.arange(6.0).reshape(2, 3)
+    b, y = numpy.require(a, None, requirements), autodev.require(x, None, requirements)
+    assert (autodev.require(y, None, requirements) is y) == \
+        (numpy.require(b, None, requirements) is b)
+    assert all(y.flags[r] for r in requirements)
+    error_parity(lambda xp, a: xp.require(a, None, ["Q"]), a, device=device)
+    error_parity(lambda xp, a: xp.require(a, None, ["C", "F"]), a, device=device)
+
+
+def _summing_class(xp: Any) -> type:
+    """A subclass whose ``sum`` takes no ``keepdims`` (NumPy's TestKeepdims)."""
+
+    def sum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        return ("own", axis)
+
+    return type("S", (xp.ndarray,), {"sum": sum})
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"keepdims": True}])
+def test_reduction_hands_a_subclass_to_its_own_method_as_numpys(device, kwargs):
+    # np.sum(x, ...) calls x.sum(...) with the arguments given: keepdims=True reaches a
+    # method that takes none, which refuses it
+    a = numpy.arange(6.0)
+    run = lambda xp, a: xp.sum(a.view(_summing_class(xp)), **kwargs)  # noqa: E731
+    if "keepdims" in kwargs:
+        error_parity(run, a, device=device)
+    else:
+        assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("strides, offset, size", [(-1, 4, 4), (1, 3, 7), (-2, 4, 4),
+                                                    (-1, 2, 4), (1, 3, 8)])
+def test_setting_strides_as_numpys(device, strides, offset, size):
+    # deprecated in NumPy 2.4 (DeprecationWarning), checked against the memory viewed
+    def run(xp: Any, base: Any) -> Any:
+        r = xp.ndarray([size], dtype=base.dtype, buffer=base, offset=offset * base.itemsize)
+        with pytest.warns(DeprecationWarning):
+            r.strides = (strides * base.itemsize,)
+        return r
+
+    base = numpy.arange(10)
+    x = put(base, device)
+    if x.location != "cpu":  # device memory is not re-viewed in place: refused, as CuPy
+        with pytest.raises(AttributeError, match="as_strided"):
+            x.strides = (8,)
+        return
+    try:
+        expected = run(numpy, base)
+    except (ValueError, TypeError):  # strides past the memory; a buffer too small
+        error_parity(run, base, device=device)
+        return
+    got = run(autodev, x)
+    assert got.strides == expected.strides and got.tolist() == expected.tolist()
+
+
+class _Uncopyable:
+    def __deepcopy__(self, memo: Any) -> Any:
+        raise RuntimeError("no deep copy")
+
+
+class _ArrayOfNone:
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return None
+
+
+MISUSE = {
+    "flat-by-string-flat": lambda xp, a: a.flat[xp.array(["a"], dtype="S").flat],
+    "flat-of-64-dims": lambda xp, a: xp.ones((1,) * 64).flat,
+    "deepcopy-object-elements": lambda xp, a: xp.array([1, _Uncopyable()], dtype=object)
+    .__deepcopy__({}),
+    "array-of-__array__-None": lambda xp, a: xp.array(_ArrayOfNone()),
+}
+
+
+@pytest.mark.parametrize("call", sorted(MISUSE))
+def test_misuse_raises_as_numpys(device, call):
+    error = error_parity(MISUSE[call], numpy.arange(9).reshape(3, 3), device=device)
+    with pytest.raises(type(error)) as numpys:
+        MISUSE[call](numpy, numpy.arange(9).reshape(3, 3))
+    assert str(error) == str(numpys.value)
+
+
+def test_flat_by_an_empty_string_flat_is_empty_as_numpys(device):
+    a = numpy.arange(9).reshape(3, 3)
+    got = put(a, device).flat[autodev.array([], dtype="S").flat]
+    expected = a.flat[numpy.array([], dtype="S").flat]
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("x", [[1, 2, 4], "array"])
+def test_diff_of_order_zero_is_its_input_as_numpys(device, x):
+    x = put(numpy.array([1, 2, 4]), device) if x == "array" else x
+    assert autodev.diff(x, n=0) is x and autodev.diff(x, 0) is x
+    error_parity(lambda xp, a: xp.diff(a, n=-1), numpy.array([1, 2, 4]), device=device)
+
+
+def test_testing_reads_an_array_like_whose_array_is_an_autodev_array(device):
+    # numpy.testing's comparisons refuse an __array__ giving a non-NumPy array;
+    # autodev.testing's read it
+    x = put(numpy.arange(3), device)
+
+    class Like:
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            return x
+
+    autodev.testing.assert_array_equal(Like(), numpy.arange(3))
+    autodev.testing.assert_array_equal(autodev.intersect1d(Like(), Like()), Like())
+
+
+def _get_buffer(obj: Any, flags: int) -> None:
+    """``PyObject_GetBuffer(obj, flags)`` then release: what a C consumer asks for."""
+    import ctypes
+
+    class Py_buffer(ctypes.Structure):
+        _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object),
+                    ("len", ctypes.c_ssize_t), ("itemsize", ctypes.c_ssize_t),
+                    ("readonly", ctypes.c_int), ("ndim", ctypes.c_int),
+                    ("format", ctypes.c_char_p), ("shape", ctypes.c_void_p),
+                    ("strides", ctypes.c_void_p), ("suboffsets", ctypes.c_void_p),
+                    ("internal", ctypes.c_void_p)]
+
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(Py_buffer), ctypes.c_int]
+    release = ctypes.pythonapi.PyBuffer_Release
+    release.argtypes = [ctypes.POINTER(Py_buffer)]
+    view = Py_buffer()
+    get(obj, ctypes.byref(view), flags)
+    release(ctypes.byref(view))
+
+
+@pytest.mark.skipif(not HAS_BUFFER, reason="the buffer protocol for Python classes (PEP 688 "
+                    "__buffer__) needs Python 3.12, or the compiled extension before it")
+@pytest.mark.parametrize("flags", [0, 0x8 | 0x10, 0x18 | 0x4])  # SIMPLE, STRIDES, +FORMAT
+@pytest.mark.parametrize("layout", ["C", "strided"])
+def test_buffer_flags_answered_as_numpys(layout, flags):
+    # a consumer's flags reach NumPy's exporter: ValueError for SIMPLE on strided memory
+    a = _layout(numpy.arange(24.0).reshape(4, 6), layout)
+    x = _layout(autodev.arange(24.0).reshape(4, 6), layout)
+    try:
+        _get_buffer(a, flags)
+    except Exception as e:  # noqa: BLE001 - the type is the answer compared
+        with pytest.raises(type(e)):
+            _get_buffer(x, flags)
+    else:
+        _get_buffer(x, flags)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_pickle_protocol_5_out_of_band_as_numpys(device, layout):
+    # contiguous host memory travels out of band and is shared, as NumPy's; other
+    # memory (and a device array's host copy) in band
+    import pickle
+
+    a = _layout(numpy.arange(24.0).reshape(4, 6), layout)
+    x = _layout(put(numpy.arange(24.0).reshape(4, 6), device), layout)
+    got_buffers: list[Any] = []
+    expected_buffers: list[Any] = []
+    y = pickle.loads(pickle.dumps(x, protocol=5, buffer_callback=got_buffers.append),
+                     buffers=got_buffers)
+    b = pickle.loads(pickle.dumps(a, protocol=5, buffer_callback=expected_buffers.append),
+                     buffers=expected_buffers)
+    assert y.tolist() == b.tolist() and type(y) is autodev.ndarray
+    if x.location != "cpu":
+        return
+    assert len(got_buffers) == len(expected_buffers)
+    x[0, ...] = -1.0
+    a[0, ...] = -1.0
+    assert y.tolist() == b.tolist()  # shared where NumPy's is
+
+
+class _Declines:
+    def __array_ufunc__(self, *args: Any, **kwargs: Any) -> Any:
+        return NotImplemented
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.negative(_Declines()),
+    lambda xp, a: xp.add(_Declines(), a, out=a),
+])
+def test_override_declined_message_as_numpys(device, call):
+    import re
+
+    a = numpy.arange(3.0)
+    error = error_parity(call, a, device=device)
+    with pytest.raises(TypeError) as numpys:
+        call(numpy, a)
+    # the same words, the objects' addresses aside
+    def shape(msg: str) -> str:
+        return re.sub(r" at 0x[0-9a-f]+", "", msg)
+    assert shape(str(error)) == shape(str(numpys.value))
+
+
+def test_array_ufunc_called_directly_as_numpys(device):
+    x = put(numpy.array(1.0), device)
+    a = numpy.array(1.0)
+    for args in [(), (1, 2)]:
+        error_parity(lambda xp, v: v.__array_ufunc__(*args), a, device=device)
+    got = x.__array_ufunc__(numpy.add, "__call__", x, x)
+    assert float(got) == float(a.__array_ufunc__(numpy.add, "__call__", a, a))
+
+
+class _Echo:
+    """An override answering with the keywords it was handed (NumPy's test_umath)."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return kwargs
+
+
+BAD_UFUNC_CALLS = {
+    "out-twice": lambda xp, a: xp.multiply(a, a, a, out=a),
+    "too-many": lambda xp, a: xp.multiply(a, a, a, a),
+    "too-few": lambda xp, a: xp.multiply(a, out=()),
+    "out-tuple-length": lambda xp, a: xp.multiply(a, a, out=(a, a)),
+    "out-none-two-outputs": lambda xp, a: xp.modf(a, out=None),
+    "unknown-keyword": lambda xp, a: xp.multiply(a, a, foo=1),
+    "override-unknown-keyword": lambda xp, a: xp.multiply(1, _Echo(), foo="bar"),
+    "override-out-length": lambda xp, a: xp.modf(_Echo(), out=("one",)),
+}
+
+
+@pytest.mark.parametrize("call", sorted(BAD_UFUNC_CALLS))
+def test_ufunc_call_arguments_checked_as_numpys(device, call):
+    # checked before any override is asked, with NumPy's exception types and words
+    error = error_parity(BAD_UFUNC_CALLS[call], numpy.arange(3.0), device=device)
+    with pytest.raises(type(error)) as numpys:
+        BAD_UFUNC_CALLS[call](numpy, numpy.arange(3.0))
+    assert str(error) == str(numpys.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.sin(_Echo(), None), lambda xp: xp.sin(_Echo(), out=None),
+    lambda xp: xp.sin(_Echo(), out=(None,)), lambda xp: xp.modf(_Echo(), None, None),
+    lambda xp: xp.modf(_Echo(), out=(None, None)), lambda xp: xp.sin(_Echo(), "o"),
+    lambda xp: xp.modf(_Echo(), "o1", "o2"), lambda xp: xp.add(1, _Echo(), where=True),
+])
+def test_override_handed_outputs_as_numpys(device, call):
+    # no out= where every output is None; a tuple of them where any is given
+    assert call(autodev) == call(numpy)
