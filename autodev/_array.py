@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast as _cas
 
 import numpy as np
 
-from . import _parallel
+from . import _fusion, _parallel
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
@@ -72,6 +72,18 @@ def _set_split_from(least: int) -> None:
 
 
 _parallel.on_floor(_set_split_from)
+
+#: True while a deferred chain is pending (:mod:`autodev._fusion`): the Python fast paths
+#: then send every call to the general path, where pending operands are recorded or forced.
+_ACTIVE = False
+
+
+def _set_active(active: bool) -> None:
+    global _ACTIVE
+    _ACTIVE = active
+
+
+_fusion.LISTENERS.append(_set_active)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -209,6 +221,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
     split = _parallel.threaded(func.__name__, func) if can_elide else func
 
     def op(self: ndarray, other: Any) -> Any:
+        if _ACTIVE:
+            return _decided(func, spec, reflected, self, other, answer)
         if _FAST:
             t = type(other)
             if t is ndarray:
@@ -227,6 +241,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                     and data.nbytes >= _ELIDE_BYTES and _elide(split, self, data, o, reflected)):
                 return self
             if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
+                data = o = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
@@ -282,6 +297,10 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray
     """An operator call that takes the general path: the cost model decides."""
     if _defers(a, other, answer):
         return NotImplemented
+    if _FAST and isinstance(func, np.ufunc) and not a._face:
+        pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
+        if pending is not _fusion.DECLINED:
+            return pending
     if not gpu_operand(other) or _structured(a, other):
         # NumPy's own operator on the host: an operand no GPU holds (None, a string, a
         # Fraction: object or string dtype, capability table), or ``==`` on structured
@@ -387,12 +406,16 @@ def _rehearse_in_place_matmul(a: ndarray, other: Any) -> None:
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     def op(self: ndarray) -> Any:
-        if _FAST and self._data.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
             tick()
             result = func(self._data)
             if self._face:
                 return _face_result(result, self)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
+        if _FAST and isinstance(func, np.ufunc) and not self._face:
+            pending = _fusion.record(func, (self,), ndarray)
+            if pending is not _fusion.DECLINED:
+                return pending
         result = call(spec, (self,), {})
         return _face_result(result, self) if self._face else _zero_d(result, self)
 
@@ -700,6 +723,13 @@ class ndarray(_BufferBase):
     _scalar: bool  # True: a NumPy scalar kept on its device
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
     _face: bool  # made by the array-API face: 0-d results are arrays (docs/array-api.md)
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for an empty ``_data`` slot: the value of a pending array (or of an input
+        of a pending chain), evaluated now (:mod:`autodev._fusion`)."""
+        if name == "_data":
+            return _fusion.force(self)
+        return object.__getattribute__(self, name)  # (Python's own AttributeError)
 
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
                 strides: Any = None, order: Any = None) -> "ndarray":

@@ -120,7 +120,7 @@ class _Env:
     """
 
     __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
-                 "mirror_budget", "pure_python", "num_threads")
+                 "mirror_budget", "pure_python", "num_threads", "fuse")
 
     def __init__(self) -> None:
         self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
@@ -133,6 +133,8 @@ class _Env:
                                               _env("AUTODEV_MIRROR_BUDGET") or "0.5")
         self.pure_python: bool = _env_flag("AUTODEV_PURE_PYTHON")
         self.num_threads: int | None = _env_count("AUTODEV_NUM_THREADS")
+        #: False with AUTODEV_FUSE=0: large elementwise calls run at once, never deferred
+        self.fuse: bool = _env("AUTODEV_FUSE") is None or _env_flag("AUTODEV_FUSE")
 
 
 ENV = _Env()

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _parallel
+from . import _fusion, _parallel
 from ._residency import storage as R
 from ._array import PLAIN_SCALARS as _PLAIN, PROTOCOLS, _in_place, _index_native, compiled, \
     ndarray
@@ -63,6 +63,17 @@ def _set_split_from(least: int) -> None:
 
 
 _parallel.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
+
+#: True while a deferred chain is pending (see autodev._array._ACTIVE).
+_ACTIVE = False
+
+
+def _set_active(active: bool) -> None:
+    global _ACTIVE
+    _ACTIVE = active
+
+
+_fusion.LISTENERS.append(_set_active)
 
 
 # ---------------------------------------------------------------------- ufuncs
@@ -202,7 +213,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                    **kwargs: Any) -> Any:
         # Operands named, not packed: the one- and two-operand calls without keywords
         # (nearly all calls) never build an argument tuple on the fast paths.
-        if type(x) is ndarray and not rest and not kwargs and not (
+        if type(x) is ndarray and not rest and not kwargs and not _ACTIVE and not (
                 one_input and y is not _NO_ARGUMENT):
             data = x._data
             if _FAST:
@@ -214,7 +225,8 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     return general(x, y, rest, kwargs)
                 if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
                                                 and other.size >= _SPLIT_FROM):
-                    return general(x, y, rest, kwargs)  # the CPU backend may split it
+                    data = other = None  # (fusion counts who holds the operands' memory)
+                    return general(x, y, rest, kwargs)  # the CPU backend may split or defer it
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
                 # decision is the CPU (see autodev._dispatch.host_floor_work)
@@ -281,6 +293,10 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
+    if _FAST and not kwargs and not SUBCLASSES:
+        pending = _fusion.record(np_ufunc, args, ndarray)
+        if pending is not _fusion.DECLINED:
+            return pending
     result = call(spec, args, kwargs)
     return of_inputs(args, result, kwargs) if SUBCLASSES else result
 

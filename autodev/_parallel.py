@@ -170,14 +170,25 @@ def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, in
             for family in FAMILIES}
 
 
+#: The least result size at which :mod:`autodev._fusion` defers a call (it sets it).
+FUSE_FLOOR = [NEVER]
+
+
 def least_floor() -> int:
-    """The least floor over all families: the hot paths send calls at or above it here.
-    Before the profile is read it is a safe lower bound (every split needs two blocks)."""
+    """The least floor over all families and fusion's: the hot paths send calls at or
+    above it to the general path. Before the profile is read it is a safe lower bound
+    (every split needs two blocks)."""
     if POOL.threads < 2:
-        return NEVER
+        return FUSE_FLOOR[0]
     if not FLOORS:
-        return 2 * MIN_BLOCK
-    return min(FLOORS.values())
+        return min(2 * MIN_BLOCK, FUSE_FLOOR[0])
+    return min(min(FLOORS.values()), FUSE_FLOOR[0])
+
+
+def set_fuse_floor(elements: int) -> None:
+    """Fusion's floor changed: tell the hot paths."""
+    FUSE_FLOOR[0] = elements
+    _tell()
 
 
 def _tell() -> None:

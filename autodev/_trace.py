@@ -53,7 +53,7 @@ class _Stats:
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
                  "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
-                 "reuse_bytes", "threaded_calls", "threaded_blocks")
+                 "reuse_bytes", "threaded_calls", "threaded_blocks", "fused_chains", "fused_ops")
 
     def __init__(self) -> None:
         self.reset()
@@ -72,6 +72,8 @@ class _Stats:
         self.reuse_bytes = 0
         self.threaded_calls = 0
         self.threaded_blocks = 0
+        self.fused_chains = 0
+        self.fused_ops = 0
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -100,7 +102,9 @@ def stats(reset: bool = False) -> dict[str, Any]:
     -> count), ``reuse_moves`` and ``reuse_bytes`` (arrays mirrored on the other device
     because their reuse paid for the move; those bytes are in the transfer counters too),
     ``threaded_calls`` and ``threaded_blocks`` (host calls split over threads, and the
-    blocks they were split into; see docs/performance.md, "Threads").
+    blocks they were split into; see docs/performance.md, "Threads"), ``fused_chains``
+    and ``fused_ops`` (deferred elementwise chains evaluated in one pass, and the
+    operations they held; docs/performance.md, "Fusion").
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -118,6 +122,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "reuse_bytes": STATS.reuse_bytes,
         "threaded_calls": STATS.threaded_calls,
         "threaded_blocks": STATS.threaded_blocks,
+        "fused_chains": STATS.fused_chains,
+        "fused_ops": STATS.fused_ops,
     }
     if reset:
         STATS.reset()

@@ -1,0 +1,468 @@
+"""Deferred, fused elementwise chains on the host: NumPy's own loops, block by block.
+
+With no GPU usable, a large elementwise ufunc call (an operator or ``autodev.<ufunc>``,
+one or two operands, no keywords) whose result has at least :func:`floor` elements is
+*recorded* instead of run: its dtype and shape are found at the call, by running the
+ufunc on empty stand-ins of its operands (so NumPy's own errors still raise there), and
+the call returns an array whose value is *pending*. Calls on pending arrays are recorded
+too, so that ``s * cdf1 - k * exp(-r * t) * cdf2`` becomes a chain of nodes. When
+anything needs a value, every pending chain is evaluated in one pass
+(:func:`flush`): the result is cut along its first axis into blocks of about
+:data:`BLOCK` elements, and each block runs every node, in the program's order, as
+NumPy's own ufunc loop into a small scratch buffer (``ufunc(*block_operands,
+out=scratch)``), the last into the result. The temporaries stay in the cache; every
+element is computed by the same loop on the same dtypes as the eager call, so the
+values are NumPy's bit for bit. Blocks run on the thread pool of
+:mod:`autodev._parallel` above its elementwise floor.
+
+Where a pending value lives, and how every read forces it: a pending array's ``_data``
+slot (the native array, read in many places and by the compiled hot path) is empty.
+The compiled paths treat an empty slot as "not mine" and hand the call to Python; in
+Python, reading an empty slot calls ``ndarray.__getattr__``, which evaluates every
+pending chain (:func:`force`) and returns the value. So every read -- ``repr``,
+``bool``, ``item``, ``__array__``, the buffer protocol, indexing, a non-elementwise
+call, a write -- sees the value, and nothing else had to change to read it.
+
+The inputs of a pending chain: an input array (a *leaf*) is accepted only if nothing
+but its own wrapper can reach its memory: it owns its memory (no base), shares no
+storage with a view (``_storage is None``: no view of it, and no buffer of it handed
+out, was ever made), holds no mirror, and NumPy's reference count shows no other holder
+of its native array. Its slot is emptied too (it is *locked*) until the chain is
+evaluated, so any read of it, and so any write to it, first evaluates the chain. Memory
+autodev cannot watch (an array wrapping a NumPy array the caller still holds, memory
+handed out through ``__array__``, ``ctypes`` or DLPack, a view) is never an input: such
+a call runs at once (after forcing its pending operands). Scalar operands are Python or
+NumPy scalars, immutable.
+
+Floating-point errors: a call is recorded only if the ``np.errstate`` in force at the
+call ignores or warns for every category (``raise``, ``call``, ``print`` and ``log`` run
+at once). Each node keeps that state; evaluation records the errors of each node over
+all blocks and then warns once per node and category, in the program's order, with
+NumPy's message, at the user's line that forced the value.
+
+Bounds: at most :data:`MAX_NODES` pending calls, and leaves of at most
+:data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
+dropped unread is evaluated (for its warnings) once no pending array is left alive.
+Calls are recorded on the main thread only; any thread's read evaluates them under one
+lock.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _parallel
+from ._config import ENV
+from ._trace import STATS, warn_user
+
+#: Elements of one block: a few temporaries of this size stay in a core's cache.
+BLOCK = 16384
+#: Pending calls at most, then they are evaluated.
+MAX_NODES = 64
+#: Bytes of input arrays pending chains may keep alive, then they are evaluated.
+MAX_LEAF_BYTES = 1 << 30
+#: The embedded default floor (elements of a call's result), until calibrated.
+DEFAULT_FLOOR = 1 << 18
+NEVER = _parallel.NEVER
+
+_KINDS = frozenset("biufc")
+_SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32,
+                      np.complex128, np.complex64, np.bool_})
+_QUIET = frozenset({"ignore", "warn"})
+_MAIN = threading.main_thread()
+_getrefcount = sys.getrefcount
+
+
+class Node:
+    """One recorded ufunc call: operands (nodes, native arrays, scalars), result dtype and
+    shape, the errstate at the call, and a weak reference to its array while alive."""
+
+    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "consumers", "index")
+
+    def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
+                 shape: tuple[int, ...], state: dict[str, str]) -> None:
+        self.ufunc, self.args, self.dtype, self.shape, self.state = ufunc, args, dtype, shape, state
+        self.ref: weakref.ref[Any] | None = None
+        self.consumers = 0
+        self.index = 0
+
+
+_LOCK = threading.RLock()
+#: Pending calls in the program's order.
+NODES: list[Node] = []
+#: id(array) -> its node, for pending arrays alive.
+PENDING: dict[int, Node] = {}
+#: id(array) -> (array, its native array), for locked input arrays.
+LEAVES: dict[int, tuple[Any, np.ndarray]] = {}
+_HELD = [0]  # bytes of LEAVES
+_BUSY = [False]  # recording or evaluating (a dropped array then waits for the next flush)
+#: Called with True when a chain becomes pending, False when none is left.
+LISTENERS: list[Callable[[bool], None]] = []
+_ACTIVE = [False]
+_FLOOR: list[int] = []
+_parallel.FUSE_FLOOR[0] = DEFAULT_FLOOR if ENV.fuse else NEVER  # (the profile's: on first use)
+
+
+# --------------------------------------------------------------------------- floor
+
+def floor() -> int:
+    """The least result size (elements) at which a call is deferred (:data:`NEVER` when
+    ``AUTODEV_FUSE=0``): the profile's ``fusion`` section, else the embedded default."""
+    if not _FLOOR:
+        _FLOOR.append(_read_floor())
+        if _parallel.FUSE_FLOOR[0] != _FLOOR[0]:
+            _parallel.set_fuse_floor(_FLOOR[0])
+    return _FLOOR[0]
+
+
+def _read_floor() -> int:
+    if not ENV.fuse:
+        return NEVER
+    from ._cost.profile import resolve
+
+    section = resolve().profile.get("fusion") or {}
+    found = section.get("floor", DEFAULT_FLOOR)
+    return NEVER if found is None else max(2, int(found))
+
+
+def set_floor(elements: int | None) -> None:
+    """Defer calls of at least ``elements`` (None: the profile's floor again; tests and
+    ``.ci/fuse-everything`` set a tiny one)."""
+    flush()
+    _FLOOR[:] = [] if elements is None else [elements]
+    _parallel.set_fuse_floor(floor())
+
+
+def reset_profile() -> None:
+    """Read the floor again (after ``autodev calibrate`` wrote a profile)."""
+    set_floor(None)
+
+
+def _set_active(active: bool) -> None:
+    if _ACTIVE[0] is not active:
+        _ACTIVE[0] = active
+        for listener in LISTENERS:
+            listener(active)
+
+
+# --------------------------------------------------------------------------- recording
+
+#: Returned by :func:`record` when it does not defer the call.
+DECLINED: Any = object()
+
+
+def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type) -> Any:
+    """A pending array for ``ufunc(*operands)``, or :data:`DECLINED` (run it at once)."""
+    if ufunc.nout != 1 or ufunc.nin != len(operands) or ufunc.signature is not None \
+            or threading.current_thread() is not _MAIN:
+        return DECLINED
+    with _LOCK:
+        if _BUSY[0]:
+            return DECLINED
+        _BUSY[0] = True
+        try:
+            return _record(ufunc, operands, array_type)
+        finally:
+            _BUSY[0] = False
+            if NODES and not PENDING:
+                _flush_locked()
+
+
+def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type) -> Any:
+    state = np.geterr()
+    for mode in state.values():
+        if mode not in _QUIET:
+            return DECLINED
+    args: list[Any] = []
+    to_lock: list[tuple[Any, np.ndarray]] = []
+    shapes: list[tuple[int, ...]] = []
+    pending = False
+    for x in operands:
+        t = type(x)
+        if t is array_type:
+            key = id(x)
+            node = PENDING.get(key)
+            if node is not None:
+                args.append(node)
+                shapes.append(node.shape)
+                pending = True
+                continue
+            held = LEAVES.get(key)
+            if held is not None:
+                args.append(held[1])
+                shapes.append(held[1].shape)
+                continue
+            for seen, native in to_lock:
+                if seen is x:
+                    args.append(native)
+                    shapes.append(native.shape)
+                    break
+            else:
+                native = _lockable(x)
+                if native is None:
+                    return DECLINED
+                to_lock.append((x, native))
+                args.append(native)
+                shapes.append(native.shape)
+        elif t in _SCALARS:
+            args.append(x)
+        else:
+            return DECLINED
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return DECLINED  # the eager call raises NumPy's own error
+    size = math.prod(shape)
+    if not shape or (size < floor() and not pending):
+        return DECLINED
+    for a in args:
+        if type(a) is Node and a.shape != shape:
+            return DECLINED  # a pending operand broadcast up: evaluated first
+    probe = ufunc(*(_stand_in(a) for a in args))  # NumPy's errors, raised at the call
+    dtype = probe.dtype
+    if dtype.kind not in _KINDS:
+        return DECLINED
+    if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
+        _flush_locked()
+        return DECLINED  # (the operands' chains were evaluated: run this call at once)
+    for x, native in to_lock:  # lock the new leaves: their reads now force the chains
+        del x._data
+        LEAVES[id(x)] = (x, native)
+        _HELD[0] += native.nbytes
+    node = Node(ufunc, tuple(args), dtype, shape, state)
+    for a in args:
+        if type(a) is Node:
+            a.consumers += 1
+    NODES.append(node)
+    result = object.__new__(array_type)
+    result._device, result._storage, result._mirror = _parallel_cpu(), None, None
+    result._scalar, result._pin, result._face = False, None, False
+    key = id(result)
+    node.ref = weakref.ref(result, lambda _ref: _dropped(key))
+    PENDING[key] = node
+    _set_active(True)
+    return result
+
+
+def _lockable(x: Any) -> np.ndarray | None:
+    """``x``'s native array if nothing but ``x`` can reach its memory (see the module's
+    docstring), else None."""
+    if x._storage is not None or x._mirror is not None or x._scalar or x._face \
+            or x._pin is not None or x._device is not _parallel_cpu():
+        return None
+    native = x._data
+    # held by x's slot, this local and getrefcount's argument: nobody else holds it
+    if type(native) is not np.ndarray or native.base is not None \
+            or _getrefcount(native) > 3 or native.dtype.kind not in _KINDS \
+            or not native.flags.writeable or not _row_major(native) or native.ndim == 0:
+        return None
+    return native
+
+
+def _parallel_cpu() -> Any:
+    from ._device import CPU
+
+    return CPU
+
+
+def _row_major(a: np.ndarray) -> bool:
+    """True if NumPy's ``order="K"`` result of ``a`` is C-ordered (strides decreasing)."""
+    last = None
+    for n, s in zip(a.shape, a.strides):
+        if n == 1:
+            continue
+        if s <= 0 or (last is not None and s > last):
+            return False
+        last = s
+    return True
+
+
+def _stand_in(a: Any) -> Any:
+    if type(a) is Node:
+        return np.empty(0, a.dtype)
+    if type(a) is np.ndarray:
+        return np.empty(0, a.dtype)
+    return a
+
+
+def _dropped(key: int) -> None:
+    """A pending array was dropped unread: once none is left alive, evaluate the chains
+    (their floating-point warnings appear as the eager calls' would have)."""
+    PENDING.pop(key, None)
+    if not PENDING and NODES and not _BUSY[0]:
+        with _LOCK:
+            if not PENDING and NODES and not _BUSY[0]:
+                _flush_locked()
+
+
+# --------------------------------------------------------------------------- forcing
+
+def force(x: Any) -> Any:
+    """``x._data`` for a pending or locked array: every pending chain evaluated first.
+    (``ndarray.__getattr__`` calls it when the slot is empty.)"""
+    key = id(x)
+    if key in PENDING or key in LEAVES:
+        flush()
+    return object.__getattribute__(x, "_data")
+
+
+def flush() -> None:
+    """Evaluate every pending chain (nothing if none is pending)."""
+    if NODES:
+        with _LOCK:
+            _flush_locked()
+
+
+def _flush_locked() -> None:
+    if not NODES:
+        return
+    busy = _BUSY[0]
+    _BUSY[0] = True
+    nodes, leaves = NODES[:], list(LEAVES.values())
+    alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
+             if ref is not None}
+    NODES.clear()
+    LEAVES.clear()
+    PENDING.clear()
+    _HELD[0] = 0
+    try:
+        results = _evaluate(nodes, alive)
+    finally:
+        for x, native in leaves:
+            x._data = native
+        _BUSY[0] = busy
+        _set_active(False)
+    for node in nodes:
+        array = alive.get(id(node))
+        if array is not None:
+            array._data = results[id(node)]
+    STATS.fused_chains += 1
+    STATS.fused_ops += len(nodes)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def _evaluate(nodes: list[Node], alive: dict[int, Any]) -> dict[int, np.ndarray]:
+    """Run ``nodes`` block by block (one pass per result shape); the arrays of the nodes
+    whose array is alive, by ``id(node)``."""
+    results: dict[int, np.ndarray] = {}
+    by_shape: dict[tuple[int, ...], list[Node]] = {}
+    for node in nodes:
+        by_shape.setdefault(node.shape, []).append(node)
+    for shape, group in by_shape.items():
+        for i, node in enumerate(group):
+            node.index = i
+        outs = {i: np.empty(shape, node.dtype) for i, node in enumerate(group)
+                if id(node) in alive}
+        flags = _run_group(group, shape, outs)
+        _report(group, flags)
+        for i, out in outs.items():
+            results[id(group[i])] = out
+    return results
+
+
+def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], list[np.dtype]]:
+    """Each node's scratch slot (or None: its result array), reusing a slot once its last
+    reader has run; and the dtype of each slot."""
+    last = list(range(len(group)))
+    for i, node in enumerate(group):
+        for a in node.args:
+            if type(a) is Node:
+                last[a.index] = i
+    slots: list[Any] = []
+    slot_dtypes: list[np.dtype] = []
+    free: dict[np.dtype, list[int]] = {}
+    ending: dict[int, list[int]] = {}
+    for i, node in enumerate(group):
+        if i in outs:
+            slots.append(None)
+        else:
+            spare = free.get(node.dtype)
+            if spare:
+                slot = spare.pop()
+            else:
+                slot = len(slot_dtypes)
+                slot_dtypes.append(node.dtype)
+            slots.append(slot)
+            ending.setdefault(last[i], []).append(i)
+        for j in ending.pop(i, ()):  # (freed after node i ran: it may read them)
+            free.setdefault(group[j].dtype, []).append(slots[j])
+    return slots, slot_dtypes
+
+
+def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.ndarray]
+               ) -> list[int]:
+    """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags."""
+    slots, slot_dtypes = _plan(group, outs)
+    rows = shape[0]
+    inner = math.prod(shape[1:])
+    step = max(1, BLOCK // max(1, inner))
+    size = rows * inner
+    # (a chain's work is its calls' work: elements times calls)
+    threads = _parallel.threads_for(size * len(group), "elementwise")
+    parts = max(1, min(threads, -(-rows // step)))
+    bounds = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
+    cuts = [[_cut(a, len(shape)) for a in node.args] for node in group]
+    flags = [0] * len(group)
+
+    def task(lo: int, hi: int) -> Callable[[], None]:
+        return lambda: _run_rows(group, slots, slot_dtypes, cuts, outs, shape, step, lo, hi,
+                                 flags)
+
+    blocks = [task(lo, hi) for lo, hi in bounds]
+    if len(blocks) == 1 or sys.is_finalizing():
+        for block in blocks:
+            block()
+    else:
+        _parallel.run_blocks(blocks, "fused chain")
+    return flags
+
+
+def _cut(a: Any, ndim: int) -> Any:
+    """How a block ``[lo, hi)`` reads operand ``a``: a node (by index), a slicer, or as is."""
+    if type(a) is Node:
+        return a
+    if type(a) is np.ndarray:
+        return _parallel._slicer(a, ndim, 0)
+    return a
+
+
+def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
+              cuts: list[list[Any]], outs: dict[int, np.ndarray], shape: tuple[int, ...],
+              step: int, lo: int, hi: int, flags: list[int]) -> None:
+    scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
+    current = [0]
+
+    def seen(kind: str, flag: int) -> None:
+        flags[current[0]] |= flag
+
+    with np.errstate(all="call", call=seen):
+        values: list[Any] = [None] * len(group)
+        for start in range(lo, hi, step):
+            stop = min(start + step, hi)
+            n = stop - start
+            for i, node in enumerate(group):
+                slot = slots[i]
+                out = outs[i][start:stop] if slot is None else \
+                    (scratch[slot] if n == step else scratch[slot][:n])
+                ins = [values[c.index] if type(c) is Node else
+                       (c(start, stop) if callable(c) else c) for c in cuts[i]]
+                current[0] = i
+                node.ufunc(*ins, out=out)
+                values[i] = out
+
+
+def _report(group: list[Node], flags: list[int]) -> None:
+    """Warn once per node and category, as each eager call would have."""
+    for node, found in zip(group, flags):
+        if not found:
+            continue
+        for bit, key, text in _parallel._FP_ERRORS:
+            if found & bit and node.state[key] == "warn":
+                warn_user(f"{text} encountered in {node.ufunc.__name__}", RuntimeWarning)
