@@ -62,7 +62,7 @@ STATE.listeners.append(_sync_fast)
 _sync_fast()  # the flags as they are now (refresh tells it of every change after)
 
 #: With no GPU usable, an operand this large sends the call to the general path, where
-#: the CPU backend may split it over threads (:func:`autodev._parallel.least_floor`).
+#: the CPU backend may split it over threads or defer it (:func:`autodev._parallel.general_from`).
 _SPLIT_FROM = _parallel.NEVER
 
 

@@ -130,8 +130,8 @@ def set_limit(n: int | None) -> None:
 
 #: family -> the work at or above which its calls are split (:data:`NEVER`: never).
 FLOORS: dict[str, int] = {}
-#: Called with the least floor of all families whenever it may have changed (the hot
-#: paths keep it as an int and send calls at or above it here).
+#: Called with :func:`general_from` whenever it may have changed (the hot paths keep it
+#: as an int and send calls at or above it to the general path).
 LISTENERS: list[Callable[[int], None]] = []
 _CROSSOVER: list[dict[str, float | None]] = []
 
@@ -170,19 +170,24 @@ def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, in
             for family in FAMILIES}
 
 
+def least_floor() -> int:
+    """The least floor over all families. Before the profile is read it is a safe lower
+    bound (every split needs two blocks)."""
+    if POOL.threads < 2:
+        return NEVER
+    if not FLOORS:
+        return 2 * MIN_BLOCK
+    return min(FLOORS.values())
+
+
 #: The least result size at which :mod:`autodev._fusion` defers a call (it sets it).
 FUSE_FLOOR = [NEVER]
 
 
-def least_floor() -> int:
-    """The least floor over all families and fusion's: the hot paths send calls at or
-    above it to the general path. Before the profile is read it is a safe lower bound
-    (every split needs two blocks)."""
-    if POOL.threads < 2:
-        return FUSE_FLOOR[0]
-    if not FLOORS:
-        return min(2 * MIN_BLOCK, FUSE_FLOOR[0])
-    return min(min(FLOORS.values()), FUSE_FLOOR[0])
+def general_from() -> int:
+    """The least size the hot paths send to the general path: the least thread floor or
+    fusion's floor, whichever is lower."""
+    return min(least_floor(), FUSE_FLOOR[0])
 
 
 def set_fuse_floor(elements: int) -> None:
@@ -192,7 +197,7 @@ def set_fuse_floor(elements: int) -> None:
 
 
 def _tell() -> None:
-    least = least_floor()
+    least = general_from()
     for listener in LISTENERS:
         listener(least)
 
@@ -210,9 +215,9 @@ def reset_profile() -> None:
 
 
 def on_floor(listener: Callable[[int], None]) -> None:
-    """Call ``listener(least floor)`` now and whenever it may change."""
+    """Call ``listener(general_from())`` now and whenever it may change."""
     LISTENERS.append(listener)
-    listener(least_floor())
+    listener(general_from())
 
 
 # --------------------------------------------------------------------------- running blocks
