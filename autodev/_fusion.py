@@ -83,14 +83,17 @@ class Node:
     """One recorded ufunc call: operands (nodes, native arrays, scalars), result dtype and
     shape, the errstate at the call, and a weak reference to its array while alive."""
 
-    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "consumers", "index")
+    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target")
 
     def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
                  shape: tuple[int, ...], state: dict[str, str]) -> None:
         self.ufunc, self.args, self.dtype, self.shape, self.state = ufunc, args, dtype, shape, state
         self.ref: weakref.ref[Any] | None = None
-        self.consumers = 0
         self.index = 0
+        #: True, or the mask (a node or a native array) of a call given ``where=``
+        self.where: Any = True
+        #: The native array the call writes into (``out=``, an in-place operator), or None
+        self.target: np.ndarray | None = None
 
 
 _LOCK = threading.RLock()
@@ -157,8 +160,10 @@ def _set_active(active: bool) -> None:
 DECLINED: Any = object()
 
 
-def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type) -> Any:
-    """A pending array for ``ufunc(*operands)``, or :data:`DECLINED` (run it at once)."""
+def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any = None,
+           where: Any = True) -> Any:
+    """A pending array for ``ufunc(*operands, out=out, where=where)`` (``out`` itself when
+    given), or :data:`DECLINED` (run it at once)."""
     if ufunc.nout != 1 or ufunc.nin != len(operands) or ufunc.signature is not None \
             or threading.current_thread() is not _MAIN:
         return DECLINED
@@ -167,87 +172,158 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type) -> Any:
             return DECLINED
         _BUSY[0] = True
         try:
-            return _record(ufunc, operands, array_type)
+            return _record(ufunc, operands, array_type, out, where)
         finally:
             _BUSY[0] = False
             if NODES and not PENDING:
                 _flush_locked()
 
 
-def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type) -> Any:
+class _Gather:
+    """The operands of one call as a node reads them, and the arrays it would lock."""
+
+    __slots__ = ("array_type", "to_lock", "pending")
+
+    def __init__(self, array_type: type) -> None:
+        self.array_type = array_type
+        self.to_lock: list[tuple[Any, np.ndarray]] = []
+        self.pending = False
+
+    def operand(self, x: Any) -> Any:
+        """A node, a native array or a scalar for ``x``; None if it cannot be deferred."""
+        t = type(x)
+        if t is self.array_type:
+            key = id(x)
+            node = PENDING.get(key)
+            if node is not None:
+                self.pending = True
+                return node
+            held = LEAVES.get(key)
+            if held is not None:
+                return held[1]
+            for seen, native in self.to_lock:
+                if seen is x:
+                    return native
+            native = _lockable(x)
+            if native is not None:
+                self.to_lock.append((x, native))
+            return native
+        if t in _SCALARS:
+            return x
+        return None
+
+
+def _shape_of(a: Any) -> tuple[int, ...] | None:
+    return a.shape if type(a) is Node or type(a) is np.ndarray else None
+
+
+def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any,
+            where: Any) -> Any:
     state = np.geterr()
     for mode in state.values():
         if mode not in _QUIET:
             return DECLINED
-    args: list[Any] = []
-    to_lock: list[tuple[Any, np.ndarray]] = []
-    shapes: list[tuple[int, ...]] = []
-    pending = False
-    for x in operands:
-        t = type(x)
-        if t is array_type:
-            key = id(x)
-            node = PENDING.get(key)
-            if node is not None:
-                args.append(node)
-                shapes.append(node.shape)
-                pending = True
-                continue
-            held = LEAVES.get(key)
-            if held is not None:
-                args.append(held[1])
-                shapes.append(held[1].shape)
-                continue
-            for seen, native in to_lock:
-                if seen is x:
-                    args.append(native)
-                    shapes.append(native.shape)
-                    break
-            else:
-                native = _lockable(x)
-                if native is None:
-                    return DECLINED
-                to_lock.append((x, native))
-                args.append(native)
-                shapes.append(native.shape)
-        elif t in _SCALARS:
-            args.append(x)
-        else:
+    gather = _Gather(array_type)
+    args = [gather.operand(x) for x in operands]
+    if any(a is None for a in args):
+        return DECLINED
+    mask: Any = True
+    if where is not True:
+        mask = gather.operand(where)
+        if mask is None or _shape_of(mask) is None or mask.dtype != np.bool_:
             return DECLINED
+    target: np.ndarray | None = None
+    replaced: Node | None = None
+    if out is not None:
+        found = _output(out, gather, mask)
+        if found is None:
+            return DECLINED
+        target, replaced = found
+    shapes = [s for s in map(_shape_of, (*args, mask)) if s is not None]
+    out_shape = _shape_of(replaced if target is None else target) if out is not None else None
     try:
-        shape = np.broadcast_shapes(*shapes)
+        shape = np.broadcast_shapes(*shapes, *([out_shape] if out_shape else []))
     except ValueError:
         return DECLINED  # the eager call raises NumPy's own error
-    size = math.prod(shape)
-    if not shape or (size < floor() and not pending):
+    if out_shape is not None and shape != out_shape:
         return DECLINED
-    for a in args:
+    size = math.prod(shape)
+    if not shape or (size < floor() and not gather.pending):
+        return DECLINED
+    for a in (*args, mask):
         if type(a) is Node and a.shape != shape:
             return DECLINED  # a pending operand broadcast up: evaluated first
-    probe = ufunc(*(_stand_in(a) for a in args))  # NumPy's errors, raised at the call
-    dtype = probe.dtype
-    if dtype.kind not in _KINDS:
+    if target is not None and not _only_read_whole(target, args, mask):
+        return DECLINED
+    dtype = _probe(ufunc, args, mask, target if target is not None else replaced)
+    if dtype is None:
         return DECLINED
     if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
         _flush_locked()
         return DECLINED  # (the operands' chains were evaluated: run this call at once)
-    for x, native in to_lock:  # lock the new leaves: their reads now force the chains
+    for x, native in gather.to_lock:  # lock the new leaves: their reads now force the chains
         del x._data
         LEAVES[id(x)] = (x, native)
         _HELD[0] += native.nbytes
     node = Node(ufunc, tuple(args), dtype, shape, state)
-    for a in args:
-        if type(a) is Node:
-            a.consumers += 1
+    node.where, node.target = mask, target
     NODES.append(node)
-    result = object.__new__(array_type)
-    result._device, result._storage, result._mirror = _parallel_cpu(), None, None
-    result._scalar, result._pin, result._face = False, None, False
+    if out is not None:
+        result = out
+        if replaced is not None:
+            replaced.ref = None  # (its value is no array's any more)
+    else:
+        result = object.__new__(array_type)
+        result._device, result._storage, result._mirror = _parallel_cpu(), None, None
+        result._scalar, result._pin, result._face = False, None, False
     key = id(result)
     node.ref = weakref.ref(result, lambda _ref: _dropped(key))
     PENDING[key] = node
     _set_active(True)
     return result
+
+
+def _output(out: Any, gather: _Gather, mask: Any) -> tuple[Any, Node | None] | None:
+    """Where a call given ``out`` writes: (the native array written in place, or None for
+    a pending array's fresh value; the pending node ``out`` held), or None to decline."""
+    if type(out) is tuple:
+        if len(out) != 1:
+            return None
+        out = out[0]
+    if type(out) is not gather.array_type:
+        return None
+    node = PENDING.get(id(out))
+    if node is not None:
+        if node.target is not None:
+            return node.target, node
+        return (None, node) if mask is True else None
+    native = gather.operand(out)
+    if type(native) is not np.ndarray:
+        return None
+    return native, None
+
+
+def _only_read_whole(target: np.ndarray, args: list[Any], mask: Any) -> bool:
+    """True if every pending read of ``target``'s memory has its shape (block ``i`` of
+    it is then read only by block ``i``, before or after its write, as in program order)."""
+    for node in NODES:
+        for a in (*node.args, node.where):
+            if a is target and node.shape != target.shape:
+                return False
+    return all(a is not target or a.shape == target.shape for a in (*args, mask))
+
+
+def _probe(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | None:
+    """The call's result dtype, found by running it on empty stand-ins: NumPy's own
+    errors (types, casting, Python integers out of range) raise here, at the call."""
+    keywords: dict[str, Any] = {}
+    if out is not None:
+        keywords["out"] = np.empty(0, out.dtype)
+    if mask is not True:
+        keywords["where"] = np.empty(0, np.bool_)
+    probe = ufunc(*(_stand_in(a) for a in args), **keywords)
+    dtype = probe.dtype
+    return dtype if dtype.kind in _KINDS else None
 
 
 def _lockable(x: Any) -> np.ndarray | None:
@@ -358,8 +434,8 @@ def _evaluate(nodes: list[Node], alive: dict[int, Any]) -> dict[int, np.ndarray]
     for shape, group in by_shape.items():
         for i, node in enumerate(group):
             node.index = i
-        outs = {i: np.empty(shape, node.dtype) for i, node in enumerate(group)
-                if id(node) in alive}
+        outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
+                for i, node in enumerate(group) if id(node) in alive or node.target is not None}
         flags = _run_group(group, shape, outs)
         _report(group, flags)
         for i, out in outs.items():
@@ -372,7 +448,7 @@ def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], li
     reader has run; and the dtype of each slot."""
     last = list(range(len(group)))
     for i, node in enumerate(group):
-        for a in node.args:
+        for a in (*node.args, node.where):
             if type(a) is Node:
                 last[a.index] = i
     slots: list[Any] = []
@@ -408,7 +484,7 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     threads = _parallel.threads_for(size * len(group), "elementwise")
     parts = max(1, min(threads, -(-rows // step)))
     bounds = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
-    cuts = [[_cut(a, len(shape)) for a in node.args] for node in group]
+    cuts = [[_cut(a, len(shape)) for a in (node.where, *node.args)] for node in group]
     flags = [0] * len(group)
 
     def task(lo: int, hi: int) -> Callable[[], None]:
@@ -454,7 +530,10 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
                 ins = [values[c.index] if type(c) is Node else
                        (c(start, stop) if callable(c) else c) for c in cuts[i]]
                 current[0] = i
-                node.ufunc(*ins, out=out)
+                if ins[0] is True:
+                    node.ufunc(*ins[1:], out=out)
+                else:
+                    node.ufunc(*ins[1:], out=out, where=ins[0])
                 values[i] = out
 
 

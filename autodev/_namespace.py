@@ -272,6 +272,10 @@ def _may_override(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     return bool(kwargs) or any(type(a) is not ndarray and type(a) not in _PLAIN for a in args)
 
 
+#: The keywords of a ufunc call :mod:`autodev._fusion` may defer.
+_FUSION_KEYWORDS = frozenset({"out", "where"})
+
+
 def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
              kwargs: dict[str, Any]) -> Any:
     """A ufunc call dispatched through the cost model, or handed to an operand overriding
@@ -293,8 +297,9 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
-    if _FAST and not kwargs and not SUBCLASSES:
-        pending = _fusion.record(np_ufunc, args, ndarray)
+    if _FAST and _FUSION_KEYWORDS.issuperset(kwargs) and not SUBCLASSES:
+        pending = _fusion.record(np_ufunc, args, ndarray, kwargs.get("out"),
+                                 kwargs.get("where", True))
         if pending is not _fusion.DECLINED:
             return pending
     result = call(spec, args, kwargs)

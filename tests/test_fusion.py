@@ -282,3 +282,65 @@ def test_other_thread_reads() -> None:
     t.start()
     t.join()
     same(box[0], np.arange(20.0) * 5)
+
+
+# --------------------------------------------------------------------------- out=, where=, in place
+
+def test_in_place_chain_is_deferred_and_bit_identical() -> None:
+    rng = np.random.default_rng(4)
+    hx, hv = rng.standard_normal(37), rng.standard_normal(37)
+    x, v = autodev.array(hx), autodev.array(hv)
+    for _ in range(2):
+        xm = x + 0.005 * v
+        x += 0.01 * xm
+        v -= 0.01 * x
+    assert pending(x) and pending(v)
+    for _ in range(2):
+        xm = hx + 0.005 * hv
+        hx += 0.01 * xm
+        hv -= 0.01 * hx
+    same(x, hx)
+    same(v, hv)
+
+
+def test_masked_out_where_bit_identical() -> None:
+    rng = np.random.default_rng(5)
+    hc = rng.uniform(-1.5, 0.5, 29) + 1j * rng.uniform(-1, 1, 29)
+    results = []
+    for m in (np, autodev):
+        c, z, counts = m.array(hc), m.zeros(29, complex), m.zeros(29, np.int64)
+        for _ in range(6):
+            alive = m.less(m.abs(z), 2.0)
+            m.add(m.multiply(z, z, where=alive, out=z), c, where=alive, out=z)
+            counts += alive
+        if m is autodev:
+            assert pending(counts) and pending(z)
+        results.append((np.asarray(z), np.asarray(counts)))
+    same(results[1][0], results[0][0])
+    same(results[1][1], results[0][1])
+
+
+def test_in_place_casting_error_at_the_call() -> None:
+    a = autodev.arange(20)
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):
+        a += 1.5
+    same(a, np.arange(20))
+
+
+def test_out_broadcast_read_runs_at_once() -> None:
+    row = autodev.arange(10.0)
+    grid = autodev.ones((4, 10))
+    r = grid * row  # reads row broadcast to (4, 10)
+    row += 1  # a write of row while a broadcast read of it is pending: not deferred
+    same(r, np.ones((4, 10)) * np.arange(10.0))
+    same(row, np.arange(10.0) + 1)
+
+
+def test_pending_array_written_in_place() -> None:
+    a = autodev.arange(20.0)
+    r = a * 2
+    r += 1
+    s = r * 3
+    r -= 100
+    same(s, (np.arange(20.0) * 2 + 1) * 3)
+    same(r, np.arange(20.0) * 2 + 1 - 100)
