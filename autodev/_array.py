@@ -79,8 +79,24 @@ _ACTIVE = False
 
 
 def _set_active(active: bool) -> None:
+    """A chain became pending, or none is left: the class gets ``__getattr__`` (which
+    evaluates the chains when an empty ``_data`` slot is read) only while one is, since
+    with it Python no longer specialises the reads of any attribute of the class."""
     global _ACTIVE
     _ACTIVE = active
+    if active:
+        ndarray.__getattr__ = _pending_getattr  # type: ignore[attr-defined]
+    elif "__getattr__" in ndarray.__dict__:
+        del ndarray.__getattr__  # type: ignore[attr-defined]
+
+
+def _pending_getattr(self: "ndarray", name: str) -> Any:
+    """``ndarray.__getattr__`` while a chain is pending: called only when an attribute is
+    not found, so for an empty ``_data`` slot (a pending array, or an input of a pending
+    chain) it returns the value, evaluated now; any other name raises Python's own error."""
+    if name == "_data":
+        return _fusion.force(self)
+    return object.__getattribute__(self, name)
 
 
 _fusion.LISTENERS.append(_set_active)
@@ -726,13 +742,6 @@ class ndarray(_BufferBase):
     _scalar: bool  # True: a NumPy scalar kept on its device
     _pin: Device | None  # None: placed by autodev (auto); else the device it is pinned to
     _face: bool  # made by the array-API face: 0-d results are arrays (docs/array-api.md)
-
-    def __getattr__(self, name: str) -> Any:
-        """Only for an empty ``_data`` slot: the value of a pending array (or of an input
-        of a pending chain), evaluated now (:mod:`autodev._fusion`)."""
-        if name == "_data":
-            return _fusion.force(self)
-        return object.__getattribute__(self, name)  # (Python's own AttributeError)
 
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
                 strides: Any = None, order: Any = None) -> "ndarray":

@@ -261,6 +261,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
         _flush_locked()
         return DECLINED  # (the operands' chains were evaluated: run this call at once)
+    _set_active(True)
     for x, native in gather.to_lock:  # lock the new leaves: their reads now force the chains
         del x._data
         LEAVES[id(x)] = (x, native)
@@ -279,7 +280,6 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     key = id(result)
     node.ref = weakref.ref(result, lambda _ref: _dropped(key))
     PENDING[key] = node
-    _set_active(True)
     return result
 
 
@@ -403,30 +403,35 @@ def _flush_locked() -> None:
     nodes, leaves = NODES[:], list(LEAVES.values())
     alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
              if ref is not None}
+    found: list[tuple[Node, int]] = []
+    try:
+        results = _evaluate(nodes, alive, found)
+    finally:
+        _BUSY[0] = busy
+    # (on an error, a MemoryError say, everything stays pending: a later read tries again)
     NODES.clear()
     LEAVES.clear()
     PENDING.clear()
     _HELD[0] = 0
-    try:
-        results = _evaluate(nodes, alive)
-    finally:
-        for x, native in leaves:
-            x._data = native
-        _BUSY[0] = busy
-        _set_active(False)
+    for x, native in leaves:
+        x._data = native
     for node in nodes:
         array = alive.get(id(node))
         if array is not None:
             array._data = results[id(node)]
+    _set_active(False)
     STATS.fused_chains += 1
     STATS.fused_ops += len(nodes)
+    _report(found)  # (last: a warning's handler may read arrays)
 
 
 # --------------------------------------------------------------------------- evaluation
 
-def _evaluate(nodes: list[Node], alive: dict[int, Any]) -> dict[int, np.ndarray]:
+def _evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]]
+              ) -> dict[int, np.ndarray]:
     """Run ``nodes`` block by block (one pass per result shape); the arrays of the nodes
-    whose array is alive, by ``id(node)``."""
+    whose array is alive, by ``id(node)``; each node's floating-point errors go to
+    ``found``."""
     results: dict[int, np.ndarray] = {}
     by_shape: dict[tuple[int, ...], list[Node]] = {}
     for node in nodes:
@@ -437,7 +442,7 @@ def _evaluate(nodes: list[Node], alive: dict[int, Any]) -> dict[int, np.ndarray]
         outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
                 for i, node in enumerate(group) if id(node) in alive or node.target is not None}
         flags = _run_group(group, shape, outs)
-        _report(group, flags)
+        found.extend(zip(group, flags))
         for i, out in outs.items():
             results[id(group[i])] = out
     return results
@@ -537,9 +542,9 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
                 values[i] = out
 
 
-def _report(group: list[Node], flags: list[int]) -> None:
+def _report(flags: list[tuple[Node, int]]) -> None:
     """Warn once per node and category, as each eager call would have."""
-    for node, found in zip(group, flags):
+    for node, found in flags:
         if not found:
             continue
         for bit, key, text in _parallel._FP_ERRORS:
