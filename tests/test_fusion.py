@@ -59,13 +59,14 @@ def test_chain_bit_identical(data: Any, dtype: Any, rows: int, cols: int) -> Non
 
 def test_chain_is_deferred_and_counted() -> None:
     a = autodev.arange(40.0)
-    before = autodev.stats()["fused_chains"]
-    r = autodev.sin(a) * 2 + a
+    before = autodev.stats()
+    r = (a * 0.5) * 2 + a
     assert pending(r) and id(a) in F.LEAVES
-    same(r, np.sin(np.arange(40.0)) * 2 + np.arange(40.0))
+    same(r, (np.arange(40.0) * 0.5) * 2 + np.arange(40.0))
     assert not pending(r) and not F.LEAVES
-    assert autodev.stats()["fused_chains"] == before + 1
-    assert autodev.stats()["fused_ops"] >= 3
+    after = autodev.stats()
+    assert after["fused_chains"] == before["fused_chains"] + 1
+    assert after["fused_ops"] == before["fused_ops"] + 3
 
 
 @pytest.mark.parametrize("dtypes", [(np.int8, np.float32), (np.int64, np.float64),
