@@ -387,7 +387,8 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
                 and _defers_in_place(self, other):
             return NotImplemented
-        if _FAST and not matmul and (_ACTIVE or self._data.size >= _SPLIT_FROM) \
+        if _FAST and not matmul and isinstance(func, np.ufunc) \
+                and (_ACTIVE or self._data.size >= _SPLIT_FROM) \
                 and _fusion.record(func, (self, other), ndarray, self) is not _fusion.DECLINED:
             return self
         if _FAST and self._data.size < _SPLIT_FROM:

@@ -59,6 +59,7 @@ import numpy as np
 
 from . import _parallel
 from ._config import ENV
+from ._device import CPU
 from ._trace import STATS, warn_user
 
 #: Elements of one block: a few temporaries of this size stay in a core's cache.
@@ -86,7 +87,7 @@ class Node:
     __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target")
 
     def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
-                 shape: tuple[int, ...], state: dict[str, str]) -> None:
+                 shape: tuple[int, ...], state: Any) -> None:
         self.ufunc, self.args, self.dtype, self.shape, self.state = ufunc, args, dtype, shape, state
         self.ref: weakref.ref[Any] | None = None
         self.index = 0
@@ -204,10 +205,10 @@ class _Gather:
             for seen, native in self.to_lock:
                 if seen is x:
                     return native
-            native = _lockable(x)
-            if native is not None:
-                self.to_lock.append((x, native))
-            return native
+            found = _lockable(x)
+            if found is not None:
+                self.to_lock.append((x, found))
+            return found
         if t in _SCALARS:
             return x
         return None
@@ -269,13 +270,14 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target = mask, target
     NODES.append(node)
+    result: Any
     if out is not None:
         result = out
         if replaced is not None:
             replaced.ref = None  # (its value is no array's any more)
     else:
         result = object.__new__(array_type)
-        result._device, result._storage, result._mirror = _parallel_cpu(), None, None
+        result._device, result._storage, result._mirror = CPU, None, None
         result._scalar, result._pin, result._face = False, None, False
     key = id(result)
     node.ref = weakref.ref(result, lambda _ref: _dropped(key))
@@ -330,7 +332,7 @@ def _lockable(x: Any) -> np.ndarray | None:
     """``x``'s native array if nothing but ``x`` can reach its memory (see the module's
     docstring), else None."""
     if x._storage is not None or x._mirror is not None or x._scalar or x._face \
-            or x._pin is not None or x._device is not _parallel_cpu():
+            or x._pin is not None or x._device is not CPU:
         return None
     native = x._data
     # held by x's slot, this local and getrefcount's argument: nobody else holds it
@@ -339,12 +341,6 @@ def _lockable(x: Any) -> np.ndarray | None:
             or not native.flags.writeable or not _row_major(native) or native.ndim == 0:
         return None
     return native
-
-
-def _parallel_cpu() -> Any:
-    from ._device import CPU
-
-    return CPU
 
 
 def _row_major(a: np.ndarray) -> bool:
