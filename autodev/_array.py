@@ -51,11 +51,16 @@ _FAST = False
 #: a tiny elementwise operator on host data then calls NumPy after one size check.
 _HOST_FAST = False
 
+#: True when no GPU is usable and nothing is pinned (a trace may watch): large
+#: elementwise calls may then be deferred (:mod:`autodev._fusion`).
+_FUSABLE = False
+
 
 def _sync_fast() -> None:
-    global _FAST, _HOST_FAST
+    global _FAST, _HOST_FAST, _FUSABLE
     _FAST = STATE.fast
     _HOST_FAST = STATE.host_fast
+    _FUSABLE = STATE.settled and STATE.gpu is None and not STATE.pinned
 
 
 STATE.listeners.append(_sync_fast)
@@ -313,7 +318,7 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray
     """An operator call that takes the general path: the cost model decides."""
     if _defers(a, other, answer):
         return NotImplemented
-    if _FAST and isinstance(func, np.ufunc) and not a._face:
+    if _FUSABLE and isinstance(func, np.ufunc) and not a._face:
         pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
         if pending is not _fusion.DECLINED:
             return pending
@@ -387,7 +392,7 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
                 and _defers_in_place(self, other):
             return NotImplemented
-        if _FAST and not matmul and isinstance(func, np.ufunc) \
+        if _FUSABLE and not matmul and isinstance(func, np.ufunc) \
                 and (_ACTIVE or self._data.size >= _SPLIT_FROM) \
                 and _fusion.record(func, (self, other), ndarray, self) is not _fusion.DECLINED:
             return self
@@ -432,7 +437,7 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
             if self._face:
                 return _face_result(result, self)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
-        if _FAST and isinstance(func, np.ufunc) and not self._face:
+        if _FUSABLE and isinstance(func, np.ufunc) and not self._face:
             pending = _fusion.record(func, (self,), ndarray)
             if pending is not _fusion.DECLINED:
                 return pending

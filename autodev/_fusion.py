@@ -60,7 +60,7 @@ import numpy as np
 from . import _parallel
 from ._config import ENV
 from ._device import CPU
-from ._trace import STATS, warn_user
+from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warn_user
 
 #: Elements of one block: a few temporaries of this size stay in a core's cache.
 BLOCK = 16384
@@ -105,10 +105,13 @@ PENDING: dict[int, Node] = {}
 #: id(array) -> (array, its native array), for locked input arrays.
 LEAVES: dict[int, tuple[Any, np.ndarray]] = {}
 _HELD = [0]  # bytes of LEAVES
+#: The trace blocks active when the pending calls were made (each gets the chain's record).
+_SINKS: list[list[Record]] = []
 _BUSY = [False]  # recording or evaluating (a dropped array then waits for the next flush)
 #: Called with True when a chain becomes pending, False when none is left.
 LISTENERS: list[Callable[[bool], None]] = []
 _ACTIVE = [False]
+_LAST_THREADS = [1]  # how many threads ran the last chain (its trace record says)
 _FLOOR: list[int] = []
 _parallel.FUSE_FLOOR[0] = DEFAULT_FLOOR if ENV.fuse else NEVER  # (the profile's: on first use)
 
@@ -270,6 +273,9 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target = mask, target
     NODES.append(node)
+    for sink in sinks():
+        if not any(sink is s for s in _SINKS):
+            _SINKS.append(sink)
     result: Any
     if out is not None:
         result = out
@@ -391,12 +397,15 @@ def flush() -> None:
             _flush_locked()
 
 
+ON_TRACE_EXIT.append(flush)
+
+
 def _flush_locked() -> None:
     if not NODES:
         return
     busy = _BUSY[0]
     _BUSY[0] = True
-    nodes, leaves = NODES[:], list(LEAVES.values())
+    nodes, leaves, watching = NODES[:], list(LEAVES.values()), tuple(_SINKS)
     alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
              if ref is not None}
     found: list[tuple[Node, int]] = []
@@ -408,6 +417,7 @@ def _flush_locked() -> None:
     NODES.clear()
     LEAVES.clear()
     PENDING.clear()
+    _SINKS.clear()
     _HELD[0] = 0
     for x, native in leaves:
         x._data = native
@@ -418,6 +428,8 @@ def _flush_locked() -> None:
     _set_active(False)
     STATS.fused_chains += 1
     STATS.fused_ops += len(nodes)
+    if watching:
+        _trace(nodes, watching)
     _report(found)  # (last: a warning's handler may read arrays)
 
 
@@ -493,6 +505,7 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
                                  flags)
 
     blocks = [task(lo, hi) for lo, hi in bounds]
+    _LAST_THREADS[0] = len(blocks)
     if len(blocks) == 1 or sys.is_finalizing():
         for block in blocks:
             block()
@@ -536,6 +549,15 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
                 else:
                     node.ufunc(*ins[1:], out=out, where=ins[0])
                 values[i] = out
+
+
+def _trace(nodes: list[Node], watching: tuple[list[Record], ...]) -> None:
+    """One trace record for the chains evaluated: every call they held, in order."""
+    names = [node.ufunc.__name__ for node in nodes]
+    shapes = tuple(dict.fromkeys(node.shape for node in nodes))
+    emit(Record(op="fused", shapes=shapes, dtype=str(nodes[-1].dtype), device="cpu",
+                reason=f"{len(nodes)} deferred calls in one blocked pass: "
+                       + ", ".join(names), threads=_LAST_THREADS[0]), watching)
 
 
 def _report(flags: list[tuple[Node, int]]) -> None:

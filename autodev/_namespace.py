@@ -42,12 +42,14 @@ _np_ndarray = np.ndarray
 _onew = object.__new__
 _FAST = False  # mirrors STATE.fast (see autodev._array._FAST)
 _HOST_FAST = False  # mirrors STATE.host_fast (see autodev._array._HOST_FAST)
+_FUSABLE = False  # see autodev._array._FUSABLE
 
 
 def _sync_fast() -> None:
-    global _FAST, _HOST_FAST
+    global _FAST, _HOST_FAST, _FUSABLE
     _FAST = STATE.fast
     _HOST_FAST = STATE.host_fast
+    _FUSABLE = STATE.settled and STATE.gpu is None and not STATE.pinned
 
 
 STATE.listeners.append(_sync_fast)
@@ -297,7 +299,7 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
-    if _FAST and _FUSION_KEYWORDS.issuperset(kwargs) and not SUBCLASSES:
+    if _FUSABLE and _FUSION_KEYWORDS.issuperset(kwargs) and not SUBCLASSES:
         pending = _fusion.record(np_ufunc, args, ndarray, kwargs.get("out"),
                                  kwargs.get("where", True))
         if pending is not _fusion.DECLINED:

@@ -168,12 +168,23 @@ class Record:
 _collectors: ContextVar[tuple[list[Record], ...]] = ContextVar("autodev_trace", default=())
 
 
-def emit(record: Record) -> None:
-    """Hand a finished record to the active trace blocks and the logger."""
-    for sink in _collectors.get():
+def emit(record: Record, sinks: tuple[list[Record], ...] | None = None) -> None:
+    """Hand a finished record to the active trace blocks (or to ``sinks``, those active
+    when a deferred call was made: see :func:`sinks`) and the logger."""
+    for sink in _collectors.get() if sinks is None else sinks:
         sink.append(record)
     if ENV.trace:
         trace_logger().info(record.line())
+
+
+def sinks() -> tuple[list[Record], ...]:
+    """The trace blocks active now (a deferred call's record goes to them later)."""
+    return _collectors.get()
+
+
+#: Called when a trace block ends (fusion evaluates its pending chains, so that the
+#: block's records are complete when it ends).
+ON_TRACE_EXIT: list[Callable[[], None]] = []
 
 
 @contextlib.contextmanager
@@ -194,6 +205,8 @@ def trace() -> Iterator[list[Record]]:
     try:
         yield records
     finally:
+        for hook in ON_TRACE_EXIT:
+            hook()
         _collectors.reset(token)
         _watch(-1)
 

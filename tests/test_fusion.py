@@ -345,3 +345,15 @@ def test_pending_array_written_in_place() -> None:
     r -= 100
     same(s, (np.arange(20.0) * 2 + 1) * 3)
     same(r, np.arange(20.0) * 2 + 1 - 100)
+
+
+def test_trace_shows_a_chain_as_one_entry() -> None:
+    a = autodev.arange(30.0)
+    with autodev.trace() as records:
+        r = autodev.exp(a * 0.1) + 1
+        assert pending(r)
+    assert not pending(r)  # the block's end evaluated it
+    fused = [rec for rec in records if rec.op == "fused"]
+    assert len(fused) == 1 and fused[0].reason.endswith("multiply, exp, add")
+    assert not [rec for rec in records if rec.op in ("multiply", "exp", "add")]
+    same(r, np.exp(np.arange(30.0) * 0.1) + 1)

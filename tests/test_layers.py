@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autodev"
 LAYERS: list[tuple[str, ...]] = [
     ("_config", "_device", "_typing", "_speedups"),           # foundation
     ("_trace",),                                              # visibility: stats, records
-    ("_cost/", "_parallel"),                                  # the cost model, profiles; threads
+    ("_cost/", "_parallel", "_fusion"),                       # the cost model, profiles; threads, fusion
     ("_backends/",),                                          # numpy, cupy, sim, the registry
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
