@@ -36,6 +36,8 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_NUM_THREADS": "Threads a large host call may be split over (default: "
                            "OMP_NUM_THREADS, else the cores this process may use; 1 turns "
                            "threads off).",
+    "AUTODEV_FUSE": "0 turns deferred, fused elementwise chains off (default 1: large "
+                    "elementwise calls are deferred and run in one blocked pass).",
 }
 
 
