@@ -384,9 +384,8 @@ def _dropped(key: int) -> None:
 def force(x: Any) -> Any:
     """``x._data`` for a pending or locked array: every pending chain evaluated first.
     (``ndarray.__getattr__`` calls it when the slot is empty.)"""
-    key = id(x)
-    if key in PENDING or key in LEAVES:
-        flush()
+    with _LOCK:  # (waits for a recording under way on another thread to finish)
+        _flush_locked()
     return object.__getattribute__(x, "_data")
 
 
