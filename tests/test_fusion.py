@@ -316,7 +316,7 @@ def test_masked_out_where_bit_identical() -> None:
             m.add(m.multiply(z, z, where=alive, out=z), c, where=alive, out=z)
             counts += alive
         if m is autodev:
-            assert pending(counts) and pending(z)
+            assert pending(counts)
         results.append((np.asarray(z), np.asarray(counts)))
     same(results[1][0], results[0][0])
     same(results[1][1], results[0][1])
