@@ -59,6 +59,7 @@ import numpy as np
 
 from . import _parallel
 from ._config import ENV
+from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
 from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warn_user
 
@@ -567,3 +568,6 @@ def _report(flags: list[tuple[Node, int]]) -> None:
         for bit, key, text in _parallel._FP_ERRORS:
             if found & bit and node.state[key] == "warn":
                 warn_user(f"{text} encountered in {node.ufunc.__name__}", RuntimeWarning)
+
+
+PROFILE_WRITTEN.append(reset_profile)

@@ -358,3 +358,19 @@ def test_trace_shows_a_chain_as_one_entry() -> None:
     assert len(fused) == 1 and fused[0].reason.endswith("multiply, exp, add")
     assert not [rec for rec in records if rec.op in ("multiply", "exp", "add")]
     same(r, np.exp(np.arange(30.0) * 0.1) + 1)
+
+
+def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._calibrate.fusion import floor_of, measure_fusion
+    from autodev._cost import profile as P
+
+    with pytest.raises(P.ProfileError, match="fusion.floor"):
+        P._check_fusion({"floor": "big"}, "p: fusion")
+    P._check_fusion({"floor": None}, "p: fusion")
+    points = {"n": [1.0, 2.0, 4.0], "eager": [1.0, 3.0, 3.0], "fused": [2.0, 1.0, 1.0]}
+    assert floor_of(points) == 2
+    assert floor_of({"n": [1.0], "eager": [1.0], "fused": [1.0]}) is None
+    section = measure_fusion(0.05, quick=True)
+    assert set(section) == {"floor", "measurements"} and section["measurements"]["n"]
+    assert F.floor() == 8  # (restored: this test's fixture set 8, calibration set it back)
+    assert autodev.info()["fusion"]["floor"] is not None
