@@ -380,3 +380,85 @@ def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
     assert set(section) == {"floor", "measurements"} and section["measurements"]["n"]
     assert F.floor() == 8  # (restored: this test's fixture set 8, calibration set it back)
     assert autodev.info()["fusion"]["floor"] is not None
+
+
+# --------------------------------------------------------------------------- stateful
+
+from hypothesis import assume  # noqa: E402
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule  # noqa: E402
+
+_OPS = {"+": np.add, "*": np.multiply, "-": np.subtract, "max": np.maximum}
+
+
+class PendingChains(RuleBasedStateMachine):
+    """Arrays (autodev, and the NumPy model built by the same steps) made by elementwise
+    calls that stay pending, written in place, through views and by ``out=``/``where=``,
+    and read now and then: every read agrees with NumPy, bit for bit."""
+
+    arrays = Bundle("arrays")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[tuple[Any, np.ndarray]] = []
+
+    def _add(self, ad: Any, model: np.ndarray) -> tuple[Any, np.ndarray]:
+        self.pairs.append((ad, model))
+        return ad, model
+
+    @rule(target=arrays, start=st.integers(-5, 5))
+    def root(self, start: int) -> tuple[Any, np.ndarray]:
+        model = np.arange(start, start + 24, dtype=np.float64).reshape(4, 6)
+        return self._add(autodev.array(model), model.copy())
+
+    @precondition(lambda self: len(self.pairs) < 12)
+    @rule(target=arrays, a=arrays, b=arrays, op=st.sampled_from(sorted(_OPS)))
+    def binary(self, a: Any, b: Any, op: str) -> tuple[Any, np.ndarray]:
+        assume(a[1].shape == b[1].shape)
+        return self._add(_OPS[op](a[0], b[0]), _OPS[op](a[1], b[1]))
+
+    @precondition(lambda self: len(self.pairs) < 12)
+    @rule(target=arrays, a=arrays, scale=st.sampled_from([0.5, 3, -1.25]))
+    def scalar_chain(self, a: Any, scale: float) -> tuple[Any, np.ndarray]:
+        return self._add(autodev.sqrt(autodev.abs(a[0] * scale)) + 1,
+                         np.sqrt(np.abs(a[1] * scale)) + 1)
+
+    @rule(a=arrays, b=arrays, op=st.sampled_from(["+=", "*=", "-="]))
+    def in_place(self, a: Any, b: Any, op: str) -> None:
+        assume(a[1].shape == b[1].shape)
+        for x, y in ((a[0], b[0]), (a[1], b[1])):
+            if op == "+=":
+                x += y
+            elif op == "*=":
+                x *= y
+            else:
+                x -= y
+
+    @rule(a=arrays, row=st.integers(0, 3), value=st.integers(-9, 9))
+    def write_row(self, a: Any, row: int, value: int) -> None:
+        assume(row < a[1].shape[0])
+        a[0][row] = value
+        a[1][row] = value
+
+    @precondition(lambda self: len(self.pairs) < 12)
+    @rule(target=arrays, a=arrays)
+    def view(self, a: Any) -> tuple[Any, np.ndarray]:
+        return self._add(a[0][1:, ::2], a[1][1:, ::2])
+
+    @rule(a=arrays, b=arrays, threshold=st.integers(-5, 20))
+    def out_where(self, a: Any, b: Any, threshold: int) -> None:
+        assume(a[1].shape == b[1].shape)
+        for m, x, y in ((autodev, a[0], b[0]), (np, a[1], b[1])):
+            m.add(x, y, out=x, where=y > threshold)
+
+    @rule(a=arrays)
+    def read(self, a: Any) -> None:
+        same(a[0], a[1])
+
+    def teardown(self) -> None:
+        for ad, model in self.pairs:
+            same(ad, model)
+
+
+PendingChains.TestCase.settings = settings(max_examples=60, stateful_step_count=25,
+                                           deadline=None)
+test_pending_chains_state_machine = PendingChains.TestCase
