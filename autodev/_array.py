@@ -392,11 +392,7 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
                 and _defers_in_place(self, other):
             return NotImplemented
-        if _FUSABLE and not matmul and isinstance(func, np.ufunc) \
-                and (_ACTIVE or self._data.size >= _SPLIT_FROM) \
-                and _fusion.record(func, (self, other), ndarray, self) is not _fusion.DECLINED:
-            return self
-        if _FAST and self._data.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
             if matmul:  # NumPy's own operator: its axes keep the shape of self
@@ -406,6 +402,9 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
             storage = self._storage
             if storage is not None:
                 storage.version += 1
+            return self
+        if _FUSABLE and not matmul and isinstance(func, np.ufunc) \
+                and _fusion.record(func, (self, other), ndarray, self) is not _fusion.DECLINED:
             return self
         if matmul:
             _rehearse_in_place_matmul(self, other)
