@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from . import _indexing, _methods, _operators, _threads
+from . import _fusion, _indexing, _methods, _operators, _threads
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
@@ -517,6 +517,29 @@ class ndarray(_BufferBase):
 bind_array(ndarray)
 _operators.bind_array(ndarray)
 _indexing.bind_array(ndarray)
+
+
+def _set_pending(active: bool) -> None:
+    """A chain became pending, or none is left (:mod:`autodev._fusion`): the class gets
+    ``__getattr__`` (which evaluates the chains when an empty ``_data`` slot is read) only
+    while one is, since with it Python no longer specialises the reads of any attribute
+    of the class."""
+    if active:
+        ndarray.__getattr__ = _pending_getattr  # type: ignore[attr-defined]
+    elif "__getattr__" in ndarray.__dict__:
+        del ndarray.__getattr__  # type: ignore[attr-defined]
+
+
+def _pending_getattr(self: ndarray, name: str) -> Any:
+    """``ndarray.__getattr__`` while a chain is pending: called only when an attribute is
+    not found, so for an empty ``_data`` slot (a pending array, or an input of a pending
+    chain) it returns the value, evaluated now; any other name raises Python's own error."""
+    if name == "_data":
+        return _fusion.force(self)
+    return object.__getattribute__(self, name)
+
+
+_fusion.LISTENERS.append(_set_pending)
 
 
 

@@ -40,6 +40,8 @@ ENV_VARS: dict[str, str] = {
     "AUTODEV_HOST_POOL": "Most bytes of freed large host buffers autodev keeps for reuse "
                          "(e.g. 512M, 2G; default the smaller of 1G and an eighth of physical "
                          "memory; 0 turns the pool off).",
+    "AUTODEV_FUSE": "0 turns deferred, fused elementwise chains off (default 1: large "
+                    "elementwise calls are deferred and run in one blocked pass).",
 }
 
 
@@ -141,7 +143,7 @@ class _Env:
     """
 
     __slots__ = ("device", "simulate_gpu", "trace", "fallback", "cache_dir", "profile",
-                 "mirror_budget", "pure_python", "num_threads", "host_pool")
+                 "mirror_budget", "pure_python", "num_threads", "host_pool", "fuse")
 
     def __init__(self) -> None:
         self.device: str = _env_choice("AUTODEV_DEVICE", POLICIES)
@@ -155,6 +157,8 @@ class _Env:
         self.pure_python: bool = _env_flag("AUTODEV_PURE_PYTHON")
         self.num_threads: int | None = _env_count("AUTODEV_NUM_THREADS")
         self.host_pool: int | None = _env_bytes("AUTODEV_HOST_POOL")
+        #: False with AUTODEV_FUSE=0: large elementwise calls run at once, never deferred
+        self.fuse: bool = _env("AUTODEV_FUSE") is None or _env_flag("AUTODEV_FUSE")
 
 
 ENV = _Env()

@@ -50,6 +50,7 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
         "crossovers_from": "GPU curves measured" if "gpu" in profile["devices"] and
         found.source == "calibrated" else "GPU curves of the embedded default",
         "threads": _threads(profile),
+        "fusion": _fusion(),
     }
 
 
@@ -59,6 +60,14 @@ def _host_pool() -> dict[str, Any]:
 
     found = _host_buffers.counters()
     return {k: found[k] for k in ("status", "limit", "threshold")}
+def _fusion() -> dict[str, Any]:
+    """Deferred elementwise chains on the host: the floor in force (elements; None: off)."""
+    from . import _fusion as F
+
+    floor = F.floor()
+    return {"floor": None if floor == F.NEVER else floor,
+            "rule": "elementwise calls with at least floor elements are deferred and "
+                    "run in one blocked pass; AUTODEV_FUSE=0 turns it off"}
 
 
 def _threads(profile: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar, cast as _cast
 
 import numpy as np
 
-from . import _parallel, _threads
+from . import _fusion, _parallel, _threads
 from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
@@ -47,18 +47,23 @@ _FAST = False
 #: a tiny elementwise operator on host data then calls NumPy after one size check.
 _HOST_FAST = False
 
+#: True when no GPU is usable and nothing is pinned (a trace may watch): large
+#: elementwise calls may then be deferred (:mod:`autodev._fusion`).
+_FUSABLE = False
+
 
 def _sync_fast() -> None:
-    global _FAST, _HOST_FAST
+    global _FAST, _HOST_FAST, _FUSABLE
     _FAST = STATE.fast
     _HOST_FAST = STATE.host_fast
+    _FUSABLE = STATE.settled and STATE.gpu is None and not STATE.pinned
 
 
 STATE.listeners.append(_sync_fast)
 _sync_fast()  # the flags as they are now (refresh tells it of every change after)
 
 #: With no GPU usable, an operand this large sends the call to the general path, where
-#: the CPU backend may split it over threads (:func:`autodev._threads.least_floor`).
+#: the CPU backend may split it over threads or defer it (:func:`autodev._threads.general_from`).
 _SPLIT_FROM = _threads.NEVER
 
 
@@ -68,6 +73,18 @@ def _set_split_from(least: int) -> None:
 
 
 _threads.on_floor(_set_split_from)
+
+#: True while a deferred chain is pending (:mod:`autodev._fusion`): the Python fast paths
+#: then send every call to the general path, where pending operands are recorded or forced.
+_ACTIVE = False
+
+
+def _set_active(active: bool) -> None:
+    global _ACTIVE
+    _ACTIVE = active
+
+
+_fusion.LISTENERS.append(_set_active)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -127,6 +144,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
     split = _parallel.threaded(func.__name__, func) if can_elide else func
 
     def op(self: Array, other: Any) -> Any:
+        if _ACTIVE:
+            return _decided(func, spec, reflected, self, other, answer)
         if _FAST:
             t = type(other)
             if t is ndarray:
@@ -145,6 +164,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                     and data.nbytes >= _ELIDE_BYTES and _elide(split, self, data, o, reflected)):
                 return self
             if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
+                data = o = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
@@ -200,6 +220,10 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
     """An operator call that takes the general path: the cost model decides."""
     if _defers(a, other, answer):
         return NotImplemented
+    if _FUSABLE and isinstance(func, np.ufunc) and not a._face:
+        pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
+        if pending is not _fusion.DECLINED:
+            return pending
     if not gpu_operand(other) or _structured(a, other):
         # NumPy's own operator on the host: an operand no GPU holds (None, a string, a
         # Fraction: object or string dtype, capability table), or ``==`` on structured
@@ -270,7 +294,7 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
                 and _defers_in_place(self, other):
             return NotImplemented
-        if _FAST and self._data.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
             if matmul:  # NumPy's own operator: its axes keep the shape of self
@@ -280,6 +304,9 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
             storage = self._storage
             if storage is not None:
                 storage.version += 1
+            return self
+        if _FUSABLE and not matmul and isinstance(func, np.ufunc) \
+                and _fusion.record(func, (self, other), ndarray, self) is not _fusion.DECLINED:
             return self
         if matmul:
             _rehearse_in_place_matmul(self, other)
@@ -305,12 +332,16 @@ def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     def op(self: Array) -> Any:
-        if _FAST and self._data.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
             tick()
             result = func(self._data)
             if self._face:
                 return _face_result(result, self)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
+        if _FUSABLE and isinstance(func, np.ufunc) and not self._face:
+            pending = _fusion.record(func, (self,), ndarray)
+            if pending is not _fusion.DECLINED:
+                return pending
         result = call(spec, (self,), {})
         return _face_result(result, self) if self._face else _zero_d(result, self)
 

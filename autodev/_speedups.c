@@ -43,9 +43,10 @@ static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing wa
 static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
                                            nothing pinned: tiny host calls skip the decision */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
-static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _parallel.least_floor(): with no GPU
+static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _threads.general_from(): with no GPU
                                                   usable, a call this large goes to the
-                                                  fallback, which may split it over threads */
+                                                  fallback, which may split it over threads
+                                                  or defer it */
 
 enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS };
 static const char *SlotNames[N_SLOTS] = {"_data", "_device", "_storage", "_mirror",

@@ -95,7 +95,7 @@ def set_limit(n: int | None) -> None:
 
 #: family -> the work at or above which its calls are split (:data:`NEVER`: never).
 FLOORS: dict[str, int] = {}
-#: Called with the least floor of all families whenever it may have changed (the hot
+#: Called with :func:`general_from` whenever it may have changed (the hot
 #: paths keep it as an int and send calls at or above it here).
 LISTENERS: list[Callable[[int], None]] = []
 _CROSSOVER: list[dict[str, float | None]] = []
@@ -148,8 +148,24 @@ def least_floor() -> int:
     return min(min(FLOORS.values()), pooled)
 
 
+#: The least result size at which :mod:`autodev._fusion` defers a call (it sets it).
+FUSE_FLOOR = [NEVER]
+
+
+def general_from() -> int:
+    """The least size the hot paths send to the general path: the least thread (or host
+    pool) floor or fusion's floor, whichever is lower."""
+    return min(least_floor(), FUSE_FLOOR[0])
+
+
+def set_fuse_floor(elements: int) -> None:
+    """Fusion's floor changed: tell the hot paths."""
+    FUSE_FLOOR[0] = elements
+    _tell()
+
+
 def _tell() -> None:
-    least = least_floor()
+    least = general_from()
     for listener in LISTENERS:
         listener(least)
 
@@ -167,9 +183,9 @@ def reset_profile() -> None:
 
 
 def on_floor(listener: Callable[[int], None]) -> None:
-    """Call ``listener(least floor)`` now and whenever it may change."""
+    """Call ``listener(general_from())`` now and whenever it may change."""
     LISTENERS.append(listener)
-    listener(least_floor())
+    listener(general_from())
 
 
 

@@ -54,7 +54,7 @@ class _Stats:
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
                  "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
-                 "reuse_bytes", "threaded_calls", "threaded_blocks")
+                 "reuse_bytes", "threaded_calls", "threaded_blocks", "fused_chains", "fused_ops")
 
     def __init__(self) -> None:
         self.reset()
@@ -73,6 +73,8 @@ class _Stats:
         self.reuse_bytes = 0
         self.threaded_calls = 0
         self.threaded_blocks = 0
+        self.fused_chains = 0
+        self.fused_ops = 0
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -104,7 +106,9 @@ def stats(reset: bool = False) -> dict[str, Any]:
     blocks they were split into; see docs/performance.md, "Threads"), ``host_pool``
     (the pool of large host buffers: ``status``, ``held_bytes``, ``held_blocks``,
     ``hits``, ``misses``, ``released``, ``limit``, ``threshold``; see
-    docs/performance.md, "Host buffer pool").
+    docs/performance.md, "Host buffer pool"), ``fused_chains``
+    and ``fused_ops`` (deferred elementwise chains evaluated in one pass, and the
+    operations they held; docs/performance.md, "Fusion").
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -123,6 +127,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "threaded_calls": STATS.threaded_calls,
         "threaded_blocks": STATS.threaded_blocks,
         "host_pool": _host_pool(reset),
+        "fused_chains": STATS.fused_chains,
+        "fused_ops": STATS.fused_ops,
     }
     if reset:
         STATS.reset()
@@ -182,12 +188,23 @@ class Record:
 _collectors: ContextVar[tuple[list[Record], ...]] = ContextVar("autodev_trace", default=())
 
 
-def emit(record: Record) -> None:
-    """Hand a finished record to the active trace blocks and the logger."""
-    for sink in _collectors.get():
+def emit(record: Record, sinks: tuple[list[Record], ...] | None = None) -> None:
+    """Hand a finished record to the active trace blocks (or to ``sinks``, those active
+    when a deferred call was made: see :func:`sinks`) and the logger."""
+    for sink in _collectors.get() if sinks is None else sinks:
         sink.append(record)
     if ENV.trace:
         trace_logger().info(record.line())
+
+
+def sinks() -> tuple[list[Record], ...]:
+    """The trace blocks active now (a deferred call's record goes to them later)."""
+    return _collectors.get()
+
+
+#: Called when a trace block ends (fusion evaluates its pending chains, so that the
+#: block's records are complete when it ends).
+ON_TRACE_EXIT: list[Callable[[], None]] = []
 
 
 @contextlib.contextmanager
@@ -208,6 +225,8 @@ def trace() -> Iterator[list[Record]]:
     try:
         yield records
     finally:
+        for hook in ON_TRACE_EXIT:
+            hook()
         _collectors.reset(token)
         _watch(-1)
 

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _threads
+from . import _fusion, _threads
 from ._residency import storage as R
 from ._array import ndarray
 from ._indexing import _index_native
@@ -33,12 +33,14 @@ _np_ndarray = np.ndarray
 _onew = object.__new__
 _FAST = False  # mirrors STATE.fast (see autodev._operators._FAST)
 _HOST_FAST = False  # mirrors STATE.host_fast (see autodev._operators._HOST_FAST)
+_FUSABLE = False  # see autodev._operators._FUSABLE
 
 
 def _sync_fast() -> None:
-    global _FAST, _HOST_FAST
+    global _FAST, _HOST_FAST, _FUSABLE
     _FAST = STATE.fast
     _HOST_FAST = STATE.host_fast
+    _FUSABLE = STATE.settled and STATE.gpu is None and not STATE.pinned
 
 
 STATE.listeners.append(_sync_fast)
@@ -54,6 +56,17 @@ def _set_split_from(least: int) -> None:
 
 
 _threads.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
+
+#: True while a deferred chain is pending (see autodev._operators._ACTIVE).
+_ACTIVE = False
+
+
+def _set_active(active: bool) -> None:
+    global _ACTIVE
+    _ACTIVE = active
+
+
+_fusion.LISTENERS.append(_set_active)
 
 
 # ---------------------------------------------------------------------- ufuncs
@@ -193,7 +206,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                    **kwargs: Any) -> Any:
         # Operands named, not packed: the one- and two-operand calls without keywords
         # (nearly all calls) never build an argument tuple on the fast paths.
-        if type(x) is ndarray and not rest and not kwargs and not (
+        if type(x) is ndarray and not rest and not kwargs and not _ACTIVE and not (
                 one_input and y is not _NO_ARGUMENT):
             data = x._data
             if _FAST:
@@ -205,7 +218,8 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     return general(x, y, rest, kwargs)
                 if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
                                                 and other.size >= _SPLIT_FROM):
-                    return general(x, y, rest, kwargs)  # the CPU backend may split it
+                    data = other = None  # (fusion counts who holds the operands' memory)
+                    return general(x, y, rest, kwargs)  # the CPU backend may split or defer it
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
                 # decision is the CPU (see autodev._cost.cache.host_floor_work)
@@ -274,8 +288,17 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
+    if _FUSABLE and _FUSION_KEYWORDS.issuperset(kwargs) and not SUBCLASSES:
+        pending = _fusion.record(np_ufunc, args, ndarray, kwargs.get("out"),
+                                 kwargs.get("where", True))
+        if pending is not _fusion.DECLINED:
+            return pending
     result = call(spec, args, kwargs)
     return of_inputs(args, result, kwargs) if SUBCLASSES else result
+
+
+#: The keywords of a ufunc call :mod:`autodev._fusion` may defer.
+_FUSION_KEYWORDS = frozenset({"out", "where"})
 
 
 #: The keywords a ufunc call takes (NumPy's).

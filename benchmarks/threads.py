@@ -1,12 +1,13 @@
-"""NumPy vs autodev on large elementwise chains, one thread and all, side by side.
+"""NumPy vs autodev on large elementwise chains, one thread and all, fused and not.
 
 Every workload of ``benchmarks/benchmarks/bench_threads.py`` is timed in one run as
-NumPy, autodev limited to one thread (``threadpoolctl.threadpool_limits(1)``) and
-autodev with every thread it may use, with the one timing primitive
+NumPy, and as autodev unfused (every call at once) and fused (deferred chains, one
+blocked pass each), each limited to one thread (``threadpoolctl.threadpool_limits(1)``)
+and with every thread it may use, with the one timing primitive
 (``autodev._calibrate.timing.measure``). The three are interleaved round by round and
 each row reports medians over the rounds, so that load from other processes slows all
-three alike; on a shared machine the ratios are still indicative only. It also checks
-that the three results are bit-identical.
+columns alike; on a shared machine the ratios are still indicative only. It also checks
+that the results are bit-identical. Cells: milliseconds and NumPy's time over the column's.
 
 Usage (from the repository root)::
 
@@ -31,9 +32,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "benchmarks"))
 
-from bench_threads import SIZES, WORKLOADS, prepare, thread_limit  # noqa: E402
+from bench_threads import SIZES, WORKLOADS, fusion, prepare, thread_limit  # noqa: E402
 
-COLUMNS = (("numpy", "1"), ("autodev", "1"), ("autodev", "all"))
+#: (implementation, threads, fusion)
+COLUMNS = (("numpy", "1", "unfused"), ("autodev", "1", "unfused"), ("autodev", "all", "unfused"),
+           ("autodev", "1", "fused"), ("autodev", "all", "fused"))
+_NAMES = {col: "numpy" if col[0] == "numpy" else f"{col[2]}-{col[1]}" for col in COLUMNS}
 
 
 def _bits(result: Any) -> bytes:
@@ -49,18 +53,18 @@ def time_row(name: str, n: int, rounds: int) -> dict[str, Any]:
     calls = {col: prepare(name, col[0], n) for col in COLUMNS}
     bits = set()
     for col, call in calls.items():
-        with thread_limit(col[1]):
+        with thread_limit(col[1]), fusion(col[2]):
             bits.add(_bits(call()))
-    samples: dict[tuple[str, str], list[float]] = {col: [] for col in COLUMNS}
+    samples: dict[tuple[str, str, str], list[float]] = {col: [] for col in COLUMNS}
     for _ in range(rounds):
         for col, call in calls.items():
-            with thread_limit(col[1]):
+            with thread_limit(col[1]), fusion(col[2]):
                 samples[col].append(measure(call, warmup=0, min_repeats=1, max_repeats=3,
                                             budget=0.2).median)
-    medians = {f"{impl}-{threads}": statistics.median(s) for (impl, threads), s in samples.items()}
-    numpy_time = medians["numpy-1"]
+    medians = {_NAMES[col]: statistics.median(s) for col, s in samples.items()}
+    numpy_time = medians["numpy"]
     return {"workload": name, "n": n, "seconds": medians, "identical": len(bits) == 1,
-            "speedup": {k: numpy_time / v for k, v in medians.items() if k != "numpy-1"}}
+            "speedup": {k: numpy_time / v for k, v in medians.items() if k != "numpy"}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     from autodev import _threads
 
     rows = [time_row(name, n, args.rounds) for n in args.sizes for name in args.workloads]
+    keys = [_NAMES[col] for col in COLUMNS[1:]]
     gmean = {k: math.exp(statistics.fmean(math.log(r["speedup"][k]) for r in rows))
-             for k in ("autodev-1", "autodev-all")}
+             for k in keys}
     report = {"threads": _threads.POOL.threads, "cores": os.cpu_count(),
               "floors": autodev.info()["threads"]["floors"], "rows": rows,
               "host_pool": autodev.stats()["host_pool"]["status"],
@@ -87,16 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"threads: {report['threads']} (cores {report['cores']}); floors {report['floors']}; "
           f"host pool {report['host_pool']}")
-    print(f"{'workload':<15}{'n':>10}{'numpy ms':>10}{'1 thread':>10}{'all':>10}"
-          f"{'NumPy/1':>9}{'NumPy/all':>10}  identical")
+    print(f"{'workload':<15}{'n':>9}{'numpy ms':>10}"
+          + "".join(f"{k:>15}" for k in keys) + "  identical")
     for r in rows:
-        s = r["seconds"]
-        print(f"{r['workload']:<15}{r['n']:>10}{s['numpy-1'] * 1e3:>10.1f}"
-              f"{s['autodev-1'] * 1e3:>10.1f}{s['autodev-all'] * 1e3:>10.1f}"
-              f"{r['speedup']['autodev-1']:>8.2f}x{r['speedup']['autodev-all']:>9.2f}x  "
-              f"{r['identical']}")
-    print(f"geometric mean NumPy/autodev: one thread {gmean['autodev-1']:.2f}x, "
-          f"all threads {gmean['autodev-all']:.2f}x")
+        print(f"{r['workload']:<15}{r['n']:>9}{r['seconds']['numpy'] * 1e3:>10.1f}"
+              + "".join(f"{r['seconds'][k] * 1e3:>7.1f} {r['speedup'][k]:>5.2f}x"
+                        for k in keys) + f"  {r['identical']}")
+    print("geometric mean NumPy/autodev: "
+          + ", ".join(f"{k} {gmean[k]:.2f}x" for k in keys))
     return 0
 
 

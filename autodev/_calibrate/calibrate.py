@@ -42,7 +42,7 @@ WIDE_MARGIN = 8.0
 #: Self-check: a choice within this factor of the faster device counts as a tie.
 TIE = 1.10
 #: Shares of the time budget (the self-check gets what is left); threads' is spent after.
-_SHARES = {"transfer": 0.08, "ladders": 0.72, "threads": 0.15}
+_SHARES = {"transfer": 0.08, "ladders": 0.72, "threads": 0.12, "fusion": 0.03}
 
 
 @dataclass(frozen=True)
@@ -512,7 +512,27 @@ def _measure_all(run: _Run, gpu_backend: Backend | None) -> dict[str, Any]:
     measured = sorted({w.family for w, _, _ in found})
     profile = _assemble(run, devices, measurements, fit_error, checks, gpu_backend, measured)
     profile["threads"] = _threads(run, measured)
+    profile["fusion"] = _fusion_section(run, measured)
     return profile
+
+
+def _fusion_section(run: _Run, measured: list[str]) -> dict[str, Any]:
+    """Where deferring elementwise chains pays on the host (:mod:`autodev._calibrate.fusion`),
+    measured when the elementwise family is calibrated on this machine's NumPy; else the
+    matching profile's section, kept (none: the embedded default floor)."""
+    from .._backends import cpu_backend
+    from .fusion import measure_fusion
+
+    cpu = next((t for t in run.targets if t.device_class == "cpu"), None)
+    if cpu is None or cpu.backend is not cpu_backend() or "elementwise" not in measured:
+        return _profile.resolve().profile.get("fusion") or {"floor": _fusion_default()}
+    return measure_fusion(run.settings.max_seconds * _SHARES["fusion"], run.settings.quick)
+
+
+def _fusion_default() -> int:
+    from .._fusion import DEFAULT_FLOOR
+
+    return DEFAULT_FLOOR
 
 
 def _threads(run: _Run, measured: list[str]) -> dict[str, Any]:

@@ -91,7 +91,7 @@ def format_info(data: dict[str, Any]) -> str:
         lines.append("  No GPU is usable: every call runs on NumPy, there is nothing to choose "
                      "between. For reference, a GPU of the default's class would win from:")
     lines.append(format_crossovers(data["crossovers"]))
-    lines += ["", format_threads(data["threads"])]
+    lines += ["", format_threads(data["threads"]), format_fusion(data["fusion"])]
     if data.get("plot"):
         lines += ["", f"Plot written to {data['plot']}."]
     return "\n".join(lines)
@@ -106,6 +106,14 @@ def format_threads(threads: dict[str, Any]) -> str:
             else f"  {family:<15} never (threads did not pay here)"
             for family, floor in threads["floors"].items()]
     return "\n".join([head + ", split from:", *rows])
+
+
+def format_fusion(fusion: dict[str, Any]) -> str:
+    """Where elementwise chains are deferred and fused, for people."""
+    if fusion["floor"] is None:
+        return "Fused elementwise chains: off"
+    return (f"Fused elementwise chains: calls from {fusion['floor']:,} elements are deferred "
+            "and each chain runs in one blocked pass (AUTODEV_FUSE=0 turns it off)")
 
 
 def format_crossovers(table: dict[str, Any]) -> str:

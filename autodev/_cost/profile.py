@@ -106,7 +106,21 @@ def validate(data: object, where: str) -> dict[str, Any]:
                            f"{where}: devices.{device_class}.transfer.{direction}")
     _check_measurements(data.get("measurements", {}), f"{where}: measurements")
     _check_threads(data.get("threads"), f"{where}: threads")
+    _check_fusion(data.get("fusion"), f"{where}: fusion")
     return data
+
+
+def _check_fusion(fusion: object, where: str) -> None:
+    """``fusion``: ``{"floor": elements or null, "measurements": {...}}``, the least
+    result size at which elementwise calls are deferred (:mod:`autodev._fusion`); optional."""
+    if fusion is None:
+        return
+    if not isinstance(fusion, dict) or "floor" not in fusion:
+        raise ProfileError(f"{where} must be an object with a 'floor'")
+    floor = fusion["floor"]
+    if floor is not None and not _is_number(floor, (2.0, _POINT_RANGE)):
+        raise ProfileError(f"{where}.floor must be a number of elements (2 or more) or null "
+                           f"(never). Got {floor!r} instead.")
 
 
 def _check_threads(threads: object, where: str) -> None:

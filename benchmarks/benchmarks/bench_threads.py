@@ -5,6 +5,9 @@ over host arrays of n elements: option pricing, a logistic-loss chain, a 2-D ste
 with an in-place update, a masked iteration, a particle integrator. ``threads`` is 1
 (inside ``threadpoolctl.threadpool_limits(1)``: autodev runs every call as NumPy's one
 call) or ``all`` (the calls past the profile's thread floors are split over the cores).
+``fusion`` is ``fused`` (autodev defers large elementwise calls and runs each chain in
+one blocked pass, :mod:`autodev._fusion`) or ``unfused`` (every call at once). Each
+timed call reads its result, so a deferred chain is evaluated inside it.
 ``benchmarks/threads.py`` times the same bodies side by side in one run.
 """
 
@@ -18,6 +21,7 @@ import numpy as np
 SIZES = (1_000_000, 4_000_000)
 THREADS = ("1", "all")
 IMPLEMENTATIONS = ("numpy", "autodev")
+FUSION = ("fused", "unfused")
 
 
 def black_scholes(m: Any, s: Any, k: Any, t: Any) -> Any:
@@ -107,9 +111,32 @@ def prepare(name: str, implementation: str, n: int, seed: int = 0
 
     def run() -> Any:
         args = [wrap(host[i]) if i in writes else fixed[i] for i in range(len(host))]
-        return body(m, *args)
+        return _read(body(m, *args))
 
     return run
+
+
+def _read(result: Any) -> Any:
+    """``result`` with its values read (as a program reads what it computed): a deferred
+    chain is evaluated inside the timed call, never left for later."""
+    for part in result if isinstance(result, tuple) else (result,):
+        np.asarray(part)
+    return result
+
+
+def fusion(fused: str) -> ContextManager[Any]:
+    """autodev's deferred chains on (``"fused"``: the profile's floor) or off."""
+    import autodev._fusion as F
+
+    @contextlib.contextmanager
+    def setting() -> Any:
+        F.set_floor(None if fused == "fused" else F.NEVER)
+        try:
+            yield
+        finally:
+            F.set_floor(None)
+
+    return setting()
 
 
 def thread_limit(threads: str) -> ContextManager[Any]:
@@ -122,22 +149,30 @@ def thread_limit(threads: str) -> ContextManager[Any]:
 
 
 class ThreadedChains:
-    """Large elementwise chains, NumPy or autodev, one thread or all (asv)."""
+    """Large elementwise chains, NumPy or autodev, one thread or all, fused or not (asv)."""
 
-    params = [list(WORKLOADS), list(IMPLEMENTATIONS), list(THREADS), list(SIZES)]
-    param_names = ["workload", "implementation", "threads", "n"]
+    params = [list(WORKLOADS), list(IMPLEMENTATIONS), list(THREADS), list(FUSION),
+              list(SIZES)]
+    param_names = ["workload", "implementation", "threads", "fusion", "n"]
     timeout = 300.0
 
-    def setup(self, workload: str, implementation: str, threads: str, n: int) -> None:
-        if implementation == "numpy" and threads == "all":
-            raise NotImplementedError("NumPy runs every ufunc on one thread")
+    def setup(self, workload: str, implementation: str, threads: str, fused: str,
+              n: int) -> None:
+        if implementation == "numpy" and (threads == "all" or fused == "fused"):
+            raise NotImplementedError("NumPy runs every ufunc on one thread, one at a time")
         self.run = prepare(workload, implementation, n)
         self.limit = thread_limit(threads)
         self.limit.__enter__()
+        self.fusion = fusion(fused) if implementation == "autodev" \
+            else contextlib.nullcontext()
+        self.fusion.__enter__()
         self.run()  # warm-up: profile read, pool started, pages touched
 
-    def teardown(self, workload: str, implementation: str, threads: str, n: int) -> None:
+    def teardown(self, workload: str, implementation: str, threads: str, fused: str,
+                 n: int) -> None:
+        self.fusion.__exit__(None, None, None)
         self.limit.__exit__(None, None, None)
 
-    def time_chain(self, workload: str, implementation: str, threads: str, n: int) -> None:
+    def time_chain(self, workload: str, implementation: str, threads: str, fused: str,
+                   n: int) -> None:
         self.run()

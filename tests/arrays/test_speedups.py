@@ -33,6 +33,18 @@ compiled_only = pytest.mark.skipif(SPEEDUPS is None, reason="autodev._speedups i
 ARRAY = autodev.ndarray
 
 
+@contextlib.contextmanager
+def _no_fusion() -> Any:
+    """No call deferred (autodev._fusion off) inside."""
+    from autodev import _fusion
+
+    _fusion.set_floor(_fusion.NEVER)
+    try:
+        yield
+    finally:
+        _fusion.set_floor(None)
+
+
 def _mode(sim: bool) -> Any:
     """No GPU usable (the compiled paths act), or the simulated GPU (they pass every call on)."""
     return simulated_gpu() if sim else contextlib.nullcontext()
@@ -325,10 +337,10 @@ def test_which_calls_the_compiled_path_keeps() -> None:
     add_no_family = FastCall("binary", np.add, fallback, None, True, None)
     small, large = _vec(), autodev.ones(1 << 20)
     with _mode(False):
-        with threadpoolctl.threadpool_limits(1):  # no call can be split over threads
+        with threadpoolctl.threadpool_limits(1), _no_fusion():  # no call split or deferred
             assert type(add(small, 1.0)) is ARRAY
             # (but one large enough for the host buffer pool runs in its scope: Python)
-            if _threads.least_floor() <= large.size:
+            if _threads.general_from() <= large.size:
                 assert add(large, 1.0) == "fallback"
                 passed.pop()
             else:
@@ -336,7 +348,7 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         assert add_no_family(small, small).tolist() == (small + small).tolist()
         assert add(small, [1]) == "fallback" and add(small, None) == "fallback"
     assert len(passed) == 2
-    if _threads.least_floor() <= large.size:  # threads may split it: Python decides
+    if _threads.general_from() <= large.size:  # threads may split it: Python decides
         with _mode(False):
             assert add(large, 1.0) == "fallback" and type(add(small, 1.0)) is ARRAY
         passed.pop()

@@ -50,6 +50,8 @@ def test_the_documented_example_of_the_rule_holds(monkeypatch: pytest.MonkeyPatc
     ("AUTODEV_TRACE", " On", "trace", True),
     ("AUTODEV_SIMULATE_GPU", "YES\t", "simulate_gpu", True),
     ("AUTODEV_PURE_PYTHON", "False ", "pure_python", False),
+    ("AUTODEV_FUSE", " off", "fuse", False),
+    ("AUTODEV_FUSE", "", "fuse", True),
     ("AUTODEV_MIRROR_BUDGET", " 0.25 ", "mirror_budget", 0.25),
     ("AUTODEV_CACHE_DIR", " Cache/Of Autodev ", "cache_dir", "Cache/Of Autodev"),
     ("AUTODEV_PROFILE", "My Profile.json ", "profile", "My Profile.json"),

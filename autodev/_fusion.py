@@ -1,0 +1,573 @@
+"""Deferred, fused elementwise chains on the host: NumPy's own loops, block by block.
+
+With no GPU usable, a large elementwise ufunc call (an operator or ``autodev.<ufunc>``,
+one or two operands, no keywords) whose result has at least :func:`floor` elements is
+*recorded* instead of run: its dtype and shape are found at the call, by running the
+ufunc on empty stand-ins of its operands (so NumPy's own errors still raise there), and
+the call returns an array whose value is *pending*. Calls on pending arrays are recorded
+too, so that ``s * cdf1 - k * exp(-r * t) * cdf2`` becomes a chain of nodes. When
+anything needs a value, every pending chain is evaluated in one pass
+(:func:`flush`): the result is cut along its first axis into blocks of about
+:data:`BLOCK` elements, and each block runs every node, in the program's order, as
+NumPy's own ufunc loop into a small scratch buffer (``ufunc(*block_operands,
+out=scratch)``), the last into the result. The temporaries stay in the cache; every
+element is computed by the same loop on the same dtypes as the eager call, so the
+values are NumPy's bit for bit. Blocks run on the thread pool of
+:mod:`autodev._parallel` above its elementwise floor.
+
+Where a pending value lives, and how every read forces it: a pending array's ``_data``
+slot (the native array, read in many places and by the compiled hot path) is empty.
+The compiled paths treat an empty slot as "not mine" and hand the call to Python; in
+Python, reading an empty slot calls ``ndarray.__getattr__``, which evaluates every
+pending chain (:func:`force`) and returns the value. So every read -- ``repr``,
+``bool``, ``item``, ``__array__``, the buffer protocol, indexing, a non-elementwise
+call, a write -- sees the value, and nothing else had to change to read it.
+
+The inputs of a pending chain: an input array (a *leaf*) is accepted only if nothing
+but its own wrapper can reach its memory: it owns its memory (no base), shares no
+storage with a view (``_storage is None``: no view of it, and no buffer of it handed
+out, was ever made), holds no mirror, and NumPy's reference count shows no other holder
+of its native array. Its slot is emptied too (it is *locked*) until the chain is
+evaluated, so any read of it, and so any write to it, first evaluates the chain. Memory
+autodev cannot watch (an array wrapping a NumPy array the caller still holds, memory
+handed out through ``__array__``, ``ctypes`` or DLPack, a view) is never an input: such
+a call runs at once (after forcing its pending operands). Scalar operands are Python or
+NumPy scalars, immutable.
+
+Floating-point errors: a call is recorded only if the ``np.errstate`` in force at the
+call ignores or warns for every category (``raise``, ``call``, ``print`` and ``log`` run
+at once). Each node keeps that state; evaluation records the errors of each node over
+all blocks and then warns once per node and category, in the program's order, with
+NumPy's message, at the user's line that forced the value.
+
+Bounds: at most :data:`MAX_NODES` pending calls, and leaves of at most
+:data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
+dropped unread is evaluated (for its warnings) once no pending array is left alive.
+Calls are recorded on the main thread only; any thread's read evaluates them under one
+lock.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _parallel, _threads
+from ._config import ENV
+from ._cost.model import PROFILE_WRITTEN
+from ._device import CPU
+from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warn_user
+
+#: Elements of one block: a few temporaries of this size stay in a core's cache.
+BLOCK = 16384
+#: Pending calls at most, then they are evaluated.
+MAX_NODES = 64
+#: Bytes of input arrays pending chains may keep alive, then they are evaluated.
+MAX_LEAF_BYTES = 1 << 30
+#: The embedded default floor (elements of a call's result), until calibrated.
+DEFAULT_FLOOR = 1 << 18
+NEVER = _threads.NEVER
+
+_KINDS = frozenset("biufc")
+_SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32,
+                      np.complex128, np.complex64, np.bool_})
+_QUIET = frozenset({"ignore", "warn"})
+_MAIN = threading.main_thread()
+_getrefcount = sys.getrefcount
+
+
+class Node:
+    """One recorded ufunc call: operands (nodes, native arrays, scalars), result dtype and
+    shape, the errstate at the call, and a weak reference to its array while alive."""
+
+    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target")
+
+    def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
+                 shape: tuple[int, ...], state: Any) -> None:
+        self.ufunc, self.args, self.dtype, self.shape, self.state = ufunc, args, dtype, shape, state
+        self.ref: weakref.ref[Any] | None = None
+        self.index = 0
+        #: True, or the mask (a node or a native array) of a call given ``where=``
+        self.where: Any = True
+        #: The native array the call writes into (``out=``, an in-place operator), or None
+        self.target: np.ndarray | None = None
+
+
+_LOCK = threading.RLock()
+#: Pending calls in the program's order.
+NODES: list[Node] = []
+#: id(array) -> its node, for pending arrays alive.
+PENDING: dict[int, Node] = {}
+#: id(array) -> (array, its native array), for locked input arrays.
+LEAVES: dict[int, tuple[Any, np.ndarray]] = {}
+_HELD = [0]  # bytes of LEAVES
+#: The trace blocks active when the pending calls were made (each gets the chain's record).
+_SINKS: list[list[Record]] = []
+_BUSY = [False]  # recording or evaluating (a dropped array then waits for the next flush)
+#: Called with True when a chain becomes pending, False when none is left.
+LISTENERS: list[Callable[[bool], None]] = []
+_ACTIVE = [False]
+_LAST_THREADS = [1]  # how many threads ran the last chain (its trace record says)
+_FLOOR: list[int] = []
+_threads.FUSE_FLOOR[0] = DEFAULT_FLOOR if ENV.fuse else NEVER  # (the profile's: on first use)
+
+
+# --------------------------------------------------------------------------- floor
+
+def floor() -> int:
+    """The least result size (elements) at which a call is deferred (:data:`NEVER` when
+    ``AUTODEV_FUSE=0``): the profile's ``fusion`` section, else the embedded default."""
+    if not _FLOOR:
+        _FLOOR.append(_read_floor())
+        if _threads.FUSE_FLOOR[0] != _FLOOR[0]:
+            _threads.set_fuse_floor(_FLOOR[0])
+    return _FLOOR[0]
+
+
+def _read_floor() -> int:
+    if not ENV.fuse:
+        return NEVER
+    from ._cost.profile import resolve
+
+    section = resolve().profile.get("fusion") or {}
+    found = section.get("floor", DEFAULT_FLOOR)
+    return NEVER if found is None else max(2, int(found))
+
+
+def set_floor(elements: int | None) -> None:
+    """Defer calls of at least ``elements`` (None: the profile's floor again; tests and
+    ``.ci/fuse-everything`` set a tiny one)."""
+    flush()
+    _FLOOR[:] = [] if elements is None else [elements]
+    _threads.set_fuse_floor(floor())
+
+
+def reset_profile() -> None:
+    """Read the floor again (after ``autodev calibrate`` wrote a profile)."""
+    set_floor(None)
+
+
+def _set_active(active: bool) -> None:
+    if _ACTIVE[0] is not active:
+        _ACTIVE[0] = active
+        for listener in LISTENERS:
+            listener(active)
+
+
+# --------------------------------------------------------------------------- recording
+
+#: Returned by :func:`record` when it does not defer the call.
+DECLINED: Any = object()
+
+
+def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any = None,
+           where: Any = True) -> Any:
+    """A pending array for ``ufunc(*operands, out=out, where=where)`` (``out`` itself when
+    given), or :data:`DECLINED` (run it at once)."""
+    if ufunc.nout != 1 or ufunc.nin != len(operands) or ufunc.signature is not None \
+            or threading.current_thread() is not _MAIN:
+        return DECLINED
+    with _LOCK:
+        if _BUSY[0]:
+            return DECLINED
+        _BUSY[0] = True
+        try:
+            return _record(ufunc, operands, array_type, out, where)
+        finally:
+            _BUSY[0] = False
+            if NODES and not PENDING:
+                _flush_locked()
+
+
+class _Gather:
+    """The operands of one call as a node reads them, and the arrays it would lock."""
+
+    __slots__ = ("array_type", "to_lock", "pending")
+
+    def __init__(self, array_type: type) -> None:
+        self.array_type = array_type
+        self.to_lock: list[tuple[Any, np.ndarray]] = []
+        self.pending = False
+
+    def operand(self, x: Any) -> Any:
+        """A node, a native array or a scalar for ``x``; None if it cannot be deferred."""
+        t = type(x)
+        if t is self.array_type:
+            key = id(x)
+            node = PENDING.get(key)
+            if node is not None:
+                self.pending = True
+                return node
+            held = LEAVES.get(key)
+            if held is not None:
+                return held[1]
+            for seen, native in self.to_lock:
+                if seen is x:
+                    return native
+            found = _lockable(x)
+            if found is not None:
+                self.to_lock.append((x, found))
+            return found
+        if t in _SCALARS:
+            return x
+        return None
+
+
+def _shape_of(a: Any) -> tuple[int, ...] | None:
+    return a.shape if type(a) is Node or type(a) is np.ndarray else None
+
+
+def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any,
+            where: Any) -> Any:
+    state = np.geterr()
+    for mode in state.values():
+        if mode not in _QUIET:
+            return DECLINED
+    gather = _Gather(array_type)
+    args = [gather.operand(x) for x in operands]
+    if any(a is None for a in args):
+        return DECLINED
+    mask: Any = True
+    if where is not True:
+        mask = gather.operand(where)
+        if mask is None or _shape_of(mask) is None or mask.dtype != np.bool_:
+            return DECLINED
+    target: np.ndarray | None = None
+    replaced: Node | None = None
+    if out is not None:
+        found = _output(out, gather, mask)
+        if found is None:
+            return DECLINED
+        target, replaced = found
+    shapes = [s for s in map(_shape_of, (*args, mask)) if s is not None]
+    out_shape = _shape_of(replaced if target is None else target) if out is not None else None
+    try:
+        shape = np.broadcast_shapes(*shapes, *([out_shape] if out_shape else []))
+    except ValueError:
+        return DECLINED  # the eager call raises NumPy's own error
+    if out_shape is not None and shape != out_shape:
+        return DECLINED
+    size = math.prod(shape)
+    if not shape or (size < floor() and not gather.pending):
+        return DECLINED
+    for a in (*args, mask):
+        if type(a) is Node and a.shape != shape:
+            return DECLINED  # a pending operand broadcast up: evaluated first
+    if target is not None and not _only_read_whole(target, args, mask):
+        return DECLINED
+    dtype = _probe(ufunc, args, mask, target if target is not None else replaced)
+    if dtype is None:
+        return DECLINED
+    if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
+        _flush_locked()
+        return DECLINED  # (the operands' chains were evaluated: run this call at once)
+    _set_active(True)
+    for x, native in gather.to_lock:  # lock the new leaves: their reads now force the chains
+        del x._data
+        LEAVES[id(x)] = (x, native)
+        _HELD[0] += native.nbytes
+    node = Node(ufunc, tuple(args), dtype, shape, state)
+    node.where, node.target = mask, target
+    NODES.append(node)
+    for sink in sinks():
+        if not any(sink is s for s in _SINKS):
+            _SINKS.append(sink)
+    result: Any
+    if out is not None:
+        result = out
+        if replaced is not None:
+            replaced.ref = None  # (its value is no array's any more)
+    else:
+        result = object.__new__(array_type)
+        result._device, result._storage, result._mirror = CPU, None, None
+        result._scalar, result._pin, result._face = False, None, False
+    key = id(result)
+    node.ref = weakref.ref(result, lambda _ref: _dropped(key))
+    PENDING[key] = node
+    return result
+
+
+def _output(out: Any, gather: _Gather, mask: Any) -> tuple[Any, Node | None] | None:
+    """Where a call given ``out`` writes: (the native array written in place, or None for
+    a pending array's fresh value; the pending node ``out`` held), or None to decline."""
+    if type(out) is tuple:
+        if len(out) != 1:
+            return None
+        out = out[0]
+    if type(out) is not gather.array_type:
+        return None
+    node = PENDING.get(id(out))
+    if node is not None:
+        if node.target is not None:
+            return node.target, node
+        return (None, node) if mask is True else None
+    native = gather.operand(out)
+    if type(native) is not np.ndarray:
+        return None
+    return native, None
+
+
+def _only_read_whole(target: np.ndarray, args: list[Any], mask: Any) -> bool:
+    """True if every pending read of ``target``'s memory has its shape (block ``i`` of
+    it is then read only by block ``i``, before or after its write, as in program order)."""
+    for node in NODES:
+        for a in (*node.args, node.where):
+            if a is target and node.shape != target.shape:
+                return False
+    return all(a is not target or a.shape == target.shape for a in (*args, mask))
+
+
+def _probe(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | None:
+    """The call's result dtype, found by running it on empty stand-ins: NumPy's own
+    errors (types, casting, Python integers out of range) raise here, at the call."""
+    keywords: dict[str, Any] = {}
+    if out is not None:
+        keywords["out"] = np.empty(0, out.dtype)
+    if mask is not True:
+        keywords["where"] = np.empty(0, np.bool_)
+    probe = ufunc(*(_stand_in(a) for a in args), **keywords)
+    dtype = probe.dtype
+    return dtype if dtype.kind in _KINDS else None
+
+
+def _lockable(x: Any) -> np.ndarray | None:
+    """``x``'s native array if nothing but ``x`` can reach its memory (see the module's
+    docstring), else None."""
+    if x._storage is not None or x._mirror is not None or x._scalar or x._face \
+            or x._pin is not None or x._device is not CPU:
+        return None
+    native = x._data
+    # held by x's slot, this local and getrefcount's argument: nobody else holds it
+    if type(native) is not np.ndarray or native.base is not None \
+            or _getrefcount(native) > 3 or native.dtype.kind not in _KINDS \
+            or not native.flags.writeable or not _row_major(native) or native.ndim == 0:
+        return None
+    return native
+
+
+def _row_major(a: np.ndarray) -> bool:
+    """True if NumPy's ``order="K"`` result of ``a`` is C-ordered (strides decreasing)."""
+    last = None
+    for n, s in zip(a.shape, a.strides):
+        if n == 1:
+            continue
+        if s <= 0 or (last is not None and s > last):
+            return False
+        last = s
+    return True
+
+
+def _stand_in(a: Any) -> Any:
+    if type(a) is Node:
+        return np.empty(0, a.dtype)
+    if type(a) is np.ndarray:
+        return np.empty(0, a.dtype)
+    return a
+
+
+def _dropped(key: int) -> None:
+    """A pending array was dropped unread: once none is left alive, evaluate the chains
+    (their floating-point warnings appear as the eager calls' would have)."""
+    PENDING.pop(key, None)
+    if not PENDING and NODES and not _BUSY[0]:
+        with _LOCK:
+            if not PENDING and NODES and not _BUSY[0]:
+                _flush_locked()
+
+
+# --------------------------------------------------------------------------- forcing
+
+def force(x: Any) -> Any:
+    """``x._data`` for a pending or locked array: every pending chain evaluated first.
+    (``ndarray.__getattr__`` calls it when the slot is empty.)"""
+    with _LOCK:  # (waits for a recording under way on another thread to finish)
+        _flush_locked()
+    return object.__getattribute__(x, "_data")
+
+
+def flush() -> None:
+    """Evaluate every pending chain (nothing if none is pending)."""
+    if NODES:
+        with _LOCK:
+            _flush_locked()
+
+
+ON_TRACE_EXIT.append(flush)
+
+
+def _flush_locked() -> None:
+    if not NODES:
+        return
+    busy = _BUSY[0]
+    _BUSY[0] = True
+    nodes, leaves, watching = NODES[:], list(LEAVES.values()), tuple(_SINKS)
+    alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
+             if ref is not None}
+    found: list[tuple[Node, int]] = []
+    try:
+        results = _evaluate(nodes, alive, found)
+    finally:
+        _BUSY[0] = busy
+    # (on an error, a MemoryError say, everything stays pending: a later read tries again)
+    NODES.clear()
+    LEAVES.clear()
+    PENDING.clear()
+    _SINKS.clear()
+    _HELD[0] = 0
+    for x, native in leaves:
+        x._data = native
+    for node in nodes:
+        array = alive.get(id(node))
+        if array is not None:
+            array._data = results[id(node)]
+    _set_active(False)
+    STATS.fused_chains += 1
+    STATS.fused_ops += len(nodes)
+    if watching:
+        _trace(nodes, watching)
+    _report(found)  # (last: a warning's handler may read arrays)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def _evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]]
+              ) -> dict[int, np.ndarray]:
+    """Run ``nodes`` block by block (one pass per result shape); the arrays of the nodes
+    whose array is alive, by ``id(node)``; each node's floating-point errors go to
+    ``found``."""
+    results: dict[int, np.ndarray] = {}
+    by_shape: dict[tuple[int, ...], list[Node]] = {}
+    for node in nodes:
+        by_shape.setdefault(node.shape, []).append(node)
+    for shape, group in by_shape.items():
+        for i, node in enumerate(group):
+            node.index = i
+        outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
+                for i, node in enumerate(group) if id(node) in alive or node.target is not None}
+        flags = _run_group(group, shape, outs)
+        found.extend(zip(group, flags))
+        for i, out in outs.items():
+            results[id(group[i])] = out
+    return results
+
+
+def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], list[np.dtype]]:
+    """Each node's scratch slot (or None: its result array), reusing a slot once its last
+    reader has run; and the dtype of each slot."""
+    last = list(range(len(group)))
+    for i, node in enumerate(group):
+        for a in (*node.args, node.where):
+            if type(a) is Node:
+                last[a.index] = i
+    slots: list[Any] = []
+    slot_dtypes: list[np.dtype] = []
+    free: dict[np.dtype, list[int]] = {}
+    ending: dict[int, list[int]] = {}
+    for i, node in enumerate(group):
+        if i in outs:
+            slots.append(None)
+        else:
+            spare = free.get(node.dtype)
+            if spare:
+                slot = spare.pop()
+            else:
+                slot = len(slot_dtypes)
+                slot_dtypes.append(node.dtype)
+            slots.append(slot)
+            ending.setdefault(last[i], []).append(i)
+        for j in ending.pop(i, ()):  # (freed after node i ran: it may read them)
+            free.setdefault(group[j].dtype, []).append(slots[j])
+    return slots, slot_dtypes
+
+
+def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.ndarray]
+               ) -> list[int]:
+    """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags."""
+    slots, slot_dtypes = _plan(group, outs)
+    rows = shape[0]
+    inner = math.prod(shape[1:])
+    step = max(1, BLOCK // max(1, inner))
+    size = rows * inner
+    # (a chain's work is its calls' work: elements times calls)
+    threads = _threads.threads_for(size * len(group), "elementwise")
+    parts = max(1, min(threads, -(-rows // step)))
+    bounds = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
+    cuts = [[_cut(a, len(shape)) for a in (node.where, *node.args)] for node in group]
+    flags = [0] * len(group)
+
+    def task(lo: int, hi: int) -> Callable[[], None]:
+        return lambda: _run_rows(group, slots, slot_dtypes, cuts, outs, shape, step, lo, hi,
+                                 flags)
+
+    blocks = [task(lo, hi) for lo, hi in bounds]
+    _LAST_THREADS[0] = len(blocks)
+    if len(blocks) == 1 or sys.is_finalizing():
+        for block in blocks:
+            block()
+    else:
+        _parallel.run_blocks(blocks, "fused chain")
+    return flags
+
+
+def _cut(a: Any, ndim: int) -> Any:
+    """How a block ``[lo, hi)`` reads operand ``a``: a node (by index), a slicer, or as is."""
+    if type(a) is Node:
+        return a
+    if type(a) is np.ndarray:
+        return _parallel._slicer(a, ndim, 0)
+    return a
+
+
+def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
+              cuts: list[list[Any]], outs: dict[int, np.ndarray], shape: tuple[int, ...],
+              step: int, lo: int, hi: int, flags: list[int]) -> None:
+    scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
+    current = [0]
+
+    def seen(kind: str, flag: int) -> None:
+        flags[current[0]] |= flag
+
+    with np.errstate(all="call", call=seen):
+        values: list[Any] = [None] * len(group)
+        for start in range(lo, hi, step):
+            stop = min(start + step, hi)
+            n = stop - start
+            for i, node in enumerate(group):
+                slot = slots[i]
+                out = outs[i][start:stop] if slot is None else \
+                    (scratch[slot] if n == step else scratch[slot][:n])
+                ins = [values[c.index] if type(c) is Node else
+                       (c(start, stop) if callable(c) else c) for c in cuts[i]]
+                current[0] = i
+                if ins[0] is True:
+                    node.ufunc(*ins[1:], out=out)
+                else:
+                    node.ufunc(*ins[1:], out=out, where=ins[0])
+                values[i] = out
+
+
+def _trace(nodes: list[Node], watching: tuple[list[Record], ...]) -> None:
+    """One trace record for the chains evaluated: every call they held, in order."""
+    names = [node.ufunc.__name__ for node in nodes]
+    shapes = tuple(dict.fromkeys(node.shape for node in nodes))
+    emit(Record(op="fused", shapes=shapes, dtype=str(nodes[-1].dtype), device="cpu",
+                reason=f"{len(nodes)} deferred calls in one blocked pass: "
+                       + ", ".join(names), threads=_LAST_THREADS[0]), watching)
+
+
+def _report(flags: list[tuple[Node, int]]) -> None:
+    """Warn once per node and category, as each eager call would have."""
+    for node, found in flags:
+        if not found:
+            continue
+        for bit, key, text in _parallel._FP_ERRORS:
+            if found & bit and node.state[key] == "warn":
+                warn_user(f"{text} encountered in {node.ufunc.__name__}", RuntimeWarning)
+
+
+PROFILE_WRITTEN.append(reset_profile)
