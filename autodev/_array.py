@@ -1431,12 +1431,13 @@ class _FlatIter:
 
 
 def _host_buffer(buffer: ndarray) -> np.ndarray:
-    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share."""
-    if buffer._device is not CPU:
+    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share (a
+    device array moves to the host first, :func:`autodev._residency.buffers.move_home`)."""
+    if not _buffers.move_home(buffer):
         raise ValueError(
-            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}. "
-            "Use x.to_device('cpu') as the buffer, or autodev.lib.stride_tricks.as_strided "
-            "for a view on the device.")
+            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}, "
+            "where views share it. Use x.to_device('cpu') as the buffer, or "
+            "autodev.lib.stride_tricks.as_strided for a view on the device.")
     return buffer._data  # the new array shares buffer's storage: its writes are seen
 
 

@@ -666,9 +666,12 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
         return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
-    target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
-    return _pinned(place("array", host, target, R.Storage(escaped=True) if escaped else None),
+    # memory shared with ``obj`` (copy=False, or a buffer NumPy did not need to copy)
+    # stays where it is: moving it would be the copy NumPy's caller asked not to make
+    shared = escaped or (copy not in (True, np._CopyMode.ALWAYS) and host.base is not None)
+    target = CPU if shared and device is None else creation_device(device)
+    return _pinned(place("array", host, target, R.Storage(escaped=True) if shared else None),
                    device)
 
 
