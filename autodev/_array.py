@@ -1149,13 +1149,10 @@ class ndarray(_BufferBase):
             raise ValueError(
                 "cannot resize an array that references or is referenced\nby another "
                 "array in this way.\nUse the np.resize function or refcheck=False")
-        if self._device is CPU:
-            self._data.resize(*shape, refcheck=refcheck)
+        if self._device is CPU or _buffers.move_home(self):  # (a counted transfer)
+            self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
         else:
-            raise NotImplementedError(
-                f"ndarray.resize is not available on {self._device}; "
-                "use autodev.resize(a, shape), which returns a new array."
-            )
+            _resize_shared(self, shape, refcheck)
         R.mark_written(self)
 
     def getfield(self, dtype: Any, offset: int = 0) -> "ndarray":
@@ -1428,6 +1425,27 @@ class _FlatIter:
         return self._compare(other, operator.ge)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _resize_shared(a: ndarray, shape: tuple[Any, ...], refcheck: bool) -> None:
+    """``a.resize(*shape)`` for a device array whose memory views share: NumPy's rules
+    (a new shape of no more bytes of an empty array reshapes it in place; else a view,
+    or, with ``refcheck``, an array views refer to, cannot be resized); with
+    ``refcheck=False`` the views keep the old memory and ``a`` moves to the host."""
+    if a.size == 0:
+        probe = np.empty(a.shape, a.dtype)  # NumPy reads the arguments, on no memory
+        probe.resize(*shape, refcheck=False)
+        if probe.size == 0:
+            a._data = a._data.reshape(probe.shape)
+            return
+    if getattr(a._data, "base", None) is not None:
+        raise ValueError("cannot resize this array: it does not own its data")
+    if refcheck:
+        raise ValueError(
+            "cannot resize an array that references or is referenced\nby another "
+            "array in this way.\nUse the np.resize function or refcheck=False")
+    R.promote(a, CPU, R.host_copy(a._data, a._device))
+    a._data.resize(*shape, refcheck=False)
 
 
 def _host_buffer(buffer: ndarray) -> np.ndarray:

@@ -334,6 +334,32 @@ def test_resize_refuses_a_referenced_array_as_numpys(device):
     assert x.shape == (5, 1)
 
 
+@pytest.mark.parametrize("shape", [(5, 2), (2,), (0, 3), None, 12, ()])
+def test_resize_in_place_on_every_device(device, shape):
+    a = numpy.arange(6.0).reshape(2, 3).copy()  # (NumPy resizes only what owns its data)
+    x = put(a, device)
+    if shape is None:
+        a.resize()
+        x.resize()
+    else:
+        a.resize(shape)
+        x.resize(shape)  # on a device: moved to the host (a counted transfer), resized
+    assert_same(x, a, device=autodev.Device("cpu"))
+
+
+def test_resize_with_views_of_device_memory_as_numpys(device):
+    x = put(numpy.zeros((4, 0)), device)
+    view = x[...]
+    view.resize((0, 7))  # no bytes change: a view is reshaped in place, as NumPy's
+    assert view.shape == (0, 7)
+    y = put(numpy.arange(4.0), device)
+    view = y[:2]
+    with pytest.raises(ValueError, match="does not own its data"):
+        view.resize(3)
+    with pytest.raises(ValueError, match="referenced"):
+        y.resize(6)
+
+
 @pytest.mark.parametrize("call", [
     lambda d: d.partition(10), lambda d: d.partition(-11),
     lambda d: d.partition(2, kind="nonsense"), lambda d: d.partition(2, kind="\xe4"),
