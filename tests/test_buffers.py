@@ -193,3 +193,16 @@ def test_under_auto_with_a_gpu():
         small = autodev.asarray(a.copy())
         assert numpy.asarray(small).flags.writeable
 
+
+@pytest.mark.parametrize("make", [lambda xp: xp.zeros(3), lambda xp: xp.zeros((3, 4))[:, ::2],
+                                  lambda xp: xp.zeros((2, 3)).T, lambda xp: xp.zeros(3)[1:],
+                                  lambda xp: xp.zeros(())])
+def test_flags_attributes_as_numpys(device, make):
+    """Every attribute of NumPy's flags object, its older names and ``num`` included."""
+    a, x = make(numpy), make(autodev)
+    for writeable in (True, False):
+        a.flags.writeable = x.flags.writeable = writeable
+        for name in ("c_contiguous", "f_contiguous", "contiguous", "fortran", "owndata",
+                     "writeable", "aligned", "writebackifcopy", "behaved", "carray",
+                     "farray", "fnc", "forc", "num"):
+            assert getattr(x.flags, name) == getattr(a.flags, name), (name, writeable)

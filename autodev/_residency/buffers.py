@@ -184,6 +184,8 @@ class DeviceFlags:
 
     c_contiguous = property(lambda self: self._geometry().c_contiguous)
     f_contiguous = property(lambda self: self._geometry().f_contiguous)
+    contiguous = c_contiguous  # NumPy's older names of the two
+    fortran = f_contiguous
     fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
     forc = property(lambda self: self.f_contiguous or self.c_contiguous)
     owndata = property(lambda self: getattr(self._array._data, "base", None) is None)
@@ -204,8 +206,11 @@ class DeviceFlags:
         return bits % alignment == 0
     writebackifcopy = property(lambda self: False)
     behaved = property(lambda self: self.aligned and self.writeable)
-    carray = property(lambda self: self.c_contiguous and self.writeable)
-    farray = property(lambda self: self.fnc and self.writeable)
+    carray = property(lambda self: self.c_contiguous and self.behaved)
+    # NumPy's getter tests that *any* of F_CONTIGUOUS, ALIGNED, WRITEABLE is set (so a
+    # strided, writable array answers True): read as NumPy answers
+    farray = property(lambda self: not self.c_contiguous and (
+        self.f_contiguous or self.aligned or self.writeable))
 
     @property
     def writeable(self) -> bool:
@@ -214,6 +219,11 @@ class DeviceFlags:
     @writeable.setter
     def writeable(self, value: bool) -> None:
         set_flags(self._array, write=value)
+
+    @property
+    def num(self) -> int:
+        """The flags as NumPy's bit mask (``NPY_ARRAY_C_CONTIGUOUS`` ...)."""
+        return sum(bit for name, bit in _BITS if getattr(self, name))
 
     def __getitem__(self, key: str) -> bool:
         try:
@@ -243,6 +253,10 @@ class DeviceFlags:
     def __repr__(self) -> str:
         return "".join(f"  {k} : {self[k]}\n" for k in _SHOWN)
 
+
+#: NumPy's bit of each flag in ``flags.num`` (numpy/ndarraytypes.h, ``NPY_ARRAY_*``).
+_BITS = (("c_contiguous", 0x1), ("f_contiguous", 0x2), ("owndata", 0x4),
+         ("aligned", 0x100), ("writeable", 0x400), ("writebackifcopy", 0x2000))
 
 #: The flags NumPy's ``repr(x.flags)`` shows, in its order.
 _SHOWN = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY")
