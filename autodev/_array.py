@@ -10,6 +10,7 @@ the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
 from __future__ import annotations
 
 import dis
+import functools
 import inspect
 import operator
 import pickle
@@ -282,10 +283,11 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: ndarray
     """An operator call that takes the general path: the cost model decides."""
     if _defers(a, other, answer):
         return NotImplemented
-    if not gpu_operand(other) or _structured(a, other):
+    if not gpu_operand(other) or _structured(a, other) or _no_loop(func, a, other):
         # NumPy's own operator on the host: an operand no GPU holds (None, a string, a
-        # Fraction: object or string dtype, capability table), or ``==`` on structured
-        # arrays, which compares field by field there (no ufunc, no GPU, does)
+        # Fraction: object or string dtype, capability table), ``==`` on structured
+        # arrays, which compares field by field there (no ufunc, no GPU, does), or
+        # ``==``/``!=`` of dtypes no ufunc loop compares (all False/True, NumPy's rule)
         o = cpu_arg(other)
         result = func(o, a._host()) if reflected else func(a._host(), o)
         return new(result, CPU) if type(result) is _np_ndarray else _zero_d(result, a, other)
@@ -403,6 +405,24 @@ def _structured(a: ndarray, other: Any) -> bool:
     """True if either operand has a structured dtype (fields)."""
     return a._data.dtype.names is not None or \
         getattr(getattr(other, "dtype", None), "names", None) is not None
+
+
+def _no_loop(func: Callable[..., Any], a: ndarray, other: Any) -> bool:
+    """True for ``a == other`` or ``a != other`` where NumPy's ufunc has no loop for the two
+    dtypes: NumPy's operator then answers all False (all True), where the ufunc raises."""
+    if func is not operator.eq and func is not operator.ne:
+        return False
+    dtype = getattr(other, "dtype", None)
+    return isinstance(dtype, np.dtype) and _no_equal_loop(a._data.dtype, dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _no_equal_loop(dtype: np.dtype, other: np.dtype) -> bool:
+    try:
+        np.equal.resolve_dtypes((dtype, other, None))
+    except TypeError:  # NumPy's UFuncTypeError: no loop, or no common dtype
+        return True
+    return False
 
 
 _NO_OVERRIDE = object()

@@ -173,6 +173,17 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "array < numpy.str_": lambda xp: xp.arange(3) < numpy.str_("a"),
     "array + numpy.str_": lambda xp: xp.arange(3) + numpy.str_("a"),
     "array == str": lambda xp: xp.arange(3) == "a",
+    # comparisons of two arrays whose dtypes no ufunc loop compares: all False / all True
+    "datetime array == float array": lambda xp: (
+        xp.arange(4).astype("M8[ns]") == xp.arange(3.0)[:, None]),
+    "timedelta array != int array": lambda xp: (
+        xp.arange(4).astype("m8[s]") != xp.arange(3)[:, None]),
+    "bytes array == str array": lambda xp: xp.arange(4).astype("S5") == xp.arange(4).astype("U5"),
+    "datetime array == timedelta array": lambda xp: (
+        xp.arange(4).astype("M8[s]") == xp.arange(4).astype("m8[s]")),
+    "datetime array == float array, shapes differ": lambda xp: (
+        xp.arange(4).astype("M8[ns]") == xp.arange(3.0)),
+    "float array != str array": lambda xp: xp.arange(3.0) != xp.asarray(["a", "b", "c"]),
     # object operands: NumPy's object arrays, computed on the host
     "array + Fraction": lambda xp: xp.arange(3) + fractions.Fraction(1, 3),
     "Fraction * array": lambda xp: fractions.Fraction(1, 3) * xp.arange(3),
