@@ -13,6 +13,7 @@ Two halves, one per side of each row of the capability table
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy
@@ -299,6 +300,27 @@ def test_ufunc_output_cast_error_type(device: Any) -> None:
         "choose-broadcast", "method-searchsorted", "method-choose", "method-take"])
 def test_operands_cupy_refuses(device: Any, call: Any) -> None:
     differential(call, V, device=device)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, x: xp.asarray([0, 1, 1, 0]).choose(x, 2 * x, 3 * x),
+    lambda xp, x: xp.asarray([0, 1, 2, 0]).choose(x, 2 * x, [5.0, 6.0, 7.0, 8.0], mode="clip"),
+    lambda xp, x: xp.choose(xp.asarray([0]), (1000, xp.asarray([1], dtype=xp.uint8))),
+    lambda xp, x: xp.choose(xp.asarray([0]), (-1, xp.asarray([1], dtype=xp.uint8))),
+    lambda xp, x: xp.choose(xp.asarray([0]), (1.0, xp.asarray([3], dtype=xp.float32))),
+    lambda xp, x: xp.choose(xp.asarray([0]), (1.0, numpy.float32(3))),
+], ids=["method-positional", "method-positional-mode", "python-int-uint8",
+        "negative-int-uint8", "python-float-float32", "numpy-float32-scalar"])
+def test_choose_as_numpys(device: Any, call: Any) -> None:
+    """NumPy's ``a.choose(c0, c1, ...)`` form, and the choices' common dtype as NumPy's
+    ``result_type`` gives it (a Python scalar is weak)."""
+    with numpy.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        differential(call, V, device=device)
+
+
+def test_choose_of_choices_without_common_dtype(device: Any) -> None:
+    error_parity(lambda xp, x: x.choose(numpy.void(0), [x]), V, device=device)
 
 
 @pytest.mark.parametrize("view", [lambda a: a.T, lambda a: a[:, ::2], lambda a: a[::2]],

@@ -403,15 +403,41 @@ def stacked_choices(backend: Backend, func: Func) -> Func:
 
     def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
         if not native(choices):
-            items = [c if native(c) else upload(backend, c) for c in choices]
+            # NumPy's common dtype of the choices (a Python scalar is weak, NEP 50)
+            dtype = np.result_type(*[_dtype_or_scalar(c) for c in choices])
+            items = [(c if native(c) else upload(backend, c)).astype(dtype, copy=False)
+                     for c in choices]
             choices = xp.stack(xp.broadcast_arrays(*items))
         return func(a, choices, out=out, mode=mode)
 
     return choose
 
 
+def _dtype_or_scalar(value: Any) -> Any:
+    """What ``numpy.result_type`` reads of one choice: its dtype, or a Python scalar."""
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    if isinstance(value, (list, tuple)) and value:  # (it may hold device arrays)
+        return np.result_type(*[_dtype_or_scalar(v) for v in value])
+    dtype = getattr(value, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else np.asarray(value).dtype
+
+
 def checked_choices(backend: Backend, func: Func) -> Func:
     return stacked_choices(backend, checked_choose(backend, func))
+
+
+def method_choices(backend: Backend, func: Func) -> Func:
+    """``a.choose(...)``: NumPy's method takes the choices as one sequence or as several
+    positional arguments (``a.choose(c0, c1, c2)``), with ``out`` and ``mode`` by keyword."""
+    choose = checked_choices(backend, func)
+
+    def method(a: Any, *choices: Any, out: Any = None, mode: str = "raise") -> Any:
+        if not choices:
+            raise TypeError("choose() missing required argument 'choices' (pos 1)")
+        return choose(a, choices if len(choices) > 1 else choices[0], out=out, mode=mode)
+
+    return method
 
 
 #: NumPy before 2.3 counts into a Python int, later ones into a NumPy integer.
