@@ -618,11 +618,11 @@ def _pinned(result: Any, device: DeviceLike | None) -> Any:
 def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
     """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
     it stays on the host (counted, warned: :func:`autodev._residency.memory.retrying`)."""
-    if target is CPU:
-        return new(host, CPU, storage)
     if type(host) is tuple:  # linspace(retstep=True)
         array, step = host
         return place(op, array, target), step  # type: ignore[return-value]  # retstep's pair
+    if target is CPU or not backend_for(target).supports_dtype(host.dtype):
+        return new(host, CPU, storage)  # (a dtype the device cannot hold: capability)
     return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
                     lambda: new(host, CPU, storage))
 

@@ -196,6 +196,33 @@ def test_missing_names_are_missing(sim: Any) -> None:
             assert sim.resolve(name) is None, name
 
 
+@pytest.mark.parametrize("dtype", ["U3", "S3", "M8[s]", "m8[s]", "O", "i4,f8", "V3",
+                                   "longdouble"])
+def test_upload_refuses_what_cupy_asarray_refuses(sim: Any, dtype: str) -> None:
+    """``cupy.asarray`` uploads numbers only (bool, integers, float16/32/64, complex64/128):
+    ValueError('Unsupported dtype ...') for strings, datetimes, structured, object, long
+    double."""
+    with pytest.raises(ValueError, match="Unsupported dtype"):
+        sim.from_host(numpy.zeros(3, dtype))
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.array(["Galahad", "Arthur", "zebra"]),
+    lambda xp: xp.array([b"ab", b"c"]),
+    lambda xp: xp.array([("a", 1), ("b", 255), ("c", 3)], dtype=[("n", "U5"), ("v", ">i2")]),
+    lambda xp: xp.array([1, None, 2.5], dtype=object),
+    lambda xp: xp.asarray(numpy.arange(3).astype("M8[s]")),
+    lambda xp: xp.array(numpy.arange(3.0, dtype=numpy.longdouble)),
+], ids=["str", "bytes", "structured", "object", "datetime", "longdouble"])
+def test_arrays_a_gpu_cannot_hold_are_made_on_the_host(device: Any, make: Any) -> None:
+    """Under policy gpu a creation call whose data the GPU cannot hold (what cupy.asarray
+    refuses) keeps it on the host, where NumPy computes with it."""
+    got = make(autodev)
+    assert got.location == autodev.Device("cpu")
+    numpy.testing.assert_array_equal(got.get(), make(numpy))
+    assert got.get().dtype == make(numpy).dtype
+
+
 def test_ufunc_cast_error_is_plain_type_error(sim: Any) -> None:
     with pytest.raises(TypeError) as caught:
         sim.xp.add(_up(sim, V), 1.5, out=_up(sim, INTS[:4]))
