@@ -28,7 +28,7 @@ from ._device import AUTO, CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._dispatch import DEFER_TO, HOST_FLOOR_WORK, bind_array, call, cpu_arg, defers_to_other, \
     gpu_operand, host_floor_work, is_plain_array_like, new, native_arg
-from ._capability.corrections import check_sort_kind, plain_kth
+from ._capability.corrections import check_select_kind, check_sort_kind, plain_kth
 from ._residency.memory import check_not_view, in_place_on_host, refuse_view, retrying
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._overrides import install as install_overrides, overriding
@@ -1140,8 +1140,8 @@ class ndarray(_BufferBase):
     def partition(self, kth: Any, axis: int = -1, kind: str = "introselect",
                   order: Any = None) -> None:
         extra = {} if order is None else {"order": order}
-        if self._device is not CPU and kind != "introselect":
-            np.zeros(1).partition(0, kind=kind)  # type: ignore[arg-type]  # NumPy's error for a bad kind
+        if self._device is not CPU:
+            check_select_kind(kind)
 
         def partition(data: Any, device: Device) -> None:
             if device is CPU:

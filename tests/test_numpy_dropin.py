@@ -368,6 +368,19 @@ def test_partition_raises_as_numpys(device, call):
     error_parity(lambda xp, a: call(a), numpy.arange(10), device=device)
 
 
+@pytest.mark.parametrize("call", [
+    lambda xp, d: xp.partition(d, 2, kind=1), lambda xp, d: xp.partition(d, 2, kind="nonsense"),
+    lambda xp, d: xp.argpartition(d, 2, kind="nonsense"),
+    lambda xp, d: d.argpartition(2, kind="\xe4"), lambda xp, d: d.argpartition(2, kind=1),
+    lambda xp, d: xp.sort(d, kind="stable", stable=True),
+    lambda xp, d: xp.argsort(d, kind="quicksort", stable=False),
+])
+def test_sort_and_select_kinds_raise_as_numpys(device, call):
+    """NumPy's checks of ``kind``: a partition's must be 'introselect' (TypeError if not a
+    string), and a sort takes ``kind`` or ``stable``, not both."""
+    error_parity(call, numpy.arange(10), device=device)
+
+
 def test_array_finalize_reachable_through_super():
     class Mine(autodev.ndarray):
         def __array_finalize__(self, obj):

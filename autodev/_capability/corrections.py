@@ -95,6 +95,13 @@ def check_sort_kind(kind: object) -> None:
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
 
 
+def check_select_kind(kind: object) -> None:
+    """Raise NumPy's error for a partition ``kind`` other than 'introselect' (TypeError
+    for one that is not a string, ValueError for another string)."""
+    if kind != "introselect":
+        np.zeros(1).partition(0, kind=kind)  # type: ignore[arg-type]  # NumPy's own error
+
+
 def any_kind_sort(backend: Backend, func: Func) -> Func:
     """``sort``/``argsort``: CuPy takes only ``kind=None``/``'stable'`` (its sort is
     always stable, a valid result for every NumPy kind) and no ``stable=``."""
@@ -102,6 +109,9 @@ def any_kind_sort(backend: Backend, func: Func) -> Func:
     def sort(a: Any, axis: Axis = -1, kind: str | None = None, order: FieldOrder = None, *,
              stable: bool | None = None) -> Any:
         check_sort_kind(kind)
+        if kind is not None and stable is not None:
+            raise ValueError("`kind` and keyword parameters can't be provided at the same "
+                             "time. Use only one of them.")
         return func(a, axis=axis, kind="stable")
 
     return sort
@@ -121,6 +131,7 @@ def any_kind_partition(backend: Backend, func: Func) -> Func:
 
     def partition(a: Any, kth: Any, axis: Axis = -1, kind: str = "introselect",
                   order: FieldOrder = None) -> Any:
+        check_select_kind(kind)
         return func(a, plain_kth(kth), axis=axis)
 
     return partition
@@ -131,6 +142,7 @@ def any_kind_argpartition_method(backend: Backend, func: Func) -> Func:
 
     def argpartition(a: Any, kth: Any, axis: Axis = -1, kind: str = "introselect",
                      order: FieldOrder = None) -> Any:
+        check_select_kind(kind)
         return func(a, plain_kth(kth), axis)
 
     return argpartition
