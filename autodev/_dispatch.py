@@ -128,10 +128,14 @@ def gpu_operand(obj: Any) -> bool:
     reads as an object, string or datetime array (None, a Fraction, a ``str``,
     ``numpy.datetime64``, any other Python object) or a NumPy array or scalar of a dtype
     the GPU lacks. A call given one runs on the CPU, where NumPy gives its result (an
-    object array) or its error; lists and tuples are converted on the device."""
+    object array) or its error; lists and tuples are converted on the device where each
+    of their items is such an operand (a list holding a string or a long double makes an
+    array no GPU holds)."""
     t = type(obj)
-    if t in _GPU_SCALARS or t is ndarray or t is tuple or t is list or t in FOREIGN_ARRAYS:
+    if t in _GPU_SCALARS or t is ndarray or t in FOREIGN_ARRAYS:
         return True
+    if t is tuple or t is list:
+        return all(map(gpu_operand, obj))
     if t is np.ndarray or isinstance(obj, np.generic):
         gpu = STATE.gpu
         return gpu is None or gpu.supports_dtype(obj.dtype)

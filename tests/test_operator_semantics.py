@@ -191,6 +191,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "array == None": lambda xp: xp.arange(3) == None,  # noqa: E711 - the operator is tested
     "array + object array": lambda xp: xp.arange(2) + numpy.array([fractions.Fraction(1, 2)] * 2),
     "ufunc(array, Fraction)": lambda xp: xp.add(xp.arange(3), fractions.Fraction(1, 3)),
+    # lists that make arrays no GPU holds (long double, str): computed on the host
+    "ufunc(list of long doubles)": lambda xp: xp.maximum([numpy.longdouble(1.5)],
+                                                         [numpy.longdouble(2.5)]),
+    "ufunc(nested list with a str)": lambda xp: xp.equal(xp.arange(2), [[1, "a"]]),
     "masked array + array": lambda xp: numpy.ma.masked_array([1, 2, 3], [0, 1, 0]) + xp.arange(3),
     # in-place integer power (the GPU correction's cast rehearsal)
     "int **= int": in_place(operator.ipow, lambda xp: xp.arange(5), lambda xp: xp.arange(5)),
