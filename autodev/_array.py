@@ -1417,7 +1417,7 @@ class _FlatIter:
             a._data.flat[cpu_arg(key)] = cpu_arg(value)
         else:
             R.check_writeable(a, "underlying array is read-only")  # NumPy's words
-            _set_flat(a, _flat_positions(a, key), value)
+            _set_flat(a, key, value)
         R.mark_written(a)
 
     def __delitem__(self, key: Any) -> None:
@@ -1479,15 +1479,18 @@ def _host_buffer(buffer: ndarray) -> np.ndarray:
     return buffer._data  # the new array shares buffer's storage: its writes are seen
 
 
-def _set_flat(a: ndarray, positions: Any, value: Any) -> None:
-    """``a.flat[key] = value`` for device data: ``value`` cycled over ``positions``."""
-    if isinstance(positions, (int, np.integer)):
-        a[np.unravel_index(int(positions), a.shape)] = value
-        return
+def _set_flat(a: ndarray, key: Any, value: Any) -> None:
+    """``a.flat[key] = value`` for device data. NumPy's own flat assignment, run on an
+    array of value numbers (so its rules hold: the key's errors, values cycled over the
+    positions, the last write to a repeated position wins), says which value each element
+    gets; the device then writes those."""
     values = np.asarray(cpu_arg(value), dtype=a.dtype).ravel()
-    if positions.size == 0 or values.size == 0:
-        return
-    a[np.unravel_index(positions, a.shape)] = np.resize(values, positions.size)
+    taken = np.full(a.size, -1, dtype=np.intp)
+    # (one value is written as a scalar, as NumPy's single-item assignment needs)
+    taken.flat[cpu_arg(key)] = 0 if values.size == 1 else np.arange(values.size)
+    positions = np.flatnonzero(taken >= 0)
+    if positions.size:
+        a[np.unravel_index(positions, a.shape)] = values[taken[positions]]
 
 
 def _flat_positions(a: ndarray, key: Any) -> Any:

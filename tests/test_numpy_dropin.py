@@ -68,6 +68,27 @@ def test_flat_reads_and_writes_as_numpys(device, key):
     differential(write, sample((3, 2)), device=device)
 
 
+@pytest.mark.parametrize("key, value", [
+    (numpy.array([[1, 2], [3, 4]]), 30), (numpy.array([[1, 2], [3, 4]]), [7, 8, 9]),
+    (slice(5, 10), 30), (slice(None, None, -1), [1, 2, 3, 4]), (slice(10, 5), 60),
+    ([-1, -2], 20), ([2, 2, 1], [5, 6, 7]), (slice(None), []),
+])
+def test_flat_assignment_cycles_values_as_numpys(device, key, value):
+    """``a.flat[key] = value``: the value cycled over the positions in the key's shape,
+    the last write to a repeated position winning, as NumPy's."""
+    def write(xp, a):
+        a.flat[key] = value
+        return a
+    differential(write, numpy.arange(9).reshape(3, 3), device=device)
+
+
+@pytest.mark.parametrize("key, value", [((), 70), ([True, True], 50), (9, 40), (0, [1, 2])])
+def test_flat_assignment_errors_as_numpys(device, key, value):
+    def write(xp, a):
+        a.flat[key] = value
+    error_parity(write, numpy.arange(9).reshape(3, 3), device=device)
+
+
 @pytest.mark.parametrize("key", [10, (1, 2), "a", 1.5])
 def test_flat_bad_keys_raise_as_numpys(device, key):
     import warnings
