@@ -1706,8 +1706,20 @@ def _has_ellipsis(key: Any) -> bool:
     return key is Ellipsis or (type(key) is tuple and any(k is Ellipsis for k in key))
 
 
+def _device_holds(device: Device, value: Any) -> bool:
+    """Whether ``device`` holds ``value``'s dtype (True for Python scalars and lists,
+    whose conversion is the device's)."""
+    dtype = getattr(value, "dtype", None)
+    return not isinstance(dtype, np.dtype) or backend_for(device).supports_dtype(dtype)
+
+
 def _setitem(a: ndarray, key: Any, value: Any) -> None:
     def assign(data: Any, device: Device) -> None:
-        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
+        v = value
+        if device is not CPU and not _device_holds(device, v):
+            # strings, long doubles, ...: NumPy's (unsafe) cast to the array's dtype on
+            # the host, since no GPU holds the value to cast it there
+            v = np.asarray(cpu_arg(v)).astype(a._data.dtype)
+        data[_index_native(key, device, a.shape)] = native_arg(v, device, None)
 
     _in_place(a, "__setitem__", assign)

@@ -144,8 +144,10 @@ def gpu_operand(obj: Any) -> bool:
 
 def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
     """True if an argument keeps the call on the CPU: an instance of a subclass of NumPy's
-    array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), or,
-    for a ufunc, an operand no GPU holds (:func:`gpu_operand`)."""
+    array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), a
+    NumPy array or scalar, list or tuple that makes an array of a dtype no GPU holds (the
+    call would upload it), or, for a ufunc, any operand no GPU holds
+    (:func:`gpu_operand`)."""
     ufunc = spec.gpu_ok is _UFUNC_RULE
     for a in args:
         t = type(a)
@@ -153,7 +155,8 @@ def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
             continue
         if t is not np.ndarray and isinstance(a, np.ndarray):
             return True
-        if ufunc and not gpu_operand(a):
+        if (ufunc or t is np.ndarray or t is list or t is tuple or isinstance(a, np.generic)) \
+                and not gpu_operand(a):
             return True
     return False
 

@@ -570,8 +570,8 @@ def make_creation(name: str) -> Callable[..., Any]:
         if target is CPU:
             return _pinned(_created(np_func(*args, **kwargs), CPU), device)
         func = backend_for(target).resolve(name)
-        if func is None or (takes_arrays and any(
-                type(a) is np.ndarray for a in (*args, *kwargs.values()))):
+        if func is None or not _device_holds(target, name, args, kwargs) or (
+                takes_arrays and any(type(a) is np.ndarray for a in (*args, *kwargs.values()))):
             return _pinned(place(name, np_func(*args, **kwargs), target), device)
         return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
                                 lambda: _created(np_func(*args, **kwargs), CPU)), device)
@@ -591,6 +591,24 @@ def make_creation(name: str) -> Callable[..., Any]:
 _SHAPED = frozenset({"zeros", "ones", "empty"})
 #: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
 _ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
+
+
+#: Where each creation function takes ``dtype`` positionally.
+_DTYPE_AT = {"zeros": 1, "ones": 1, "empty": 1, "identity": 1, "full": 2, "arange": 3,
+             "eye": 3, "tri": 3, "linspace": 5, "logspace": 5, "geomspace": 4}
+
+
+def _device_holds(target: Device, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> bool:
+    """Whether ``target`` holds the dtype creation call ``name`` makes (a long double or a
+    string array is made on the host instead: capability, as :func:`place`)."""
+    at = _DTYPE_AT[name]
+    dtype = kwargs.get("dtype", args[at] if len(args) > at else None)
+    if dtype is None:
+        if name != "full":
+            return True  # NumPy's defaults: float64, or the integers of arange
+        dtype = np.asarray(kwargs.get("fill_value", args[1] if len(args) > 1 else 0)).dtype
+    return backend_for(target).supports_dtype(np.dtype(dtype))
 
 
 def _creation_arg(value: Any) -> Any:

@@ -213,7 +213,11 @@ def test_upload_refuses_what_cupy_asarray_refuses(sim: Any, dtype: str) -> None:
     lambda xp: xp.array([1, None, 2.5], dtype=object),
     lambda xp: xp.asarray(numpy.arange(3).astype("M8[s]")),
     lambda xp: xp.array(numpy.arange(3.0, dtype=numpy.longdouble)),
-], ids=["str", "bytes", "structured", "object", "datetime", "longdouble"])
+    lambda xp: xp.zeros(3, numpy.longdouble), lambda xp: xp.ones((2, 2), dtype="U3"),
+    lambda xp: xp.full(3, "ab"), lambda xp: xp.eye(2, dtype=object),
+    lambda xp: xp.zeros(2, "i4,f8"), lambda xp: xp.arange(3, dtype=numpy.longdouble),
+], ids=["str", "bytes", "structured", "object", "datetime", "longdouble", "zeros-longdouble",
+        "ones-str", "full-str", "eye-object", "zeros-structured", "arange-longdouble"])
 def test_arrays_a_gpu_cannot_hold_are_made_on_the_host(device: Any, make: Any) -> None:
     """Under policy gpu a creation call whose data the GPU cannot hold (what cupy.asarray
     refuses) keeps it on the host, where NumPy computes with it."""
@@ -221,6 +225,41 @@ def test_arrays_a_gpu_cannot_hold_are_made_on_the_host(device: Any, make: Any) -
     assert got.location == autodev.Device("cpu")
     numpy.testing.assert_array_equal(got.get(), make(numpy))
     assert got.get().dtype == make(numpy).dtype
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.nanmedian(numpy.longdouble(1.5)),
+    lambda xp: xp.nanmedian(numpy.timedelta64(3, "s")),
+    lambda xp: xp.median(numpy.arange(4, dtype=numpy.longdouble)),
+    lambda xp: xp.clip(numpy.arange(4, dtype=numpy.longdouble), 1, 2),
+    lambda xp: xp.max([numpy.datetime64("2020-01-01"), numpy.datetime64("2021-01-01")]),
+    lambda xp: xp.argmin((numpy.timedelta64(3, "s"), numpy.timedelta64(1, "s"))),
+], ids=["nanmedian-longdouble", "nanmedian-timedelta", "median-longdouble", "clip-longdouble",
+        "max-list-of-datetimes", "argmin-tuple-of-timedeltas"])
+def test_numpy_operands_a_gpu_cannot_hold_keep_the_call_on_the_host(device: Any,
+                                                                  call: Any) -> None:
+    """A NumPy array or scalar argument of a dtype no GPU holds would be uploaded (and
+    refused, as by cupy.asarray): the call runs on the host, as NumPy's."""
+    got, expected = call(autodev), call(numpy)
+    if isinstance(expected, numpy.ndarray):
+        assert type(got) is autodev.ndarray and got.location == autodev.Device("cpu")
+        got = got.get()
+    assert type(got) is type(expected)
+    numpy.testing.assert_array_equal(got, expected)
+    assert numpy.asarray(got).dtype == numpy.asarray(expected).dtype
+
+
+@pytest.mark.parametrize("value", [numpy.array(["2", "-3", "-1"]),
+                                   numpy.array([1.5, 2.5, 3.5], dtype=numpy.longdouble)])
+def test_assigning_values_a_gpu_cannot_hold_casts_them_as_numpy(device: Any,
+                                                                value: Any) -> None:
+    """``a[:3] = strings`` casts as NumPy's setitem does (unsafely), on the host where the
+    GPU cannot hold the value."""
+    def assign(xp: Any, a: Any) -> Any:
+        a[:3] = value
+        a[[4, 3]] = value[:2]
+        return a
+    differential(assign, numpy.arange(5), device=device)
 
 
 def test_ufunc_cast_error_is_plain_type_error(sim: Any) -> None:
