@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as _np
 
-from ._array import API_VERSIONS as _API_VERSIONS, PROTOCOLS as _PROTOCOLS, ndarray
+from ._array import API_VERSIONS as _API_VERSIONS, ndarray
+from ._operators import PROTOCOLS as _PROTOCOLS
 from ._backends import devices as _devices_table
 from ._config import VERSION as _VERSION, get_policy, policy, set_policy, reset_policy
 from ._device import CPU, Device
-from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name, ufunc
+from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name
+from ._ufuncs import ufunc
 from ._trace import FallbackWarning, Record, stats, trace as _trace_block
 
 

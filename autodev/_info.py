@@ -55,17 +55,17 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
 def _threads(profile: dict[str, Any]) -> dict[str, Any]:
     """Threads on the host: how many a large call may use now, the profile's crossovers
     (work, per family) and the floors they give with that many threads (None: never)."""
-    from . import _parallel
+    from . import _threads as threads
     from ._cost import profile as _profile
 
     section = profile.get("threads") or _profile.embedded_default()["threads"]
-    crossover = {f: section["crossover"].get(f) for f in _parallel.FAMILIES}
-    floors = _parallel.floors_for(crossover, _parallel.POOL.threads)
+    crossover = {f: section["crossover"].get(f) for f in threads.FAMILIES}
+    floors = threads.floors_for(crossover, threads.POOL.threads)
     return {
-        "count": _parallel.POOL.threads,
+        "count": threads.POOL.threads,
         "measured_with": section.get("count"),
         "crossover": crossover,
-        "floors": {f: None if n == _parallel.NEVER else n for f, n in floors.items()},
+        "floors": {f: None if n == threads.NEVER else n for f, n in floors.items()},
         "rule": "only calls made on the main thread are split",
     }
 

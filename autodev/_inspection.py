@@ -53,7 +53,7 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
 
     def default_device(self) -> Device:
         """The device a creation call puts its array on when given no ``device=``."""
-        from ._namespace import creation_device
+        from ._creation import creation_device
 
         return creation_device(None)
 

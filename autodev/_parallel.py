@@ -9,12 +9,13 @@ only along an axis it does not reduce: each output element is then reduced by th
 loop over the same elements in the same order (a full sum split in two would round
 differently, so it never is).
 
-When a call is split (:func:`threads_for`): the caller is the process's main thread (a
-call made on any other thread, a Dask worker's, a joblib or ``concurrent.futures`` pool's,
-runs single-threaded: that pool already uses the cores), more than one thread is allowed
-(``AUTODEV_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the cores this process may run
-on, and ``threadpoolctl.threadpool_limits`` lowers it), and the call's work is at least the
-family's calibrated crossover (:func:`floor`). Anything this module does not split
+When a call is split (:func:`autodev._threads.threads_for`): the caller is the process's
+main thread (a call made on any other thread, a Dask worker's, a joblib or
+``concurrent.futures`` pool's, runs single-threaded: that pool already uses the cores),
+more than one thread is allowed (``AUTODEV_NUM_THREADS``, else ``OMP_NUM_THREADS``, else
+the cores this process may run on, and ``threadpoolctl.threadpool_limits`` lowers it),
+and the call's work is at least the family's calibrated crossover
+(:func:`autodev._threads.floor`). Anything this module does not split
 (object dtypes, overlapping ``out=``, ``errstate`` set to print or log, a subclass, a
 gufunc) runs as NumPy's one call.
 
@@ -23,35 +24,25 @@ record floating-point errors instead of reporting them, and the caller reports t
 union once, after every block has finished, as NumPy's one call would (a warning, a
 ``FloatingPointError``, or the ``errcall`` callback).
 
-This module owns the pool and the block splitting; a future fused chain reuses both
-(:func:`run_blocks` takes any per-block function).
+This module owns the block splitting (:mod:`autodev._threads` owns the pool, the thread
+count and the floors); a future fused chain reuses both (:func:`run_blocks` takes
+any per-block function).
 """
 
 from __future__ import annotations
 
 import math
-import os
-import sys
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ._config import ENV, VERSION
 from ._cost.families import family_of_ufunc
-from ._cost.model import PROFILE_WRITTEN
+from . import _threads
+from ._threads import FAMILIES, POOL, floor, threads_for
 from ._trace import STATS, warn_user
 
-#: No block is smaller than this many elements: below it the hand-over to a thread
-#: costs more than the loop it saves.
-MIN_BLOCK = 32768
-#: Families whose calls may be split (the profile's ``threads`` section has a crossover,
-#: the work at or above which a call is split, for each).
-FAMILIES = ("elementwise", "transcendental", "reduction")
 _SPLIT_FAMILIES = frozenset(FAMILIES)
-#: The floor of a family that is never split (an int, so the hot paths compare ints).
-NEVER = sys.maxsize
 #: dtype kinds whose loops are elementwise C loops (no Python objects, no strings).
 _KINDS = frozenset("biufc")
 #: Floating-point error categories in the order NumPy reports them.
@@ -60,148 +51,6 @@ _FP_ERRORS = ((1, "divide", "divide by zero"), (2, "over", "overflow"),
 _UFUNC_KEYWORDS = frozenset({"out", "where", "dtype", "casting", "order", "subok",
                              "signature"})
 _SCALARS = (int, float, complex, bool, np.generic)
-
-
-# --------------------------------------------------------------------------- thread count
-
-def default_threads() -> int:
-    """Threads a call may use unless limited: ``AUTODEV_NUM_THREADS``, else the first
-    value of ``OMP_NUM_THREADS``, else the cores this process may run on."""
-    if ENV.num_threads is not None:
-        return ENV.num_threads
-    omp = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    if omp.isdigit() and int(omp) >= 1:
-        return int(omp)
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
-
-
-class _Pool:
-    """The worker threads, made on first need, and the limit threadpoolctl sets."""
-
-    def __init__(self) -> None:
-        self.default = default_threads()
-        self.limit: int | None = None
-        self.executor: ThreadPoolExecutor | None = None
-        self.workers = 0
-        self.lock = threading.Lock()
-
-    @property
-    def threads(self) -> int:
-        return self.default if self.limit is None else max(1, min(self.limit, self.default))
-
-    def submit(self, n: int, fn: Callable[[], Any]) -> Future[Any]:
-        if self.executor is None or self.workers < n:
-            with self.lock:
-                if self.executor is None or self.workers < n:
-                    old, self.executor = self.executor, ThreadPoolExecutor(
-                        n, thread_name_prefix="autodev-block")
-                    self.workers = n
-                    if old is not None:
-                        old.shutdown(wait=False)
-        return self.executor.submit(fn)
-
-    def after_fork(self) -> None:
-        self.executor, self.workers, self.lock = None, 0, threading.Lock()
-
-
-POOL = _Pool()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=POOL.after_fork)
-
-_MAIN = threading.main_thread()
-
-
-def threads_for(work: float, family: str) -> int:
-    """How many threads a call of ``family`` with ``work`` units runs on here: 1 below
-    the family's floor, on any thread but the main one, or with one thread allowed."""
-    if work < floor(family) or threading.current_thread() is not _MAIN:
-        return 1
-    return POOL.threads
-
-
-def set_limit(n: int | None) -> None:
-    """Allow at most ``n`` threads (None: no limit; threadpoolctl's controller calls it)."""
-    POOL.limit = n
-    _changed()
-
-
-# --------------------------------------------------------------------------- floors
-
-#: family -> the work at or above which its calls are split (:data:`NEVER`: never).
-FLOORS: dict[str, int] = {}
-#: Called with the least floor of all families whenever it may have changed (the hot
-#: paths keep it as an int and send calls at or above it here).
-LISTENERS: list[Callable[[int], None]] = []
-_CROSSOVER: list[dict[str, float | None]] = []
-
-
-def crossovers() -> dict[str, float | None]:
-    """The per-family crossovers in force: the profile's ``threads`` section (measured
-    by ``autodev calibrate``), else the embedded default's; None means never."""
-    if not _CROSSOVER:
-        from ._cost.profile import embedded_default, resolve
-
-        measured = resolve().profile.get("threads") or embedded_default()["threads"]
-        _CROSSOVER.append({f: measured["crossover"].get(f) for f in FAMILIES})
-    return _CROSSOVER[0]
-
-
-def floor(family: str) -> int:
-    """The least work a call of ``family`` is split at (:data:`NEVER` if it never is)."""
-    found = FLOORS.get(family)
-    if found is None:
-        _fill()
-        found = FLOORS.get(family, NEVER)
-    return found
-
-
-def _fill() -> None:
-    """Compute every family's floor (from the crossovers and the threads allowed)."""
-    FLOORS.update(floors_for(crossovers(), POOL.threads))
-    _tell()
-
-
-def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, int]:
-    """Each family's floor given its crossover and the threads allowed: :data:`NEVER`
-    with one thread or no crossover, else the crossover, and never below two blocks."""
-    return {family: NEVER if threads < 2 or crossover.get(family) is None
-            else max(2 * MIN_BLOCK, math.ceil(crossover[family]))  # type: ignore[arg-type]
-            for family in FAMILIES}
-
-
-def least_floor() -> int:
-    """The least floor over all families: the hot paths send calls at or above it here.
-    Before the profile is read it is a safe lower bound (every split needs two blocks)."""
-    if POOL.threads < 2:
-        return NEVER
-    if not FLOORS:
-        return 2 * MIN_BLOCK
-    return min(FLOORS.values())
-
-
-def _tell() -> None:
-    least = least_floor()
-    for listener in LISTENERS:
-        listener(least)
-
-
-def _changed() -> None:
-    """Forget the floors (a new limit or profile): computed again on next use."""
-    FLOORS.clear()
-    _tell()
-
-
-def reset_profile() -> None:
-    """Read the crossovers again (after ``autodev calibrate`` wrote a profile)."""
-    _CROSSOVER.clear()
-    _changed()
-
-
-def on_floor(listener: Callable[[int], None]) -> None:
-    """Call ``listener(least floor)`` now and whenever it may change."""
-    LISTENERS.append(listener)
-    listener(least_floor())
 
 
 # --------------------------------------------------------------------------- running blocks
@@ -391,7 +240,7 @@ def _split_ufunc(ufunc: np.ufunc, ops: tuple[Any, ...], out: np.ndarray | None, 
     axis = _split_axis(out.shape, out.strides, frozenset(), threads)
     if axis is None:
         return DECLINED
-    pieces = min(threads, work // MIN_BLOCK)
+    pieces = min(threads, work // _threads.MIN_BLOCK)
     cuts = [_slicer(x, out.ndim, axis) for x in ops]
     cut_where = _slicer(where, out.ndim, axis)
     cut_out = _slicer(out, out.ndim, axis)
@@ -492,7 +341,7 @@ def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out:
             or (type(where) is np.ndarray and np.may_share_memory(out, where)):
         return DECLINED
     out_axis = axis if keepdims else kept.index(axis)
-    pieces = min(threads, array.size // MIN_BLOCK)
+    pieces = min(threads, array.size // _threads.MIN_BLOCK)
     head, out_head = (slice(None),) * axis, (slice(None),) * out_axis
     cut_where = _slicer(where, array.ndim, axis)
     axis_tuple = tuple(sorted(axes))
@@ -619,33 +468,3 @@ def threaded(path: str, found: Any) -> Any:
     if not head and name in REDUCTIONS and function is getattr(np, name, None):
         return ThreadedReduction(function, REDUCTIONS[name])
     return found
-
-
-# --------------------------------------------------------------------------- threadpoolctl
-
-def _register_threadpoolctl() -> None:
-    """Register the pool with threadpoolctl: ``threadpool_limits(n)`` (scikit-learn's and
-    Dask's way of limiting every library's threads) limits it, ``threadpool_info()``
-    lists it. threadpoolctl finds libraries by the shared objects loaded; the pool runs
-    NumPy's loops, so it is listed against NumPy's ``_multiarray_umath``."""
-    import threadpoolctl
-
-    class AutodevController(threadpoolctl.LibController):
-        user_api = "autodev"
-        internal_api = "autodev"
-        filename_prefixes = ("_multiarray_umath",)
-
-        def get_num_threads(self) -> int:
-            return POOL.threads
-
-        def set_num_threads(self, num_threads: int) -> None:
-            set_limit(num_threads)
-
-        def get_version(self) -> str:
-            return VERSION
-
-    threadpoolctl.register(AutodevController)
-
-
-_register_threadpoolctl()
-PROFILE_WRITTEN.append(reset_profile)

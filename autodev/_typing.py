@@ -13,6 +13,9 @@ from ._device import Device
 if TYPE_CHECKING:
     import numpy as np
 
+#: An ``autodev.ndarray``, named so in the modules below the class (its operators, methods
+#: and indexing), which cannot import it: the class binds itself there when it is made.
+Array: TypeAlias = Any
 #: ``order=`` of NumPy's array creation and copies.
 Order = Literal["K", "A", "C", "F"]
 #: ``casting=`` of ``astype``, ``copyto`` and ``can_cast`` (``same_value``: NumPy 2.4+).

@@ -16,7 +16,7 @@ from ._array import ndarray as _ndarray
 from ._device import CPU as _CPU
 from ._dispatch import cpu_arg as _cpu_arg, new as _new
 from ._residency.memory import write_back as _write_back
-from ._namespace import creation_device as _creation_device, place as _place_array
+from ._creation import creation_device as _creation_device, place as _place_array
 
 __all__ = sorted(n for n in dir(_np.random) if not n.startswith("_"))
 

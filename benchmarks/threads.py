@@ -70,12 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     import autodev
-    from autodev import _parallel
+    from autodev import _threads
 
     rows = [time_row(name, n, args.rounds) for n in args.sizes for name in args.workloads]
     gmean = {k: math.exp(statistics.fmean(math.log(r["speedup"][k]) for r in rows))
              for k in ("autodev-1", "autodev-all")}
-    report = {"threads": _parallel.POOL.threads, "cores": os.cpu_count(),
+    report = {"threads": _threads.POOL.threads, "cores": os.cpu_count(),
               "floors": autodev.info()["threads"]["floors"], "rows": rows,
               "geometric_mean_speedup": gmean}
     if args.json:

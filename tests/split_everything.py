@@ -17,7 +17,7 @@ import pytest
 def split_small_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Split every call of 16 elements or more over 3 threads (whatever this machine's
     cores and profile say), until the generator is resumed."""
-    from autodev import _parallel as P
+    from autodev import _threads as P
 
     monkeypatch.setattr(P, "MIN_BLOCK", 4)
     monkeypatch.setattr(P.POOL, "default", 3)

@@ -213,7 +213,7 @@ def test_quick_settings_and_bad_choices() -> None:
 
 
 def test_writes_the_profile_and_the_dispatcher_uses_it(_cache: Path) -> None:
-    from autodev import _dispatch
+    from autodev._cost.cache import cost_model
 
     profile = C.calibrate(quick=True, ops=["elementwise"], dtypes=["f64"], max_seconds=0.3,
                           backends={"cpu": cpu_backend()})
@@ -221,7 +221,7 @@ def test_writes_the_profile_and_the_dispatcher_uses_it(_cache: Path) -> None:
     assert path == _cache / "profile.json"
     assert _profile.resolve().used == path
     curve = profile["devices"]["cpu"]["compute"]["elementwise"]["f64"]
-    model = _dispatch.cost_model()
+    model = cost_model()
     assert model.compute("cpu", "elementwise", "f64", 1e6) == \
         pytest.approx(curve["latency"] + 1e6 / curve["throughput"])
 

@@ -13,7 +13,7 @@ import numpy
 import pytest
 
 import autodev
-from autodev import _dispatch
+from autodev import _decide, _dispatch
 from autodev._residency import reuse as _reuse
 from autodev._residency import storage as R
 from autodev.testing import gpu_costs, simulated_gpu, to_numpy
@@ -82,7 +82,7 @@ def run(program: Callable[[], tuple[list[Any], Any]], cached: bool,
     the priced calls counted for credit's decay, the credit left, and the result."""
     devices: list[tuple[str, str]] = []
     predictions = [0]
-    real_execute, real_predict = _dispatch.execute, _dispatch._predict
+    real_execute, real_predict = _dispatch.execute, _decide._predict
 
     def execute(spec: Any, device: Any, *rest: Any) -> Any:
         devices.append((spec.name, str(device)))
@@ -94,10 +94,10 @@ def run(program: Callable[[], tuple[list[Any], Any]], cached: bool,
 
     with monkeypatch.context() as m:
         m.setattr(_dispatch, "execute", execute)
-        m.setattr(_dispatch, "_predict", predict)
+        m.setattr(_decide, "_predict", predict)
         m.setattr(_reuse, "_CLOCK", itertools.count(1))
         if not cached:
-            m.setattr(_dispatch, "_decision_key", lambda *args: None)
+            m.setattr(_decide, "_decision_key", lambda *args: None)
         with simulated_gpu():
             autodev.stats(reset=True)
             kept, result = program()
@@ -161,7 +161,7 @@ def test_keywords_and_policy_are_part_of_the_decision(sim: Any) -> None:
         assert autodev.add(a, b).location == SIM
     # auto again: the GPU calls left mirrors of a and b there, so nothing has to move
     assert autodev.add(a, b).location == SIM
-    key = _dispatch._decision_key
+    key = _decide._decision_key
     spec = _dispatch.ndarray  # any hashable stands for the op here
     assert key(spec, [a], {"axis": True}, "auto", SIM) != key(spec, [a], {"axis": 1}, "auto",
                                                                SIM)
@@ -180,10 +180,10 @@ def test_a_new_cost_model_forgets_the_decisions() -> None:
 
 
 def test_the_cache_stays_bounded(sim: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_dispatch, "_DECISIONS_MAX", 8)
+    monkeypatch.setattr(_decide, "_DECISIONS_MAX", 8)
     sizes = []
     for n in range(100_000, 100_030):  # above the host floor: each shape decided once
         numpy.testing.assert_array_equal(to_numpy(autodev.exp(autodev.ones(n))),
                                          numpy.exp(numpy.ones(n)))
-        sizes.append(len(_dispatch._DECISIONS))
+        sizes.append(len(_decide._DECISIONS))
     assert max(sizes) == 8 and min(sizes) >= 1

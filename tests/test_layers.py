@@ -18,13 +18,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autodev"
 LAYERS: list[tuple[str, ...]] = [
     ("_config", "_device", "_typing", "_speedups"),           # foundation
     ("_trace",),                                              # visibility: stats, records
-    ("_cost/", "_parallel"),                                  # the cost model, profiles; threads
+    ("_cost/", "_parallel", "_threads"),                      # the cost model, profiles; threads
     ("_backends/",),                                          # numpy, cupy, sim, the registry
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
-    ("_dispatch",),                                           # decide, run, wrap
-    ("_subclass", "_overrides", "_array"),                    # the array class
-    ("_namespace", "fft", "linalg", "random"),                # NumPy's namespace
+    ("_dispatch", "_decide"),                                 # decide, run, wrap
+    ("_subclass", "_overrides", "_refcounts", "_deferral", "_operators", "_methods",
+     "_indexing", "_array"),                                  # the array class
+    ("_namespace", "_creation", "_ufuncs", "_functions",
+     "fft", "linalg", "random"),                              # NumPy's namespace
     ("_inspection", "_calibrate/", "_dask/", "testing", "_info", "_doctor"),  # services
     ("__init__",),                                            # the package: the public API
     ("scipy/", "array_api/", "lib/"),                          # faces over the package

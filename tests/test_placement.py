@@ -16,7 +16,7 @@ import scipy.sparse
 import autodev
 from autodev._residency import reuse as _reuse
 from autodev._config import ENV
-from autodev._dispatch import cost_model
+from autodev._cost.cache import cost_model
 from autodev.testing import simulated_gpu, to_numpy
 
 from diffcheck import assert_same

@@ -200,14 +200,14 @@ def test_write_refuses_an_invalid_profile(_cache: Path) -> None:
 
 
 def test_dispatcher_uses_the_matching_cached_profile() -> None:
-    from autodev import _dispatch
+    from autodev._cost.cache import cost_model
     from autodev.testing import simulated_gpu
 
     profile = _calibrated()
     profile["devices"]["cpu"]["compute"]["sort"]["f64"] = {"latency": 1e-3, "throughput": 1e3}
     _profile.write(profile)
     with simulated_gpu():
-        model = _dispatch.cost_model()
+        model = cost_model()
         assert model.compute("cpu", "sort", "f64", 1e3) == pytest.approx(1e-3 + 1.0)
 
 

@@ -346,13 +346,13 @@ def test_a_kind_above_the_simulator_runs_the_calls_while_the_simulator_is_on() -
 
 def test_a_policy_block_keeps_the_cost_model() -> None:
     # entering a policy settles the active GPU: once settled, nothing is re-read
-    from autodev import _dispatch
+    from autodev._cost.cache import cost_model
 
     with simulated_gpu():
         x = autodev.ones(10)
         x + 1
-        model = _dispatch.cost_model()
+        model = cost_model()
         for policy in ("auto", "cpu", "gpu", "auto"):
             with autodev.policy(policy):
                 x + 1
-            assert _dispatch.cost_model() is model
+            assert cost_model() is model

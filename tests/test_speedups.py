@@ -20,10 +20,10 @@ import pytest
 import threadpoolctl
 
 import autodev
-from autodev import _parallel
+from autodev import _threads
 import autodev.array_api
 from autodev._config import ENV, SPEEDUPS
-from autodev._dispatch import host_floor_work
+from autodev._cost.cache import host_floor_work
 from autodev._trace import fast_calls
 from autodev.testing import simulated_gpu
 
@@ -330,7 +330,7 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         assert add_no_family(small, small).tolist() == (small + small).tolist()
         assert add(small, [1]) == "fallback" and add(small, None) == "fallback"
     assert len(passed) == 2
-    if _parallel.least_floor() <= large.size:  # threads may split it: Python decides
+    if _threads.least_floor() <= large.size:  # threads may split it: Python decides
         with _mode(False):
             assert add(large, 1.0) == "fallback" and type(add(small, 1.0)) is ARRAY
         passed.pop()

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import autodev
-from autodev import _parallel as P
+from autodev import _parallel as P, _threads as T
 from split_everything import split_small_calls
 
 DTYPES = [np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex128, np.bool_]
@@ -345,12 +345,12 @@ def test_threadpoolctl_lists_and_limits_the_pool() -> None:
     a = np.ones(1000)
     with threadpoolctl.threadpool_limits(1):
         assert P.ufunc_call(np.add, "elementwise", (a, a), {}) is P.DECLINED
-        assert P.least_floor() == P.NEVER
+        assert T.least_floor() == T.NEVER
     with threadpoolctl.threadpool_limits(2, user_api="autodev"):
-        assert P.POOL.threads == 2
+        assert T.POOL.threads == 2
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
         assert P.ufunc_call(np.add, "elementwise", (a, a), {}) is not P.DECLINED
-    assert P.POOL.threads == 3
+    assert T.POOL.threads == 3
 
 
 def test_only_the_main_thread_splits() -> None:
@@ -371,7 +371,7 @@ def _child(code: str, **env: str) -> str:
 
 
 def test_thread_count_from_the_environment() -> None:
-    code = "from autodev import _parallel as P; print(P.POOL.threads, P.least_floor() == P.NEVER)"
+    code = "from autodev import _threads as T; print(T.POOL.threads, T.least_floor() == T.NEVER)"
     assert _child(code, AUTODEV_NUM_THREADS="1") == "1 True"
     assert _child(code, OMP_NUM_THREADS="5,2") == "5 False"
     assert _child(code, OMP_NUM_THREADS="5", AUTODEV_NUM_THREADS="2") == "2 False"
@@ -381,9 +381,9 @@ def test_thread_count_from_the_environment() -> None:
 
 
 def test_one_thread_keeps_the_hot_path() -> None:
-    code = ("import autodev as np; from autodev import _parallel as P\n"
+    code = ("import autodev as np; from autodev import _threads as T\n"
             "a = np.ones(10**6); b = a + a; c = np.sin(a)\n"
-            "print(np.stats()['threaded_calls'], P.least_floor() == P.NEVER)")
+            "print(np.stats()['threaded_calls'], T.least_floor() == T.NEVER)")
     assert _child(code, AUTODEV_NUM_THREADS="1") == "0 True"
 
 
@@ -404,17 +404,17 @@ def test_calibration_measures_threads() -> None:
     from autodev._calibrate.threads import measure_threads
 
     section = measure_threads(0.05, quick=True, threads=2)
-    assert section["count"] == 2 and set(section["crossover"]) == set(P.FAMILIES)
+    assert section["count"] == 2 and set(section["crossover"]) == set(T.FAMILIES)
     points = section["measurements"]["elementwise"]
     assert points["n"] and len(points["n"]) == len(points["single"]) == len(points["split"])
-    assert measure_threads(1.0, threads=1)["crossover"] == {f: None for f in P.FAMILIES}
+    assert measure_threads(1.0, threads=1)["crossover"] == {f: None for f in T.FAMILIES}
 
 
 def test_profile_threads_section_is_validated() -> None:
     from autodev._cost import profile as _profile
 
     good = _profile.embedded_default()
-    assert set(good["threads"]["crossover"]) == set(P.FAMILIES)
+    assert set(good["threads"]["crossover"]) == set(T.FAMILIES)
     for bad in ({"crossover": {"elementwise": -1}}, {"crossover": {"nope": 1e6}},
                 {"count": 0, "crossover": {}}, {"crossover": []}, []):
         with pytest.raises(_profile.ProfileError, match="threads"):
@@ -424,12 +424,12 @@ def test_profile_threads_section_is_validated() -> None:
 
 def test_floors_follow_the_profile_and_the_thread_count(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(P, "MIN_BLOCK", 32768)
-    floors = P.floors_for({"elementwise": 5e6, "transcendental": 10.0, "reduction": None}, 4)
-    assert floors == {"elementwise": 5_000_000, "transcendental": 65536, "reduction": P.NEVER}
-    assert set(P.floors_for({"elementwise": 5e6}, 1).values()) == {P.NEVER}
+    monkeypatch.setattr(T, "MIN_BLOCK", 32768)
+    floors = T.floors_for({"elementwise": 5e6, "transcendental": 10.0, "reduction": None}, 4)
+    assert floors == {"elementwise": 5_000_000, "transcendental": 65536, "reduction": T.NEVER}
+    assert set(T.floors_for({"elementwise": 5e6}, 1).values()) == {T.NEVER}
     threads = autodev.info()["threads"]
-    assert threads["count"] == 3 and set(threads["floors"]) == set(P.FAMILIES)
+    assert threads["count"] == 3 and set(threads["floors"]) == set(T.FAMILIES)
 
 
 def test_host_calls_split_with_a_gpu_usable() -> None:

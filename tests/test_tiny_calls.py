@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import autodev
-from autodev._dispatch import host_floor
+from autodev._cost.cache import host_floor
 from autodev.testing import simulated_gpu, to_numpy
 
 from diffcheck import assert_same

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _parallel
+from .. import _parallel, _threads
 from .timing import measure
 
 #: The split call must be this much faster to count as paying.
@@ -42,11 +42,11 @@ def measure_threads(budget: float, quick: bool = False,
                     threads: int | None = None) -> dict[str, Any]:
     """The profile's ``threads`` section: the thread count measured with, the crossover
     per family, and the measured points (seconds single-threaded and split)."""
-    count = _parallel.POOL.threads if threads is None else threads
+    count = _threads.POOL.threads if threads is None else threads
     section: dict[str, Any] = {"count": count, "crossover": {}, "measurements": {}}
     deadline = time.perf_counter() + budget
-    share = budget / len(_parallel.FAMILIES)
-    for family in _parallel.FAMILIES:
+    share = budget / len(_threads.FAMILIES)
+    for family in _threads.FAMILIES:
         points: dict[str, list[float]] = {"n": [], "single": [], "split": []}
         if count >= 2:
             _ladder(family, count, quick, min(deadline, time.perf_counter() + share), points)

@@ -15,7 +15,9 @@ import numpy as np
 
 from .._capability.table import TABLE, UFUNC_AT, UFUNC_METHODS, Row
 from .._capability.specs import SPECS
-from .._namespace import CREATION, DIRECT, UFUNCS
+from .._creation import CREATION
+from .._namespace import DIRECT
+from .._ufuncs import UFUNCS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,8 @@ from dask.utils import Dispatch
 
 from .. import random as _random
 from .._array import ndarray
-from .._namespace import asarray, resolve_name
+from .._creation import asarray
+from .._namespace import resolve_name
 from .register import register
 
 _empty = resolve_name(np, "", "empty")

@@ -24,7 +24,7 @@ import autodev as _ad
 
 from .._array import ndarray
 from .._typing import DeviceLike
-from .._namespace import from_dlpack as _from_dlpack
+from .._creation import from_dlpack as _from_dlpack
 from ._wrap import as_arrays, face_functions, standard
 
 _bind = get_xp(_ad)

@@ -15,7 +15,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._residency import storage as R
-from .._array import face_scalar, ndarray
+from .._array import ndarray
+from .._operators import face_scalar
 from .._dispatch import _collect as collect
 from .._dispatch import new, pin_of
 

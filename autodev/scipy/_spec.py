@@ -16,7 +16,8 @@ import numpy as np
 
 from .._backends import Backend
 from .._dispatch import call
-from .._namespace import cpu_function, ufunc_for
+from .._functions import cpu_function
+from .._ufuncs import ufunc_for
 from .._capability.specs import OpSpec
 
 #: ``backend -> function``, or None where the backend lacks what it needs (an older

@@ -1,0 +1,103 @@
+"""The cost model in force, cached: made from the profile of the GPU in use (or the
+simulated GPU's own curves), and the host floors the tiny-call paths read from it.
+
+Cleared by :func:`reset` when the GPU, the profile or the thread limit changes (the
+dispatcher listens for the first two: :func:`autodev._dispatch.reset_cost_model`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import _threads
+from .model import CostModel
+
+
+class _NoState:
+    """Stands for the backends' registry until it is bound: no GPU."""
+
+    gpu: Any = None
+
+
+#: The backends' registry (``autodev._backends.STATE``): its ``gpu`` is the GPU whose
+#: costs the model holds. The backends sit above the cost model, so the dispatcher binds
+#: it here (:func:`bind_state`), once, at import.
+_state: Any = _NoState
+
+
+def bind_state(state: Any) -> None:
+    """Make ``state`` the registry whose ``gpu`` the model is made for (done once)."""
+    global _state
+    _state = state
+
+
+
+_MODEL: dict[Any, CostModel] = {}
+_LAST: list[tuple[Any, Any, CostModel] | None] = [None]  # the model used last, and for what
+
+
+def cost_model() -> CostModel:
+    """The cost model in force (profile curves; the simulated GPU's own curves if set)."""
+    gpu = _state.gpu
+    costs = getattr(gpu, "costs", None)
+    last = _LAST[0]
+    if last is not None and last[0] is gpu and last[1] is costs:
+        return last[2]
+    key = (id(gpu), id(costs))
+    model = _MODEL.get(key)
+    if model is None:
+        from .profile import load
+
+        profile, _ = load(gpu=gpu)
+        devices = dict(profile["devices"])
+        if costs is not None:
+            devices["gpu"] = costs
+        model = _MODEL[key] = CostModel(devices)
+    _LAST[0] = (gpu, costs, model)
+    return model
+
+
+#: family -> the cost model's ``cpu_only_below``: the work under which a call whose
+#: inputs are on the host runs on the CPU whatever else holds (see :func:`host_floor`).
+_HOST_FLOOR: dict[str, float] = {}
+#: family -> :func:`host_floor` rounded up: an integer work ``n`` is below the floor
+#: exactly when ``n < HOST_FLOOR_WORK[family]``, a comparison of two ints (an int against
+#: a float takes CPython's slow path). The hot paths read it directly and call
+#: :func:`host_floor_work` on a miss; it is cleared, never replaced, when the model changes.
+HOST_FLOOR_WORK: dict[str, int] = {}
+
+
+def host_floor(family: str) -> float:
+    """Work below which a host-resident call of ``family`` stays on the CPU under ``auto``
+    (the cost model's ``cpu_only_below``, cached until the model changes)."""
+    found = _HOST_FLOOR.get(family)
+    if found is None:
+        found = _HOST_FLOOR[family] = cost_model().cpu_only_below(family)
+    return found
+
+
+def host_floor_work(family: str) -> int:
+    """The least integer work that is not below :func:`host_floor` (cached).
+
+    The one rule behind every tiny-call path (operators, ufuncs, reductions, inlined there):
+    a call of ``family`` whose operands are all on the host, whose integer work is below
+    this and whose policy is ``auto`` (``policy_now() == "auto"``) runs on NumPy with no
+    prediction, because the full prediction would choose the CPU too."""
+    found = HOST_FLOOR_WORK.get(family)
+    if found is None:
+        # (capped by the thread floor: a call the CPU backend may split takes this path)
+        found = HOST_FLOOR_WORK[family] = min(math.ceil(host_floor(family)),
+                                              _threads.floor(family))
+    return found
+
+
+def reset() -> None:
+    """Forget the cached model and the floors read from it."""
+    _MODEL.clear()
+    _LAST[0] = None
+    _HOST_FLOOR.clear()
+    HOST_FLOOR_WORK.clear()
+
+
+_threads.on_floor(lambda least: HOST_FLOOR_WORK.clear())  # a new thread limit or profile

@@ -1,0 +1,309 @@
+"""Creation: ``zeros``, ``arange``, ..., ``array``, ``asarray`` and ``from_dlpack``, made on
+the host or on ``device=`` (or the GPU policy's device), pinned where ``device=`` asks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ._residency import storage as R
+from ._array import ndarray
+from ._operators import compiled
+from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
+from ._config import get_policy, policy_now
+from ._device import AUTO, CPU, Device
+from ._dispatch import cpu_arg, is_plain_array_like, new, placed
+from ._residency.memory import retrying
+from ._subclass import SUBCLASSES, keep_class
+from ._typing import DeviceLike, Order
+from ._ufuncs import _NO_ARGUMENT
+
+CREATION = frozenset(
+    "zeros ones empty full arange linspace logspace geomspace eye identity tri".split()
+)
+
+_np_ndarray = np.ndarray
+_onew = object.__new__
+_FAST = False  # mirrors STATE.fast (see autodev._operators._FAST)
+_HOST_FAST = False  # mirrors STATE.host_fast (see autodev._operators._HOST_FAST)
+
+
+def _sync_fast() -> None:
+    global _FAST, _HOST_FAST
+    _FAST = STATE.fast
+    _HOST_FAST = STATE.host_fast
+
+
+STATE.listeners.append(_sync_fast)
+_sync_fast()
+
+
+
+def creation_device(device: DeviceLike | None) -> Device:
+    """Where a creation call puts its array: ``device=``, else the policy's choice."""
+    if device is not None:
+        target = resolve_device(device)
+        if target is not AUTO:
+            return target
+    if get_policy() == "gpu":
+        gpu = active_gpu()
+        if gpu is not None:
+            return gpu.device
+    return CPU
+
+
+def make_creation(name: str) -> Callable[..., Any]:
+    """``zeros``, ``arange``, ...: made on the host, or on ``device=`` / the GPU policy's device."""
+    np_func = getattr(np, name)
+    takes_arrays = name in _ARRAY_ARGUMENTS
+
+    public: Callable[..., Any] | None
+    if name in _SHAPED:
+        def shaped(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None,
+                   like: Any = None) -> Any:
+            # NumPy's own signature, so that the common call needs no argument packing;
+            # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
+            if device is None and like is None and (
+                    _FAST or (_HOST_FAST and policy_now() != "gpu")):
+                result = np_func(shape, dtype, order)
+                a = _onew(ndarray)
+                a._data = result
+                a._device = CPU
+                a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                a._face = False
+                return a
+            return general(shape, dtype, order, device=device)
+
+        public = shaped
+    elif not takes_arrays:
+        def plain(*args: Any, **kwargs: Any) -> Any:
+            # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
+            if (_FAST or (_HOST_FAST and policy_now() != "gpu")) and "device" not in kwargs \
+                    and "like" not in kwargs:
+                result = np_func(*args, **kwargs)
+                if type(result) is _np_ndarray:
+                    a = _onew(ndarray)
+                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin, a._face = \
+                        result, CPU, None, None, False, None, False
+                    return a
+                return _created(result, CPU)
+            return general(*args, **kwargs)
+
+        public = plain
+    else:
+        public = None
+
+    def general(*args: Any, **kwargs: Any) -> Any:
+        if takes_arrays:
+            args = tuple(_creation_arg(a) for a in args)
+            kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
+        if _FAST and "device" not in kwargs and "like" not in kwargs:
+            return _created(np_func(*args, **kwargs), CPU)
+        device = kwargs.pop("device", None)
+        kwargs.pop("like", None)
+        target = creation_device(device)
+        if target is CPU:
+            return _pinned(_created(np_func(*args, **kwargs), CPU), device)
+        func = backend_for(target).resolve(name)
+        if func is None or not _device_holds(target, name, args, kwargs) or (
+                takes_arrays and any(type(a) is np.ndarray for a in (*args, *kwargs.values()))):
+            return _pinned(place(name, np_func(*args, **kwargs), target), device)
+        return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
+                                lambda: _created(np_func(*args, **kwargs), CPU)), device)
+
+    result: Any = public or general
+    result.__name__ = name
+    result.__qualname__ = name
+    result.__doc__ = np_func.__doc__
+    result.__module__ = "autodev"
+    result.__wrapped__ = np_func  # NumPy's signature
+    return compiled("create", np_func, result, binds=hasattr(type(np_func), "__get__")) \
+        if name in _SHAPED else result
+
+
+#: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,
+#: like=None)``.
+_SHAPED = frozenset({"zeros", "ones", "empty"})
+#: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
+_ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
+
+
+#: Where each creation function takes ``dtype`` positionally.
+_DTYPE_AT = {"zeros": 1, "ones": 1, "empty": 1, "identity": 1, "full": 2, "arange": 3,
+             "eye": 3, "tri": 3, "linspace": 5, "logspace": 5, "geomspace": 4}
+
+
+def _device_holds(target: Device, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> bool:
+    """Whether ``target`` holds the dtype creation call ``name`` makes (a long double or a
+    string array is made on the host instead: capability, as :func:`place`)."""
+    at = _DTYPE_AT[name]
+    dtype = kwargs.get("dtype", args[at] if len(args) > at else None)
+    if dtype is None:
+        if name != "full":
+            return True  # NumPy's defaults: float64, or the integers of arange
+        dtype = np.asarray(kwargs.get("fill_value", args[1] if len(args) > 1 else 0)).dtype
+    return backend_for(target).supports_dtype(np.dtype(dtype))
+
+
+def _creation_arg(value: Any) -> Any:
+    """An autodev array argument as host data (a NumPy scalar when 0-d)."""
+    if type(value) is not ndarray:
+        return value
+    host = cpu_arg(value)
+    return host[()] if host.ndim == 0 else host
+
+
+def _pinned(result: Any, device: DeviceLike | None) -> Any:
+    """A created array pinned where ``device=`` asked (None or ``"auto"``: not pinned)."""
+    if device is None:
+        return result
+    target = resolve_device(device, counted=True)  # creation_device resolved it first
+    if target is AUTO:
+        return result
+    note_pinned()
+    for a in result if type(result) is tuple else (result,):
+        if type(a) is ndarray:
+            a._pin = target
+    return result
+
+
+def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
+    """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
+    it stays on the host (counted, warned: :func:`autodev._residency.memory.retrying`)."""
+    if type(host) is tuple:  # linspace(retstep=True)
+        array, step = host
+        return place(op, array, target), step  # type: ignore[return-value]  # retstep's pair
+    if target is CPU or not backend_for(target).supports_dtype(host.dtype):
+        return new(host, CPU, storage)  # (a dtype the device cannot hold: capability)
+    return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
+                    lambda: new(host, CPU, storage))
+
+
+def _created(result: Any, device: Device) -> Any:
+    """Wrap a creation result; ``linspace(..., retstep=True)`` gives ``(array, step)``."""
+    if type(result) is tuple:
+        array, step = result
+        if backend_for(device).is_native(step):  # a step is a NumPy scalar, as NumPy gives
+            step = R.transfer(step, device, CPU)[()]
+        return new(array, device), step
+    return new(result, device)
+
+
+def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: A002
+          order: Order = "K", subok: bool = False, ndmin: int = 0, ndmax: Any = _NO_ARGUMENT,
+          like: Any = None, device: DeviceLike | None = None) -> ndarray:
+    """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
+    if ndmax is not _NO_ARGUMENT:  # a limit on the dimensions of nested sequences: NumPy's
+        host = np.array(cpu_arg(object), dtype=dtype, copy=copy, order=order, ndmin=ndmin,
+                        ndmax=ndmax)
+        return _array(host, copy=None, device=device)
+    return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
+
+
+def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",
+           ndmin: int = 0, device: DeviceLike | None = None) -> ndarray:
+    if type(obj) is ndarray and device is None:
+        data = obj._data
+        if copy is False:
+            result = data.astype(dtype, copy=False) if dtype is not None else data
+            if result is not data:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
+                                                     R.storage_of(obj), False, obj._pin)
+        xp = backend_for(obj._device).xp
+        return retrying("array", obj._device, lambda: new(xp.array(
+            data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device, None, False,
+            obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
+                                            ndmin=ndmin), CPU, None, False, obj._pin))
+    if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
+        return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
+    host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
+    # memory shared with ``obj`` (copy=False, or a buffer NumPy did not need to copy)
+    # stays where it is: moving it would be the copy NumPy's caller asked not to make
+    shared = escaped or (copy not in (True, np._CopyMode.ALWAYS) and host.base is not None)
+    target = CPU if shared and device is None else creation_device(device)
+    return _pinned(place("array", host, target, R.Storage(escaped=True) if shared else None),
+                   device)
+
+
+def _ndmin(data: Any, ndmin: int) -> Any:
+    return data.reshape((1,) * (ndmin - data.ndim) + data.shape)
+
+
+def asarray(a: Any, dtype: Any = None, order: Order | None = None, *,
+            device: DeviceLike | None = None, copy: bool | None = None,
+            like: Any = None) -> ndarray:
+    """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
+    obj = a
+    if type(obj) in SUBCLASSES:
+        obj = obj.view(ndarray)  # its base-class view (same data, same device), as NumPy's
+    if type(obj) is ndarray:
+        moved = obj if device is None else obj.to_device(device)
+        if dtype is None or np.dtype(dtype) == obj.dtype:
+            if not copy:
+                return moved
+        return array(moved, dtype=dtype, copy=False if copy is False else bool(copy) or None)
+    gpu = STATE.gpu
+    if gpu is not None and gpu.is_native(obj):
+        return new(obj, gpu.device, R.Storage(escaped=True))
+    if is_plain_array_like(type(obj)):
+        obj = cpu_arg(obj)  # its __array__ may give an autodev array, which NumPy refuses
+    host = np.asarray(obj, dtype=dtype, order=order, copy=copy)
+    shared = host is obj or host.base is not None
+    storage = R.Storage(escaped=True) if shared else None
+    target = creation_device(device) if device is not None else CPU
+    return _pinned(place("asarray", host, target, storage), device)
+
+
+_DLPACK_CPU = 1  # DLDeviceType.kDLCPU
+
+
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None,
+                copy: bool | None = None) -> ndarray:
+    """An autodev array sharing (or, if it must or ``copy=True``, copying) ``x``'s data.
+
+    Parameters
+    ----------
+    x : object
+        Anything with ``__dlpack__`` and ``__dlpack_device__``.
+    device : Device or str, optional
+        Where the result must live; default: where the producer's data is.
+    copy : bool, optional
+        True: always copy. False: never (ValueError if it would have to).
+        None: copy only if needed.
+    """
+    if isinstance(x, ndarray):
+        return asarray(x, device=device, copy=copy)
+    kind = x.__dlpack_device__()[0]
+    gpu = active_gpu() if kind != _DLPACK_CPU else None
+    if gpu is not None and gpu.device.kind == "cuda":  # a CUDA producer, CUDA usable here
+        array = asarray(gpu.xp.from_dlpack(x, copy=copy))
+    elif kind == _DLPACK_CPU:
+        array = asarray(np.from_dlpack(x, copy=copy))
+    else:  # device data and no usable device here: the producer copies it out
+        array = asarray(np.from_dlpack(x, device="cpu", copy=copy))
+    if device is None:
+        return array
+    if copy is False and device != "auto" and array.location != device:
+        raise ValueError(f"from_dlpack(copy=False) cannot move data from {array.location} to "
+                         f"{device}. Use copy=None to allow the copy.")
+    return array.to_device(device)
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Order | None = None, **kwargs: Any) -> ndarray:
+    """:func:`asarray`, keeping a subclass of ``autodev.ndarray`` (``class A(np.ndarray)``
+    under ``import autodev as np``) as NumPy's keeps its own."""
+    obj = a
+    cls = type(obj)
+    if cls in SUBCLASSES and (dtype is None or np.dtype(dtype) == obj.dtype) \
+            and kwargs.get("device") is None and not kwargs.get("copy"):
+        return obj  # nothing to convert: the very array, as NumPy returns it
+    result = asarray(obj, dtype=dtype, order=order, **kwargs)
+    return keep_class(result, cls, obj) if cls in SUBCLASSES else result

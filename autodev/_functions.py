@@ -1,0 +1,135 @@
+"""NumPy's functions as autodev runs them: dispatched over their specs in the function
+table (:mod:`autodev._capability.specs`), run by NumPy alone on the host, or writing into
+their first argument (``put``, ``place``, ...).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+
+from ._residency import storage as R
+from ._array import ndarray
+from ._device import CPU
+from ._dispatch import call, cpu_arg
+from ._capability.specs import OpSpec
+from ._residency.memory import write_back
+from ._subclass import SUBCLASSES, of_inputs
+from ._trace import tick
+
+def _named(function: Callable[..., Any], np_func: Any, name: str) -> Callable[..., Any]:
+    """Give a public wrapper NumPy's name and docstring, in module ``autodev``."""
+    function.__name__ = getattr(np_func, "__name__", name)
+    function.__qualname__ = function.__name__
+    function.__doc__ = getattr(np_func, "__doc__", None)
+    function.__module__ = "autodev"
+    function.__wrapped__ = np_func  # type: ignore[attr-defined]  # inspect.signature, help()
+    return function
+
+
+#: For each NumPy function, the position of ``out`` and the names of its parameters from
+#: ``out`` on, where ``out`` can be given by position (``np.outer(a, b, o)``,
+#: ``np.sum(a, 0, None, o)``), else None; read from its signature on first use.
+_OUT_ON: dict[Any, tuple[int, tuple[str, ...]] | None] = {}
+
+
+def _out_by_keyword(np_func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``args``/``kwargs`` with an ``out=`` given by position (and the arguments after it)
+    passed by keyword, as the dispatcher reads ``out=`` (the output it writes and returns,
+    on whichever device runs the call)."""
+    try:
+        found = _OUT_ON[np_func]
+    except KeyError:
+        found = _OUT_ON[np_func] = _out_onwards(np_func)
+    if found is None or len(args) <= found[0]:
+        return args, kwargs
+    at, names = found
+    if any(n in kwargs for n in names[:len(args) - at]):
+        return args, kwargs  # given twice: NumPy's own TypeError
+    return args[:at], {**kwargs, **dict(zip(names, args[at:]))}
+
+
+def _out_onwards(np_func: Any) -> tuple[int, tuple[str, ...]] | None:
+    """Where ``np_func`` takes ``out`` by position, and its parameters from there on."""
+    try:
+        params = list(inspect.signature(np_func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params]
+    if "out" not in names:
+        return None
+    at = names.index("out")
+    rest = []
+    for p in params[at:]:
+        if p.kind is not p.POSITIONAL_OR_KEYWORD:
+            break  # keyword-only from here (clip's min=, max=, **kwargs)
+        rest.append(p.name)
+    return (at, tuple(rest)) if rest else None
+
+
+def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
+    """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
+
+    name = spec.name
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > 2:  # (out= is never among the first two)
+            args, kwargs = _out_by_keyword(np_func, args, kwargs)
+        result = call(spec, args, kwargs)
+        return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
+
+    return _named(function, np_func, spec.name)
+
+def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """A public function NumPy alone runs: inputs move to the host, results are wrapped."""
+    spec = OpSpec(name, name, "copy", where="cpu", cpu_impl=np_func)
+    return make_function(spec, np_func)
+
+
+def _copies(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``nan_to_num``'s ``copy`` argument (False: it writes into ``x``)."""
+    return bool(kwargs.get("copy", args[1] if len(args) > 1 else True))
+
+
+#: NumPy functions that write into their first argument (its name), and for those that
+#: do so only sometimes, the rule saying when they do not.
+WRITES_INTO: dict[str, tuple[str, Callable[..., bool] | None]] = {
+    "put": ("a", None), "place": ("arr", None), "putmask": ("a", None),
+    "fill_diagonal": ("a", None), "put_along_axis": ("arr", None),
+    "nan_to_num": ("x", _copies),
+}
+
+
+def writing_function(np_func: Callable[..., Any], param: str,
+                     skip: Callable[..., bool] | None,
+                     other: Callable[..., Any] | None) -> Callable[..., Any]:
+    """``put``, ``place``, ...: NumPy writes into the host data of the target, wherever it
+    lives (a device array through a host copy, copied back), and the write is recorded.
+    ``other`` runs the calls that ``skip`` says write nothing."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if skip is not None and skip(args, kwargs):
+            return other(*args, **kwargs)  # type: ignore[misc]
+        target = args[0] if args else kwargs.get(param)
+        if type(target) is not ndarray:
+            return np_func(*cpu_arg(args), **{k: cpu_arg(v) for k, v in kwargs.items()})
+        device = target._device
+        host = R.host_to_write(target)  # read-only as target is: NumPy refuses the write
+        if args:
+            args = (host, *cpu_arg(args[1:]))
+        kwargs = {k: host if k == param else cpu_arg(v) for k, v in kwargs.items()}
+        tick()
+        result = np_func(*args, **kwargs)
+        if device is not CPU:
+            write_back(target._data, device, host)
+        R.mark_written(target)
+        return target if result is host else result
+
+    function.__name__ = getattr(np_func, "__name__", param)
+    function.__qualname__ = function.__name__
+    function.__doc__ = getattr(np_func, "__doc__", None)
+    function.__module__ = "autodev"
+    function.__wrapped__ = np_func  # type: ignore[attr-defined]  # NumPy's signature
+    return function

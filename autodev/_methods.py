@@ -1,0 +1,239 @@
+"""The array's method-only calls (``astype``, ``copy``, ``view``, ``sort``, ``put``, ...)
+and the helpers they share: each runs where the array lives and, out of device memory,
+on the host. :class:`autodev._array.ndarray` takes them as its methods.
+"""
+
+from __future__ import annotations
+
+import pickle
+from sys import getrefcount
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _dispatch as D
+from ._residency import buffers as _buffers, storage as R
+from ._backends import backend_for
+from ._device import CPU, Device
+from ._dispatch import cpu_arg, native_arg, new
+from ._capability.corrections import check_select_kind, check_sort_kind, plain_kth
+from ._residency.memory import in_place_on_host, refuse_view, retrying
+from ._refcounts import _RESIZE_REFS
+from ._subclass import cast
+from ._typing import Array, Casting, Order
+
+
+def astype(self: Array, dtype: Any, order: Order = "K", casting: Casting = "unsafe",
+           subok: bool = True, copy: bool = True) -> Array:
+    if not copy and order in ("K", "A") and self._data.dtype == dtype:
+        return self  # as NumPy does (a device backend may hand back a new wrapper)
+    if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
+        raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
+                        f"{np.dtype(dtype)!r} according to the rule {casting!r}")
+
+    def cast(data: Any) -> Any:
+        if type(data) is np.ndarray:
+            return data.astype(dtype, order=order, casting=casting, copy=copy)
+        # CuPy raises TypeError for any casting= (capability table: ndarray.astype)
+        return data.astype(dtype, order=order, copy=copy)
+
+    result = _allocating(self, "astype", cast)
+    return self if result._data is self._data else result
+
+def copy(self: Array, order: str = "C") -> Array:
+    return _allocating(self, "copy", lambda data: data.copy(order=order))
+
+def view(self: Array, *args: Any, **kwargs: Any) -> Array:
+    cls = kwargs.pop("type", None)
+    if args and isinstance(args[0], type) and issubclass(args[0], D.ndarray):
+        cls, args = args[0], args[1:]
+    device = self._device
+    result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
+                                                 R.storage_of(self), False, self._pin),
+                      lambda: refuse_view("view", device))
+    R.inherit(result, self)
+    if cls is None:
+        cls = type(self)
+    if cls is not D.ndarray:  # view casting to a subclass (autodev._subclass)
+        return cast(result, cls, self)
+    return result
+
+def fill(self: Array, value: Any) -> None:
+    value = _scalar_arg(value)
+    _in_place(self, "fill", lambda data, device: data.fill(value))
+
+def sort(self: Array, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
+    extra = {"order": order} if order is not None else {}
+    if self._device is not CPU:
+        check_sort_kind(kind)  # CuPy's sort is stable, a valid result for every kind
+
+    def sort(data: Any, device: Device) -> None:
+        if device is CPU:
+            data.sort(axis=axis, kind=kind, **extra)
+        elif data.flags.c_contiguous:
+            data.sort(axis=axis, kind="stable")
+        else:  # CuPy sorts only C-contiguous arrays in place (table: ndarray.sort)
+            data[...] = backend_for(device).xp.sort(data, axis=axis)
+
+    _in_place(self, "sort", sort)
+
+def partition(self: Array, kth: Any, axis: int = -1, kind: str = "introselect",
+              order: Any = None) -> None:
+    extra = {} if order is None else {"order": order}
+    if self._device is not CPU:
+        check_select_kind(kind)
+
+    def partition(data: Any, device: Device) -> None:
+        if device is CPU:
+            data.partition(cpu_arg(kth), axis=axis, kind=kind, **extra)
+            return
+        # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
+        k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is D.ndarray else kth)
+        if data.flags.c_contiguous:
+            data.partition(k, axis=axis)
+        else:
+            data[...] = backend_for(device).xp.partition(data, k, axis=axis)
+
+    _in_place(self, "partition", partition)
+
+def put(self: Array, indices: Any, values: Any, mode: str = "raise") -> None:
+    if self._device is not CPU and mode == "raise":
+        _check_flat_bounds(native_arg(indices, CPU, None), self.size)
+    _in_place(self, "put", lambda data, device: data.put(
+        native_arg(indices, device, None), native_arg(values, device, None), mode=mode))
+
+def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
+    # NumPy refuses to resize memory something else may still refer to: its own check
+    # sees views of the data; this one, other references to this array (``y = x``)
+    if refcheck and getrefcount(self) > _RESIZE_REFS:
+        raise ValueError(
+            "cannot resize an array that references or is referenced\nby another "
+            "array in this way.\nUse the np.resize function or refcheck=False")
+    if self._device is CPU or _buffers.move_home(self):  # (a counted transfer)
+        self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
+    else:
+        _resize_shared(self, shape, refcheck)
+    R.mark_written(self)
+
+def getfield(self: Array, dtype: Any, offset: int = 0) -> Array:
+    """A field of each element: ``dtype`` at byte ``offset`` (a view on the host; a
+    copy on a device, whose libraries have no ``getfield``)."""
+    if self._device is CPU:
+        return _view_attr_call(self, "getfield", dtype, offset)
+    return new(self._host().getfield(dtype, offset).copy(), CPU, None, False, self._pin)
+
+def setfield(self: Array, val: Any, dtype: Any, offset: int = 0) -> None:
+    """Write ``val`` into the field ``dtype`` at byte ``offset`` of each element."""
+    value = cpu_arg(val)
+    if self._device is CPU:
+        self._data.setfield(value, dtype, offset)
+        R.mark_written(self)
+    else:
+        in_place_on_host("setfield", self,
+                         lambda host: host.setfield(value, dtype, offset))
+        R.mark_written(self)
+
+def dumps(self: Array) -> bytes:
+    """This array pickled (``pickle.loads`` gives it back), as NumPy's ``dumps``."""
+    return pickle.dumps(self, protocol=2)
+
+def flatten(self: Array, order: str = "C") -> Array:
+    return _allocating(self, "flatten", lambda data: data.flatten(order))
+
+def byteswap(self: Array, inplace: bool = False) -> Array:
+    if inplace:
+        _in_place(self, "byteswap", lambda data, device: data.byteswap(True))
+        return self
+    return _allocating(self, "byteswap", lambda data: data.byteswap(False))
+
+
+def _resize_shared(a: Array, shape: tuple[Any, ...], refcheck: bool) -> None:
+    """``a.resize(*shape)`` for a device array whose memory views share: NumPy's rules
+    (a new shape of no more bytes of an empty array reshapes it in place; else a view,
+    or, with ``refcheck``, an array views refer to, cannot be resized); with
+    ``refcheck=False`` the views keep the old memory and ``a`` moves to the host."""
+    if a.size == 0:
+        probe = np.empty(a.shape, a.dtype)  # NumPy reads the arguments, on no memory
+        probe.resize(*shape, refcheck=False)
+        if probe.size == 0:
+            a._data = a._data.reshape(probe.shape)
+            return
+    if getattr(a._data, "base", None) is not None:
+        raise ValueError("cannot resize this array: it does not own its data")
+    if refcheck:
+        raise ValueError(
+            "cannot resize an array that references or is referenced\nby another "
+            "array in this way.\nUse the np.resize function or refcheck=False")
+    R.promote(a, CPU, R.host_copy(a._data, a._device))
+    a._data.resize(*shape, refcheck=False)
+
+
+def _host_buffer(buffer: Array) -> np.ndarray:
+    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share (a
+    device array moves to the host first, :func:`autodev._residency.buffers.move_home`)."""
+    if not _buffers.move_home(buffer):
+        raise ValueError(
+            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}, "
+            "where views share it. Use x.to_device('cpu') as the buffer, or "
+            "autodev.lib.stride_tricks.as_strided for a view on the device.")
+    return buffer._data  # the new array shares buffer's storage: its writes are seen
+
+
+def _own(native: Any, device: Device) -> Any:
+    """A private copy when ``native`` is a mirror someone else may still use (keeping its
+    memory layout, as a transfer does: the layout decides whether a reshape is a view)."""
+    if device is CPU:
+        return native.copy(order="K")
+    return backend_for(device).xp.array(native, copy=True, order="K")
+
+
+def _view_attr_call(a: Array, name: str, *args: Any) -> Array:
+    """``a._data.<name>(*args)``, a view of ``a``'s memory, as an array sharing its storage."""
+    result = getattr(a._data, name)(*args)
+    return new(result, a._device, R.storage_of(a), False, a._pin)
+
+
+def _view_attr(a: Array, name: str) -> Array:
+    result = getattr(a._data, name)
+    owner = backend_for(a._device).owner
+    shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
+    view = new(result, a._device, R.storage_of(a) if shares else None, False, a._pin, a._face)
+    if shares:
+        R.inherit(view, a)
+    return view
+
+
+def _allocating(a: Array, op: str, make: Callable[[Any], Any]) -> Array:
+    """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
+    device, pin, face = a._device, a._pin, a._face
+    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin, face),
+                    lambda: new(make(a._host()), CPU, None, False, pin, face))
+
+
+def _in_place(a: Array, op: str, apply: Callable[[Any, Device], Any]) -> None:
+    """``apply(data, device)`` writes into ``a``; out of device memory, it runs on a host
+    copy written back into the same device memory (views of ``a`` see the write).
+    A read-only ``a`` refuses with NumPy's error for ``op``, on every device."""
+    R.check_writeable(a, _READ_ONLY_MESSAGES.get(op, R.READ_ONLY))
+    device = a._device
+    retrying(op, device, lambda: apply(a._data, device),
+             lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
+    R.mark_written(a)
+
+
+#: NumPy's message where a method refuses to write into a read-only array (others say
+#: ``R.READ_ONLY``, "assignment destination is read-only").
+_READ_ONLY_MESSAGES = {
+    "sort": "sort array is read-only", "partition": "partition array is read-only",
+    "byteswap": "array to be byte-swapped is read-only", "put": "put: output array is read-only",
+}
+
+
+def _scalar_arg(value: Any) -> Any:
+    return value.item() if type(value) is D.ndarray else value
+
+
+def _check_flat_bounds(indices: Any, size: int) -> None:
+    host = np.asarray(indices)
+    if host.size and (host.min() < -size or host.max() >= size):
+        raise IndexError(f"index out of bounds for size {size}")

@@ -1,0 +1,505 @@
+"""The array's operators and dispatched methods, each made from its spec in the function
+table (:mod:`autodev._capability.specs`).
+
+Each has a fast path for the common case (no GPU usable, data on the host) that calls
+NumPy directly, and otherwise goes through :func:`autodev._dispatch.call`; the compiled
+module (:mod:`autodev._speedups`) stands in front of some (:func:`compiled`). The class
+(:mod:`autodev._array`) declares them in its body and binds itself here
+(:func:`bind_array`).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from dataclasses import dataclass
+from sys import getrefcount
+from typing import Any, Callable, TypeVar, cast as _cast
+
+import numpy as np
+
+from . import _parallel, _threads
+from ._residency import storage as R
+from ._backends import STATE
+from ._device import CPU, Device
+from ._config import SPEEDUPS, policy_now
+from ._deferral import _defers, _defers_in_place, _structured
+from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
+from ._dispatch import call, cpu_arg, gpu_operand, new
+from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
+from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide
+from ._trace import tick
+from ._typing import Array
+
+
+#: Scalar operands NumPy and CuPy both take as they are (no conversion needed).
+PLAIN_SCALARS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
+                           np.int32, np.complex128, np.complex64, np.bool_})
+_PLAIN_OPERANDS = PLAIN_SCALARS | {np.ndarray}
+_np_ndarray = np.ndarray
+_onew = object.__new__
+
+#: True when no GPU is usable and nothing watches calls (mirrors ``STATE.fast``;
+#: a module global because it is read on every operator call).
+_FAST = False
+
+
+#: True when a GPU is usable, nothing watches and nothing is pinned (``STATE.host_fast``):
+#: a tiny elementwise operator on host data then calls NumPy after one size check.
+_HOST_FAST = False
+
+
+def _sync_fast() -> None:
+    global _FAST, _HOST_FAST
+    _FAST = STATE.fast
+    _HOST_FAST = STATE.host_fast
+
+
+STATE.listeners.append(_sync_fast)
+_sync_fast()  # the flags as they are now (refresh tells it of every change after)
+
+#: With no GPU usable, an operand this large sends the call to the general path, where
+#: the CPU backend may split it over threads (:func:`autodev._threads.least_floor`).
+_SPLIT_FROM = _threads.NEVER
+
+
+def _set_split_from(least: int) -> None:
+    global _SPLIT_FROM
+    _SPLIT_FROM = least
+
+
+_threads.on_floor(_set_split_from)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | None = None,
+             can_elide: bool = False, family: str | None = None, binds: bool = True) -> _F:
+    """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
+    what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
+    and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
+    extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
+    getitem, setitem, ufunc, reduce or create; ``func``: NumPy's callable; ``other``: what
+    a result that is not one NumPy array goes through; ``family``: the cost family whose
+    floor a host call with a GPU usable must be below to skip the decision, as
+    ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether
+    a class holding it makes it a method (False for NumPy's builtins' twins)."""
+    if SPEEDUPS is None:
+        return fallback
+    kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
+    return _cast(_F, kind_of(kind, func, fallback, other, can_elide, family))
+
+
+def _compiled_method(kind: str) -> Callable[[_F], _F]:
+    """Decorator: the method behind its compiled fast path (see :func:`compiled`)."""
+    return lambda method: compiled(kind, None, method)
+
+
+
+
+class _Unbound:
+    """Stands for the array class until :mod:`autodev._array` binds it."""
+
+
+#: The array class, :class:`autodev._array.ndarray`, which sits above this module (its
+#: body is made of the operators here): it binds itself here once it exists
+#: (:func:`bind_array`). A module global, read on every operator call.
+ndarray: type[Any] = _Unbound
+
+
+def bind_array(cls: type[Any]) -> None:
+    """Make ``cls`` the array class the operators take and return (done once)."""
+    global ndarray
+    ndarray = cls
+
+
+def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
+            answer: str | None = None) -> Callable[..., Any]:
+    """An operator of ``func``: ``a.__op__(other)``, or ``a.__rop__(other)`` if ``reflected``
+    (``answer``: the method of ``other`` that answers the forward operator, for
+    :func:`_defers`; None for a reflected one)."""
+    can_elide = isinstance(func, np.ufunc) and func.__name__ in _ELIDABLE \
+        and _TEMPORARY_REFS is not None
+    family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
+        else None
+    matmul = family == "matmul"
+    floors = HOST_FLOOR_WORK
+    split = _parallel.threaded(func.__name__, func) if can_elide else func
+
+    def op(self: Array, other: Any) -> Any:
+        if _FAST:
+            t = type(other)
+            if t is ndarray:
+                o = other._data
+            elif t in _PLAIN_OPERANDS:
+                o = other
+            elif _defers(self, other, answer):
+                return NotImplemented
+            else:
+                o = cpu_arg(other)
+            tick()
+            data = self._data
+            # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
+            if (can_elide
+                    and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
+                    and data.nbytes >= _ELIDE_BYTES and _elide(split, self, data, o, reflected)):
+                return self
+            if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
+                return _decided(func, spec, reflected, self, other, answer)
+        elif _HOST_FAST and family is not None and self._device is CPU:
+            # A GPU is usable: below the model's floor, with every operand on the host,
+            # the full decision is the CPU (see host_floor_work); one size check decides.
+            t = type(other)
+            data = self._data
+            if t is ndarray and other._device is CPU:
+                o = other._data
+                size = data.size
+                if matmul:  # multiply-adds, as the matmul family's work counts them (an
+                    # integer: the inner dimension divides both sizes)
+                    inner = (o if reflected else data).shape
+                    size = size * o.size // (inner[-1] or 1 if inner else 1)
+                else:
+                    osize = o.size
+                    if osize > size:
+                        size = osize
+            elif not matmul and t in PLAIN_SCALARS:
+                o, size = other, data.size
+            else:
+                return _decided(func, spec, reflected, self, other, answer)
+            try:
+                floor = floors[family]
+            except KeyError:
+                floor = host_floor_work(family)
+            if not (size < floor and policy_now() == "auto"):
+                return _decided(func, spec, reflected, self, other, answer)
+            tick()
+        else:
+            return _decided(func, spec, reflected, self, other, answer)
+        # NumPy on the host data (no GPU usable, or below the floor): inlined new()
+        result = func(o, data) if reflected else func(data, o)
+        if type(result) is not _np_ndarray:
+            if self._face:
+                return _face_result(result, self)
+            return _not_array(result, self, other)  # a NumPy scalar, or divmod's pair
+        a = _onew(ndarray)
+        a._data = result
+        a._device = CPU
+        a._storage = None
+        a._mirror = None
+        a._scalar = False
+        a._pin = None
+        a._face = self._face
+        return a
+
+    return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
+                    family)
+
+
+def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
+             other: Any, answer: str | None) -> Any:
+    """An operator call that takes the general path: the cost model decides."""
+    if _defers(a, other, answer):
+        return NotImplemented
+    if not gpu_operand(other) or _structured(a, other) or _no_loop(func, a, other):
+        # NumPy's own operator on the host: an operand no GPU holds (None, a string, a
+        # Fraction: object or string dtype, capability table), ``==`` on structured
+        # arrays, which compares field by field there (no ufunc, no GPU, does), or
+        # ``==``/``!=`` of dtypes no ufunc loop compares (all False/True, NumPy's rule)
+        o = cpu_arg(other)
+        result = func(o, a._host()) if reflected else func(a._host(), o)
+        return new(result, CPU) if type(result) is _np_ndarray else _zero_d(result, a, other)
+    result = call(spec, (other, a) if reflected else (a, other), {})
+    if a._face:
+        return _face_result(result, a)
+    if type(result) is tuple:
+        return tuple(_zero_d(r, a, other) for r in result)
+    return _zero_d(result, a, other)
+
+
+def _no_loop(func: Callable[..., Any], a: Array, other: Any) -> bool:
+    """True for ``a == other`` or ``a != other`` where NumPy's ufunc has no loop for the two
+    dtypes: NumPy's operator then answers all False (all True), where the ufunc raises."""
+    if func is not operator.eq and func is not operator.ne:
+        return False
+    dtype = getattr(other, "dtype", None)
+    return isinstance(dtype, np.dtype) and _no_equal_loop(a._data.dtype, dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _no_equal_loop(dtype: np.dtype, other: np.dtype) -> bool:
+    try:
+        np.equal.resolve_dtypes((dtype, other, None))
+    except TypeError:  # NumPy's UFuncTypeError: no loop, or no common dtype
+        return True
+    return False
+
+
+def _face_result(result: Any, a: Array) -> Any:
+    """What an operator, method or index of the array-API face's array ``a`` returns:
+    ``result`` with arrays marked as the face's and scalars made 0-d arrays where ``a``
+    is placed (see docs/array-api.md, "One array, two faces")."""
+    t = type(result)
+    if t is ndarray:
+        if not result._face and result is not a:
+            result._face = True
+            result._scalar = False
+        return result
+    if isinstance(result, np.generic):  # computed on the host: placed as ``a`` is
+        return face_scalar(result, a._pin)
+    if t is tuple or t is list:
+        return t(_face_result(r, a) for r in result)
+    if t is _np_ndarray:
+        return new(result, CPU, None, False, a._pin, True)
+    return result
+
+
+def face_scalar(value: np.generic, pin: Device | None) -> Array:
+    """A NumPy scalar (which only the host computes) as a 0-d array of the array-API face,
+    pinned to ``pin`` (placed ``auto`` when None)."""
+    zero_d = new(np.asarray(value), CPU, None, False, None, True)
+    return zero_d if pin is None else zero_d.to_device(pin)
+
+
+def _not_array(result: Any, a: Any = None, other: Any = None) -> Any:
+    """A host operator's result that is not one NumPy array: a NumPy scalar (all operands
+    0-d: NumPy's operators return scalars, immutable, as ``sum`` does) or a tuple
+    (``divmod``). ``a`` and ``other``: the operands, for :func:`_zero_d`."""
+    if type(result) is tuple:
+        return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r, a, other)
+                     for r in result)
+    return _zero_d(result, a, other)
+
+
+def _zero_d(result: Any, a: Any, other: Any = None) -> Any:
+    """An operator's 0-d result: NumPy's scalar, as NumPy returns it; a 0-d array of the
+    array-API face where an operand is the face's (see :func:`_face_result`), so that
+    code written against the standard (SciPy, scikit-learn) stays in one namespace."""
+    if isinstance(result, np.generic):
+        if getattr(a, "_face", False):
+            return _face_result(result, a)
+        if getattr(other, "_face", False):
+            return _face_result(result, other)
+    return result
+
+
+def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
+    matmul = spec.name == "matmul"
+
+    def op(self: Array, other: Any) -> Any:
+        if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
+                and _defers_in_place(self, other):
+            return NotImplemented
+        if _FAST and self._data.size < _SPLIT_FROM:
+            o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
+            tick()
+            if matmul:  # NumPy's own operator: its axes keep the shape of self
+                operator.imatmul(self._data, o)
+            else:
+                func(self._data, o, out=self._data)
+            storage = self._storage
+            if storage is not None:
+                storage.version += 1
+            return self
+        if matmul:
+            _rehearse_in_place_matmul(self, other)
+        call(spec, (self, other), {"out": self})
+        return self
+
+    return op
+
+
+def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
+    """Raise what NumPy's ``a @= other`` raises, found by running it on one-element probes
+    of the operands' dtypes and ranks: NumPy keeps ``a``'s shape (``a`` needs a dimension,
+    ``other`` two), where ``matmul(a, b, out=a)`` would broadcast a vector's dot product
+    into every element of ``a``."""
+    def probe(x: Any) -> Any:
+        if type(x) is not ndarray and type(x) is not _np_ndarray:
+            return cpu_arg(x)
+        return np.ones((1,) * x.ndim, x.dtype)
+
+    with np.errstate(all="ignore"):
+        operator.imatmul(probe(a), probe(other))
+
+
+def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
+    def op(self: Array) -> Any:
+        if _FAST and self._data.size < _SPLIT_FROM:
+            tick()
+            result = func(self._data)
+            if self._face:
+                return _face_result(result, self)
+            return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
+        result = call(spec, (self,), {})
+        return _face_result(result, self) if self._face else _zero_d(result, self)
+
+    return op
+
+
+#: data, and ``bool ** 2`` is int8. Exponent -> (ufunc, dtype kinds it is used for).
+_SCALAR_POWERS = {(int, 2): ("square", "biufc"), (int, -1): ("reciprocal", "fc"),
+                  (float, 0.5): ("sqrt", "fc")}
+
+
+def _power(forward: _Binary, in_place: bool) -> _Binary:
+    """``__pow__`` (``__ipow__`` if ``in_place``) from ``forward``, the operator of the
+    ufunc ``power``, with NumPy's ufunc for an exponent in :data:`_SCALAR_POWERS`."""
+    def op(self: Array, other: Any) -> Any:
+        t = type(other)
+        if t is int or t is float:
+            found = _SCALAR_POWERS.get((t, other))
+            if found is not None and self._data.dtype.kind in found[1]:
+                ufunc = PROTOCOLS.ufunc_for(getattr(np, found[0]))
+                if in_place:
+                    ufunc(self, out=self)
+                    return self
+                return _zero_d(ufunc(self), self)
+        return forward(self, other)
+
+    op.__name__ = op.__qualname__ = "__ipow__" if in_place else "__pow__"
+    return op
+
+
+# ---------------------------------------------------------------------- method tables
+
+def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[..., Any]:
+    # a view method (reshape, transpose, ...) runs where its array lives and decides
+    # nothing: on a host array it takes the direct path with a GPU usable too
+    primary = spec.where == "primary"
+
+    def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+        if _FAST or (_HOST_FAST and primary and self._device is CPU):
+            given = args
+            for x in args:  # plain arguments (axis, shape, ...) pass as they are
+                if type(x) not in _PLAIN_ARGUMENTS:
+                    args = tuple([cpu_arg(a) for a in args])
+                    break
+            out = None
+            if kwargs:
+                out = kwargs.get("out")
+                kwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
+            tick()
+            data = self._data
+            result = np_method(data, *args, **kwargs)
+            if type(result) is _np_ndarray:
+                if result is data:  # the array itself (conj of a real array), as NumPy's
+                    return self
+                if given and result.base is None:
+                    found = _given_out(result, given)  # an out passed by position
+                    if found is not None:
+                        return found
+                if out is not None:
+                    if type(out) is ndarray and result is out._data:
+                        R.mark_written(out)
+                        return out
+                    if result is out:  # a NumPy out=
+                        return out
+                a = _onew(ndarray)
+                a._data = result
+                a._device = CPU
+                base = result.base
+                if base is not None and (base is data or base is data.base):  # a view
+                    storage = self._storage
+                    if storage is None:
+                        storage = self._storage = R.Storage()
+                    a._storage = storage
+                else:
+                    a._storage = None
+                a._mirror = None
+                a._scalar = False
+                a._pin = None
+                a._face = self._face
+                return a
+            if self._face:
+                return _face_result(result, self)
+            if type(result) is tuple:
+                return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
+            return result
+        result = call(spec, (self, *args), kwargs)
+        if type(result) is ndarray and result is not self and result._data is self._data:
+            return self  # the array itself, as NumPy's (conj of a real array)
+        return _face_result(result, self) if self._face else result
+
+    method.__name__ = name
+    method.__qualname__ = f"ndarray.{name}"
+    method.__doc__ = getattr(np_method, "__doc__", None)
+    method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
+    return method
+
+
+def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:
+    """The autodev array among ``given`` whose data NumPy wrote ``result`` into (an
+    ``out`` passed by position), marked written; None if there is none."""
+    for o in given:
+        if type(o) is ndarray and o._data is result:
+            R.mark_written(o)
+            return o
+    return None
+
+
+#: Method arguments that need no conversion to reach NumPy (axes, shapes' parts, flags).
+_PLAIN_ARGUMENTS = frozenset({int, float, bool, str, type(None), np.int64, np.intp})
+
+
+_Binary = Callable[[Array, Any], Any]
+_Unary = Callable[[Array], Any]
+
+
+#: The Python operator of each ufunc whose name differs (``__truediv__`` for true_divide).
+_OPERATOR_NAMES = {"subtract": "sub", "multiply": "mul", "true_divide": "truediv",
+                   "floor_divide": "floordiv", "remainder": "mod", "power": "pow",
+                   "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+                   "left_shift": "lshift", "right_shift": "rshift"}
+#: The comparison Python asks of the other operand when the first declines (``a < b``:
+#: ``b.__gt__(a)``).
+_REFLECTED_COMPARISONS = {"less": "__gt__", "less_equal": "__ge__", "greater": "__lt__",
+                          "greater_equal": "__le__", "equal": "__eq__", "not_equal": "__ne__"}
+
+
+def _arithmetic(name: str) -> tuple[_Binary, _Binary, _Binary]:
+    """``__op__``, ``__rop__`` and ``__iop__`` of the NumPy ufunc ``name``."""
+    func, spec = getattr(np, name), ufunc_spec(name)
+    answer = f"__r{_OPERATOR_NAMES.get(name, name)}__"
+    return _binary(func, spec, False, answer), _binary(func, spec, True), _inplace(func, spec)
+
+
+def _comparison(name: str, func: Callable[..., Any] | None = None) -> _Binary:
+    """``__lt__`` and the like from the NumPy ufunc ``name`` (``func``: the host's own
+    operator where it differs, as ``==`` does on strings)."""
+    return _binary(func or getattr(np, name), ufunc_spec(name), False,
+                   _REFLECTED_COMPARISONS[name])
+
+
+def _unary_of(name: str) -> _Unary:
+    return _unary(getattr(np, name), ufunc_spec(name))
+
+
+def _dispatched(name: str) -> Callable[..., Any]:
+    """The array method ``name``, dispatched like its function (spec: ``METHOD_SPECS``)."""
+    return _method(name, METHOD_SPECS[name], getattr(np.ndarray, name))
+
+
+def _not_bound(obj: Any) -> Any:
+    raise RuntimeError("autodev's function namespace is not loaded: import autodev first")
+
+
+def _no_face() -> Any:
+    raise RuntimeError("autodev's array-API face is not bound: import autodev first")
+
+
+
+@dataclass
+class _Protocols:
+    """What the array's protocols need from the floors above it, bound by them: the
+    function namespace (autodev._namespace) fills in how ``__array_ufunc__`` and
+    ``__array_function__`` find autodev's callable standing for a NumPy one when it is
+    built; the package (autodev/__init__.py) fills in ``__array_namespace__``'s face,
+    :mod:`autodev.array_api`, which it imports on first use."""
+
+    ufunc_for: Callable[[Any], Any]
+    function_for: Callable[[Any], Any]
+    array_namespace: Callable[[], Any]
+
+
+PROTOCOLS = _Protocols(_not_bound, _not_bound, _no_face)

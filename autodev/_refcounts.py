@@ -1,0 +1,138 @@
+"""What autodev reads of the interpreter itself: reference counts and frames.
+
+NumPy reuses a temporary operand's buffer for the result of ``a*b + c`` (temporary
+elision) and refuses ``resize`` on an array something else refers to; both read reference
+counts that autodev's wrapper hides, so the operators and ``ndarray.resize`` make the same
+checks themselves, against counts measured here once, at import. Every rule that depends
+on how CPython counts references or lays out frames is in this module: revisit it for
+each CPython release (the probes below return None or other counts where the
+interpreter changes its ways, and elision then stays off).
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from sys import getrefcount
+from typing import Any, Callable
+
+import numpy as np
+
+from ._typing import Array
+
+_np_ndarray = np.ndarray
+
+
+def _probe_temporary_refcount(add: Callable[[Any, Any], int]) -> int | None:
+    """The reference count the binary operator ``add`` (an ``__add__`` that returns the
+    count it sees on its left operand) sees on a temporary left operand, or None if this
+    interpreter does not tell temporaries from named values that way."""
+
+    class Probe:
+        __add__ = add
+
+    named = Probe()
+    seen_named = named + 1
+    seen_temporary = Probe() + 1
+    return seen_temporary if seen_temporary < seen_named else None
+
+
+def _refcount_seen(self: Any, other: Any) -> int:
+    """What a Python-level operator sees (the probe of :func:`_probe_temporary_refcount`)."""
+    return getrefcount(self)
+
+
+def _probe_held_refcount() -> int:
+    """The reference count ``_elide`` sees on a buffer only its wrapper holds: read from
+    the slot into the operator's local and passed on, as the operator does."""
+
+    class Holder:
+        __slots__ = ("data",)
+        data: object
+
+    def callee(data: object) -> int:
+        return getrefcount(data)
+
+    def caller(holder: Holder) -> int:
+        data = holder.data
+        return callee(data)
+
+    holder = Holder()
+    holder.data = object()
+    return caller(holder)
+
+
+#: NumPy reuses a temporary operand's buffer for the result of ``a*b + c`` when the
+#: temporary is large (>= 256 KiB) and nothing else refers to it; autodev's wrapper
+#: hides that refcount from NumPy, so the operators do the same check themselves.
+_TEMPORARY_REFS = _probe_temporary_refcount(_refcount_seen)
+_ELIDE_BYTES = 256 * 1024
+_HELD_REFS = _probe_held_refcount()
+
+
+#: The opcodes of a binary operator in Python code (3.11+: BINARY_OP; 3.10: one each).
+_BINARY_OPCODES = frozenset(code for name, code in dis.opmap.items()
+                            if name.startswith("BINARY_") and "SUBSCR" not in name
+                            and "SLICE" not in name)
+
+
+def _from_binary_opcode() -> bool:
+    """True if the operator runs for a binary operator of Python code (the frame above
+    ``_elide`` and the operator): its operands are then on that frame's evaluation
+    stack, which holds each by a reference of its own. Not so for C code calling the
+    operator with a reference it only borrows (``functools.partial(operator.add, a)``,
+    ``map``): there a held array shows the refcount of a temporary."""
+    frame = sys._getframe(3)  # (0: this function, 1: _elide, 2: the operator)
+    lasti = frame.f_lasti
+    return lasti >= 0 and frame.f_code.co_code[lasti] in _BINARY_OPCODES
+
+
+def _elide(func: Any, self: Array, data: Any, o: Any, reflected: bool) -> bool:
+    """Compute ``func`` into ``self``'s buffer (``data``, the operator's local) if ``self``
+    is an unshared temporary whose dtype and shape the result keeps (as NumPy's temporary
+    elision does)."""
+    if (self._storage is not None or self._mirror is not None or getrefcount(data) != _HELD_REFS
+            or data.base is not None or not data.flags.writeable or not _from_binary_opcode()):
+        return False
+    o_type = type(o)
+    if o_type is _np_ndarray:
+        if o.shape != data.shape:
+            return False
+        o_dtype = o.dtype
+    elif o_type in (int, float, complex):
+        o_dtype = o_type
+    else:
+        return False
+    dtypes = (o_dtype, data.dtype, None) if reflected else (data.dtype, o_dtype, None)
+    try:
+        resolved = func.resolve_dtypes(dtypes)
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return False  # let the ordinary call raise NumPy's own error
+    if resolved[2] != data.dtype or resolved[0] != resolved[1]:
+        return False
+    if reflected:
+        func(o, data, out=data)
+    else:
+        func(data, o, out=data)
+    return True
+
+
+#: Operators whose result may reuse a temporary operand's buffer (same dtype, shape).
+_ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
+                       "remainder", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
+                       "left_shift", "right_shift"})
+
+
+def _resize_refs() -> int:
+    """References to an array inside ``resize`` when only its caller's name holds it."""
+    seen: list[int] = []
+
+    def probe(self: Any) -> None:
+        seen.append(getrefcount(self))
+
+    probe(object())  # (any new object: its type counts no references)
+    return seen[0] + 1  # the caller's own variable
+
+
+#: More references than this inside ``ndarray.resize``: someone else holds the array.
+_RESIZE_REFS = _resize_refs()

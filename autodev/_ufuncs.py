@@ -1,0 +1,372 @@
+"""NumPy's ufuncs as autodev runs them: :class:`ufunc` objects over their specs in the
+function table (:mod:`autodev._capability.specs`), with a fast path for tiny calls on the
+host, and the reductions NumPy implements as ``ufunc.reduce`` (``sum``, ``prod``, ...).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _threads
+from ._residency import storage as R
+from ._array import ndarray
+from ._indexing import _index_native
+from ._operators import PLAIN_SCALARS as _PLAIN, compiled
+from ._backends import STATE, backend_for
+from ._config import policy_now
+from ._device import CPU, Device
+from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
+from ._dispatch import call, cpu_arg, native_arg, new
+from ._capability.table import scipy_special_ufunc, ufunc_at_ok
+from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
+from ._residency.memory import in_place_on_host, retrying
+from ._overrides import normalized, overriding, run
+from ._subclass import SUBCLASSES, of_inputs
+from ._trace import tick
+from ._functions import _named, _out_by_keyword
+
+_np_ndarray = np.ndarray
+_onew = object.__new__
+_FAST = False  # mirrors STATE.fast (see autodev._operators._FAST)
+_HOST_FAST = False  # mirrors STATE.host_fast (see autodev._operators._HOST_FAST)
+
+
+def _sync_fast() -> None:
+    global _FAST, _HOST_FAST
+    _FAST = STATE.fast
+    _HOST_FAST = STATE.host_fast
+
+
+STATE.listeners.append(_sync_fast)
+_sync_fast()
+#: With no GPU usable, an operand this large sends the call to the general path, where
+#: the CPU backend may split it over threads (see autodev._operators._SPLIT_FROM).
+_SPLIT_FROM = _threads.NEVER
+
+
+def _set_split_from(least: int) -> None:
+    global _SPLIT_FROM
+    _SPLIT_FROM = least
+
+
+_threads.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
+
+
+# ---------------------------------------------------------------------- ufuncs
+
+#: A ufunc operand not given (``sin(x)`` leaves the second one out).
+_NO_ARGUMENT: Any = object()
+
+
+class _UfuncType(type):
+    """``isinstance(f, autodev.ufunc)`` holds for NumPy's ufuncs too (SciPy's special
+    functions, ``numpy.frompyfunc``'s): under ``import autodev as np`` they are ufuncs."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type.__instancecheck__(cls, obj) or (cls is ufunc and isinstance(obj, np.ufunc))
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return type.__subclasscheck__(cls, sub) or (cls is ufunc and issubclass(sub, np.ufunc))
+
+
+class ufunc(functools.partial, metaclass=_UfuncType):
+    """A NumPy ufunc that dispatches: calling it, ``reduce``, ``accumulate``,
+    ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
+    ``identity``, ``types``, ...)."""
+
+    # A functools.partial over its own call function (:func:`_ufunc_call`): CPython calls
+    # a partial in C, where a Python class's ``__call__`` costs a method lookup and an
+    # argument re-pack first (~0.1 us of a 0.3 us tiny ufunc call). ``func``, ``args`` and
+    # ``keywords`` are the partial's; everything else NumPy's ufunc has is forwarded.
+
+    __name__: str
+    _np: Any
+    _spec: OpSpec
+    _methods: dict[str, OpSpec]
+    _tiny: str | None
+
+    def __new__(cls, np_ufunc: Any, path: str, family: str, *, numpy: bool = True,
+                where: str = "dispatch", gpu_ok: Any = None) -> "ufunc":
+        # NumPy's own ufuncs share the function table's specs (the operators use them too)
+        own = NUMPY_UFUNCS.get(np_ufunc.__name__) if numpy else None
+        spec, methods = (own[1], own[2]) if own is not None and own[0] is np_ufunc \
+            else ufunc_specs(np_ufunc, path, family, numpy=numpy, where=where, gpu_ok=gpu_ok)
+        #: the family whose floor lets a tiny call on host data skip the decision (None: never)
+        tiny = family if where == "dispatch" and family in (
+            "elementwise", "transcendental") else None
+        self = super().__new__(cls, compiled("ufunc", np_ufunc, _ufunc_call(np_ufunc, spec, tiny),
+                                             _fast_other, family=tiny))
+        self._np = np_ufunc
+        self._spec, self._methods, self._tiny = spec, methods, tiny
+        self.__name__ = np_ufunc.__name__
+        self.__doc__ = np_ufunc.__doc__
+        return self
+
+    def __get__(self, obj: Any, objtype: Any = None) -> "ufunc":
+        """Not a method when held by a class (``class Layer: act = np.tanh``), as NumPy's
+        ufuncs are not: Python 3.14 makes ``functools.partial`` a method descriptor."""
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the NumPy ufunc it stands for, so a list or dict of NumPy's ufuncs
+        finds it (``ufuncs.remove(np.bitwise_count)``, ``{numpy.sin: ...}[np.sin]``)."""
+        # (isinstance(numpy.sin, ufunc) holds too: the NumPy ufunc has no _np of its own)
+        return getattr(other, "_np", other) is self._np
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
+    def reduce(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("reduce", args, kwargs)
+
+    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("accumulate", args, kwargs)
+
+    def reduceat(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("reduceat", args, kwargs)
+
+    def outer(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("outer", args, kwargs)
+
+    def _method(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``self.<name>(*args, **kwargs)``: an override's (NEP 13) where an operand has
+        one, else dispatched, with the result of the inputs' subclass."""
+        if _may_override(args, kwargs):
+            inputs, given = normalized(name, args, kwargs)
+            found = overriding(inputs, given)
+            if found:
+                return run(self, name, inputs, given, found)
+        result = call(self._methods[name], args, kwargs)
+        return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
+
+    def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
+        """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives).
+
+        A read-only ``a`` is refused on every device (NumPy 2.4's own ``at`` writes into
+        it regardless, against its flag).
+        """
+        inputs = (a, indices) if b is None else (a, indices, b)
+        found = overriding(inputs, {}) if _may_override(inputs, {}) else None
+        if found:
+            run(self, "at", inputs, {}, found)
+            return
+        R.check_writeable(a, "output array is read-only")
+        device = a._device
+        func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
+            else backend_for(device).resolve(self._spec.path + ".at")
+        on_host = (lambda host: self._np.at(host, cpu_arg(indices),
+                                            *(cpu_arg(b),) if b is not None else ()))
+        if device is CPU:
+            on_host(a._data)
+        elif func is None:  # declared: this ufunc has no device ``at``; apply it on the host
+            in_place_on_host(self.__name__ + ".at", a, on_host)
+        else:
+            def on_device() -> None:
+                key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
+                func(a._data, key, *(() if b is None else (_native(b, device),)))
+
+            retrying(self.__name__ + ".at", device, on_device,
+                     lambda: in_place_on_host(self.__name__ + ".at", a, on_host))
+        R.mark_written(a)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._np, name)
+
+    def __repr__(self) -> str:
+        return f"<autodev ufunc '{self.__name__}'>"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled by the NumPy ufunc it stands for
+        return ufunc_for, (self._np,)
+
+
+def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[..., Any]:
+    """What calling the autodev ufunc of ``np_ufunc`` runs (``family``: see ``ufunc._tiny``)."""
+    # a one-input ufunc's second positional argument is ``out``: the general path's
+    one_input = np_ufunc.nin == 1
+    general = functools.partial(_general, spec, np_ufunc)
+
+    def call_ufunc(x: Any = _NO_ARGUMENT, y: Any = _NO_ARGUMENT, /, *rest: Any,
+                   **kwargs: Any) -> Any:
+        # Operands named, not packed: the one- and two-operand calls without keywords
+        # (nearly all calls) never build an argument tuple on the fast paths.
+        if type(x) is ndarray and not rest and not kwargs and not (
+                one_input and y is not _NO_ARGUMENT):
+            data = x._data
+            if _FAST:
+                if y is _NO_ARGUMENT or type(y) in _PLAIN:
+                    other = y
+                elif type(y) is ndarray:
+                    other = y._data
+                else:
+                    return general(x, y, rest, kwargs)
+                if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
+                                                and other.size >= _SPLIT_FROM):
+                    return general(x, y, rest, kwargs)  # the CPU backend may split it
+            elif _HOST_FAST and family is not None and x._device is CPU:
+                # below the model's floor with host operands under ``auto``, the full
+                # decision is the CPU (see autodev._cost.cache.host_floor_work)
+                size = data.size
+                if y is _NO_ARGUMENT or type(y) in _PLAIN:
+                    other = y
+                elif type(y) is ndarray and y._device is CPU:
+                    other = y._data
+                    if other.size > size:
+                        size = other.size
+                else:
+                    return general(x, y, rest, kwargs)
+                try:
+                    floor = HOST_FLOOR_WORK[family]
+                except KeyError:
+                    floor = host_floor_work(family)
+                if not (size < floor and policy_now() == "auto"):
+                    return general(x, y, rest, kwargs)
+            else:
+                return general(x, y, rest, kwargs)
+            # NumPy on the host data: inlined new(), this is the hottest path there is
+            tick()
+            result = np_ufunc(data) if other is _NO_ARGUMENT else np_ufunc(data, other)
+            if type(result) is not _np_ndarray:
+                return _fast_other(result)
+            a = _onew(ndarray)
+            a._data = result
+            a._device = CPU
+            a._storage = None
+            a._mirror = None
+            a._scalar = False
+            a._pin = None
+            a._face = False
+            return a
+        return general(x, y, rest, kwargs)
+
+    return call_ufunc
+
+
+def _may_override(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """False if no argument can override ``__array_ufunc__`` (every one a plain autodev
+    array or a Python scalar): the check that keeps NEP 13 off the common calls."""
+    return bool(kwargs) or any(type(a) is not ndarray and type(a) not in _PLAIN for a in args)
+
+
+def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+    """A ufunc call dispatched through the cost model, or handed to an operand overriding
+    ``__array_ufunc__`` (NEP 13)."""
+    nin, nout = np_ufunc.nin, np_ufunc.nout
+    if x is _NO_ARGUMENT:
+        args: tuple[Any, ...] = rest
+    elif y is _NO_ARGUMENT:
+        args = (x, *rest)
+    else:
+        args = (x, y, *rest)
+    if nin < len(args) <= nin + nout and "out" not in kwargs:
+        # outputs given by position, as NumPy takes them, become ``out=``: the one way the
+        # dispatcher writes into an output, returns it and marks it written
+        outs = args[nin:]
+        args = args[:nin]
+        kwargs = {**kwargs, "out": outs[0] if nout == 1 else
+                  (*outs, *(None,) * (nout - len(outs)))}
+    found = overriding(args, kwargs)
+    if found:
+        return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
+    result = call(spec, args, kwargs)
+    return of_inputs(args, result, kwargs) if SUBCLASSES else result
+
+
+def _floor(family: str) -> int:
+    """:func:`autodev._cost.cache.host_floor_work`, read from its cache where it is there."""
+    try:
+        return HOST_FLOOR_WORK[family]
+    except KeyError:
+        return host_floor_work(family)
+
+
+def _fast_other(result: Any) -> Any:
+    """A fast-path result that is not an array: a scalar, or a tuple (``frexp``, ``divmod``)."""
+    if type(result) is tuple:
+        return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
+    return result
+
+
+def _native(obj: Any, device: Device) -> Any:
+    return native_arg(obj, device, None)
+
+
+UFUNCS: dict[str, ufunc] = {}
+
+
+def _build_ufuncs() -> None:
+    for name, (np_ufunc, _, _) in NUMPY_UFUNCS.items():
+        UFUNCS[name] = ufunc(np_ufunc, name, NUMPY_UFUNCS[name][1].family)
+
+
+_FOREIGN_UFUNCS: dict[Any, ufunc] = {}
+
+
+def ufunc_for(np_ufunc: Any) -> ufunc | None:
+    """The autodev ufunc standing for ``np_ufunc`` (NumPy's or ``scipy.special``'s)."""
+    found = UFUNCS.get(np_ufunc.__name__)
+    if found is not None and found._np is np_ufunc:
+        return found
+    found = _FOREIGN_UFUNCS.get(np_ufunc)
+    if found is None:
+        import scipy.special
+
+        name = np_ufunc.__name__
+        public = getattr(scipy.special, name, None)
+        # SCIPY_ARRAY_API=1 wraps each scipy.special ufunc in a function (__wrapped__)
+        if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
+            found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
+                          **scipy_special_ufunc(name))
+        else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
+            found = ufunc(np_ufunc, name, "elementwise", numpy=False, where="cpu")
+        _FOREIGN_UFUNCS[np_ufunc] = found
+    return found
+
+
+
+#: Reductions that NumPy itself implements as ``ufunc.reduce(a, axis=None, ...)`` for
+#: ndarray input; called so directly, they skip ``numpy.sum``'s Python-level wrapper.
+_REDUCE_AS: dict[str, tuple[Any, frozenset[str]]] = {
+    "sum": (np.add, frozenset({"axis", "dtype", "keepdims"})),
+    "prod": (np.multiply, frozenset({"axis", "dtype", "keepdims"})),
+    "max": (np.maximum, frozenset({"axis", "keepdims"})),
+    "amax": (np.maximum, frozenset({"axis", "keepdims"})),
+    "min": (np.minimum, frozenset({"axis", "keepdims"})),
+    "amin": (np.minimum, frozenset({"axis", "keepdims"})),
+}
+
+
+def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
+                   fast_keys: frozenset[str]) -> Callable[..., Any]:
+    """``sum``, ``max``, ...: on the fast path ``a`` alone (or with ``axis``, ``dtype``,
+    ``keepdims``) goes straight to ``ufunc.reduce``, as ``numpy.sum`` itself ends up doing."""
+    reduce = reducer.reduce
+    family = spec.family
+
+    def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
+        if not args:
+            if type(a) is ndarray and (_FAST or (
+                    _HOST_FAST and a._device is CPU and a._data.size < _floor(family)
+                    and policy_now() == "auto")):
+                if not kwargs:
+                    tick()
+                    result = reduce(a._data, None)  # axis=None, passed by position
+                elif fast_keys.issuperset(kwargs) and not (
+                        kwargs.get("axis") is not None and a._data.size >= _SPLIT_FROM):
+                    tick()
+                    result = reduce(a._data, **({"axis": None} | kwargs))
+                else:
+                    return call(spec, (a,), kwargs)
+                if type(result) is not _np_ndarray:
+                    return result
+                return new(result, CPU)
+        args = args if a is _NO_ARGUMENT else (a, *args)
+        if len(args) > 2:  # (out= is never among the first two)
+            args, kwargs = _out_by_keyword(np_func, args, kwargs)
+        result = call(spec, args, kwargs)
+        return of_inputs(args, result, kwargs, spec.name) if SUBCLASSES else result
+
+    return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
