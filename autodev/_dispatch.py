@@ -10,6 +10,7 @@ the device that computed them, placed ``auto`` or pinned as their inputs were.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -147,7 +148,8 @@ def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
     """True if an argument keeps the call on the CPU: an instance of a subclass of NumPy's
     array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), a
     NumPy array or scalar, list or tuple that makes an array of a dtype no GPU holds (the
-    call would upload it), or, for a ufunc, any operand no GPU holds
+    call would upload it), a number NumPy holds as an object (a Fraction, a Decimal), or,
+    for a ufunc, any operand no GPU holds
     (:func:`gpu_operand`)."""
     ufunc = spec.gpu_ok is _UFUNC_RULE
     for a in args:
@@ -156,8 +158,8 @@ def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
             continue
         if t is not np.ndarray and isinstance(a, np.ndarray):
             return True
-        if (ufunc or t is np.ndarray or t is list or t is tuple or isinstance(a, np.generic)) \
-                and not gpu_operand(a):
+        if (ufunc or t is np.ndarray or t is list or t is tuple or isinstance(a, np.generic)
+                or isinstance(a, numbers.Number)) and not gpu_operand(a):
             return True
     return False
 

@@ -31,6 +31,11 @@ def astype(self: Array, dtype: Any, order: Order = "K", casting: Casting = "unsa
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
                         f"{np.dtype(dtype)!r} according to the rule {casting!r}")
 
+    if self._device is not CPU and not backend_for(self._device).supports_dtype(
+            np.dtype(dtype)):  # object, strings, long double: made on the host (capability)
+        host = self._host().astype(dtype, order=order, casting=casting, copy=True)
+        return new(host, CPU, None, False, self._pin, self._face)
+
     def cast(data: Any) -> Any:
         if type(data) is np.ndarray:
             return data.astype(dtype, order=order, casting=casting, copy=copy)

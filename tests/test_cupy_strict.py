@@ -13,6 +13,7 @@ Two halves, one per side of each row of the capability table
 
 from __future__ import annotations
 
+import fractions
 import warnings
 from typing import Any, Callable
 
@@ -234,8 +235,13 @@ def test_arrays_a_gpu_cannot_hold_are_made_on_the_host(device: Any, make: Any) -
     lambda xp: xp.clip(numpy.arange(4, dtype=numpy.longdouble), 1, 2),
     lambda xp: xp.max([numpy.datetime64("2020-01-01"), numpy.datetime64("2021-01-01")]),
     lambda xp: xp.argmin((numpy.timedelta64(3, "s"), numpy.timedelta64(1, "s"))),
+    lambda xp: xp.quantile(xp.arange(8), fractions.Fraction(1, 2)),
+    lambda xp: xp.arange(6).reshape(2, 3).astype(object),
+    lambda xp: xp.arange(3).astype("U3"),
+    lambda xp: xp.arange(3.0).astype(numpy.longdouble),
 ], ids=["nanmedian-longdouble", "nanmedian-timedelta", "median-longdouble", "clip-longdouble",
-        "max-list-of-datetimes", "argmin-tuple-of-timedeltas"])
+        "max-list-of-datetimes", "argmin-tuple-of-timedeltas", "quantile-Fraction",
+        "astype-object", "astype-str", "astype-longdouble"])
 def test_numpy_operands_a_gpu_cannot_hold_keep_the_call_on_the_host(device: Any,
                                                                   call: Any) -> None:
     """A NumPy array or scalar argument of a dtype no GPU holds would be uploaded (and
