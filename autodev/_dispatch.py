@@ -408,6 +408,8 @@ def wrap(result: Any, device: Device, args: tuple[Any, ...], kwargs: dict[str, A
 
 def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ...],
               kwargs: dict[str, Any], out_native: Any, scalar: bool) -> Any:
+    if scalar and kwargs.get("out") is Ellipsis:
+        scalar = False  # ``out=...``: NumPy's way to ask for an array, 0-d ones included
     if backend.is_native(result):
         if out_native is not None:
             out = _match_out(result, kwargs.get("out"), out_native)

@@ -219,6 +219,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "float << 1": lambda xp: xp.arange(3.0) << 1,
     "~float": lambda xp: ~xp.arange(3.0),
     "complex < complex": lambda xp: xp.ones(2, complex) < xp.ones(2, complex),
+    # out=... asks for an array, 0-d ones included
+    "ufunc(scalars, out=...)": lambda xp: xp.add(1, 2, out=...),
+    "ufunc(0-d, out=...)": lambda xp: xp.add(xp.array(1), 2, out=...),
+    "reduce(0-d, out=...)": lambda xp: xp.add.reduce(xp.arange(3.0), out=...),
     # functions that return scalars for 0-d input
     "flip(0-d)": lambda xp: xp.flip(xp.array(3)),
     "flip(vector)": lambda xp: xp.flip(xp.arange(3)),
