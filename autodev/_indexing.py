@@ -212,7 +212,11 @@ def _set_flat(a: Array, key: Any, value: Any) -> None:
     # (one value is written as a scalar, as NumPy's single-item assignment needs)
     taken.flat[cpu_arg(key)] = 0 if values.size == 1 else np.arange(values.size)
     positions = np.flatnonzero(taken >= 0)
-    if positions.size:
+    if not positions.size:
+        return
+    if a.ndim == 0:  # (no index array reads a 0-d array)
+        a[()] = values[taken[0]]
+    else:
         a[np.unravel_index(positions, a.shape)] = values[taken[positions]]
 
 

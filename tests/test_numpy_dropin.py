@@ -82,6 +82,15 @@ def test_flat_assignment_cycles_values_as_numpys(device, key, value):
     differential(write, numpy.arange(9).reshape(3, 3), device=device)
 
 
+def test_flat_assignment_of_a_0d_array_as_numpys(device):
+    def write(xp, a):
+        a.flat[0] = True
+        a.flat[[0]] = False
+        a.flat[...] = True
+        return a
+    differential(write, numpy.array(False), device=device)
+
+
 @pytest.mark.parametrize("key, value", [((), 70), ([True, True], 50), (9, 40), (0, [1, 2])])
 def test_flat_assignment_errors_as_numpys(device, key, value):
     def write(xp, a):
