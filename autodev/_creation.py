@@ -110,8 +110,8 @@ def make_creation(name: str) -> Callable[..., Any]:
         if target is CPU:
             return _pinned(_created(np_func(*args, **kwargs), CPU), device)
         func = backend_for(target).resolve(name)
-        if func is None or (takes_arrays and any(
-                type(a) is np.ndarray for a in (*args, *kwargs.values()))):
+        if func is None or not _device_holds(target, name, args, kwargs) or (
+                takes_arrays and any(type(a) is np.ndarray for a in (*args, *kwargs.values()))):
             return _pinned(place(name, np_func(*args, **kwargs), target), device)
         return _pinned(retrying(name, target, lambda: _created(func(*args, **kwargs), target),
                                 lambda: _created(np_func(*args, **kwargs), CPU)), device)
@@ -131,6 +131,24 @@ def make_creation(name: str) -> Callable[..., Any]:
 _SHAPED = frozenset({"zeros", "ones", "empty"})
 #: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
 _ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
+
+
+#: Where each creation function takes ``dtype`` positionally.
+_DTYPE_AT = {"zeros": 1, "ones": 1, "empty": 1, "identity": 1, "full": 2, "arange": 3,
+             "eye": 3, "tri": 3, "linspace": 5, "logspace": 5, "geomspace": 4}
+
+
+def _device_holds(target: Device, name: str, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> bool:
+    """Whether ``target`` holds the dtype creation call ``name`` makes (a long double or a
+    string array is made on the host instead: capability, as :func:`place`)."""
+    at = _DTYPE_AT[name]
+    dtype = kwargs.get("dtype", args[at] if len(args) > at else None)
+    if dtype is None:
+        if name != "full":
+            return True  # NumPy's defaults: float64, or the integers of arange
+        dtype = np.asarray(kwargs.get("fill_value", args[1] if len(args) > 1 else 0)).dtype
+    return backend_for(target).supports_dtype(np.dtype(dtype))
 
 
 def _creation_arg(value: Any) -> Any:
@@ -158,11 +176,11 @@ def _pinned(result: Any, device: DeviceLike | None) -> Any:
 def place(op: str, host: Any, target: Device, storage: R.Storage | None = None) -> ndarray:
     """A new array with the data of NumPy ``host`` on ``target``; out of memory there,
     it stays on the host (counted, warned: :func:`autodev._residency.memory.retrying`)."""
-    if target is CPU:
-        return new(host, CPU, storage)
     if type(host) is tuple:  # linspace(retstep=True)
         array, step = host
         return place(op, array, target), step  # type: ignore[return-value]  # retstep's pair
+    if target is CPU or not backend_for(target).supports_dtype(host.dtype):
+        return new(host, CPU, storage)  # (a dtype the device cannot hold: capability)
     return retrying(op, target, lambda: new(R.transfer(host, CPU, target), target),
                     lambda: new(host, CPU, storage))
 
@@ -206,9 +224,12 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
         return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
-    target = creation_device(device)
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
-    return _pinned(place("array", host, target, R.Storage(escaped=True) if escaped else None),
+    # memory shared with ``obj`` (copy=False, or a buffer NumPy did not need to copy)
+    # stays where it is: moving it would be the copy NumPy's caller asked not to make
+    shared = escaped or (copy not in (True, np._CopyMode.ALWAYS) and host.base is not None)
+    target = CPU if shared and device is None else creation_device(device)
+    return _pinned(place("array", host, target, R.Storage(escaped=True) if shared else None),
                    device)
 
 

@@ -10,6 +10,7 @@ the device that computed them, placed ``auto`` or pinned as their inputs were.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -148,10 +149,14 @@ def gpu_operand(obj: Any) -> bool:
     reads as an object, string or datetime array (None, a Fraction, a ``str``,
     ``numpy.datetime64``, any other Python object) or a NumPy array or scalar of a dtype
     the GPU lacks. A call given one runs on the CPU, where NumPy gives its result (an
-    object array) or its error; lists and tuples are converted on the device."""
+    object array) or its error; lists and tuples are converted on the device where each
+    of their items is such an operand (a list holding a string or a long double makes an
+    array no GPU holds)."""
     t = type(obj)
-    if t in _GPU_SCALARS or t is ndarray or t is tuple or t is list or t in FOREIGN_ARRAYS:
+    if t in _GPU_SCALARS or t is ndarray or t in FOREIGN_ARRAYS:
         return True
+    if t is tuple or t is list:
+        return all(map(gpu_operand, obj))
     if t is np.ndarray or isinstance(obj, np.generic):
         gpu = STATE.gpu
         return gpu is None or gpu.supports_dtype(obj.dtype)
@@ -160,8 +165,11 @@ def gpu_operand(obj: Any) -> bool:
 
 def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
     """True if an argument keeps the call on the CPU: an instance of a subclass of NumPy's
-    array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), or,
-    for a ufunc, an operand no GPU holds (:func:`gpu_operand`)."""
+    array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), a
+    NumPy array or scalar, list or tuple that makes an array of a dtype no GPU holds (the
+    call would upload it), a number NumPy holds as an object (a Fraction, a Decimal), or,
+    for a ufunc, any operand no GPU holds
+    (:func:`gpu_operand`)."""
     ufunc = spec.gpu_ok is _UFUNC_RULE
     for a in args:
         t = type(a)
@@ -169,7 +177,8 @@ def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
             continue
         if t is not np.ndarray and isinstance(a, np.ndarray):
             return True
-        if ufunc and not gpu_operand(a):
+        if (ufunc or t is np.ndarray or t is list or t is tuple or isinstance(a, np.generic)
+                or isinstance(a, numbers.Number)) and not gpu_operand(a):
             return True
     return False
 
@@ -420,6 +429,8 @@ def wrap(result: Any, device: Device, args: tuple[Any, ...], kwargs: dict[str, A
 
 def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ...],
               kwargs: dict[str, Any], out_native: Any, scalar: bool) -> Any:
+    if scalar and kwargs.get("out") is Ellipsis:
+        scalar = False  # ``out=...``: NumPy's way to ask for an array, 0-d ones included
     if backend.is_native(result):
         if out_native is not None:
             out = _match_out(result, kwargs.get("out"), out_native)

@@ -175,7 +175,7 @@ class _FlatIter:
             a._data.flat[_flat_key(key)] = cpu_arg(value)
         else:
             R.check_writeable(a, "underlying array is read-only")  # NumPy's words
-            _set_flat(a, _flat_positions(a, key), value)
+            _set_flat(a, key, value)
         R.mark_written(a)
 
     def __delitem__(self, key: Any) -> None:
@@ -205,15 +205,22 @@ class _FlatIter:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _set_flat(a: Array, positions: Any, value: Any) -> None:
-    """``a.flat[key] = value`` for device data: ``value`` cycled over ``positions``."""
-    if isinstance(positions, (int, np.integer)):
-        a[np.unravel_index(int(positions), a.shape)] = value
-        return
+def _set_flat(a: Array, key: Any, value: Any) -> None:
+    """``a.flat[key] = value`` for device data. NumPy's own flat assignment, run on an
+    array of value numbers (so its rules hold: the key's errors, values cycled over the
+    positions, the last write to a repeated position wins), says which value each element
+    gets; the device then writes those."""
     values = np.asarray(cpu_arg(value), dtype=a.dtype).ravel()
-    if positions.size == 0 or values.size == 0:
+    taken = np.full(a.size, -1, dtype=np.intp)
+    # (one value is written as a scalar, as NumPy's single-item assignment needs)
+    taken.flat[cpu_arg(key)] = 0 if values.size == 1 else np.arange(values.size)
+    positions = np.flatnonzero(taken >= 0)
+    if not positions.size:
         return
-    a[np.unravel_index(positions, a.shape)] = np.resize(values, positions.size)
+    if a.ndim == 0:  # (no index array reads a 0-d array)
+        a[()] = values[taken[0]]
+    else:
+        a[np.unravel_index(positions, a.shape)] = values[taken[positions]]
 
 
 def _flat_positions(a: Array, key: Any) -> Any:
@@ -358,8 +365,20 @@ def _has_ellipsis(key: Any) -> bool:
     return key is Ellipsis or (type(key) is tuple and any(k is Ellipsis for k in key))
 
 
+def _device_holds(device: Device, value: Any) -> bool:
+    """Whether ``device`` holds ``value``'s dtype (True for Python scalars and lists,
+    whose conversion is the device's)."""
+    dtype = getattr(value, "dtype", None)
+    return not isinstance(dtype, np.dtype) or backend_for(device).supports_dtype(dtype)
+
+
 def _setitem(a: Array, key: Any, value: Any) -> None:
     def assign(data: Any, device: Device) -> None:
-        data[_index_native(key, device, a.shape)] = native_arg(value, device, None)
+        v = value
+        if device is not CPU and not _device_holds(device, v):
+            # strings, long doubles, ...: NumPy's (unsafe) cast to the array's dtype on
+            # the host, since no GPU holds the value to cast it there
+            v = np.asarray(cpu_arg(v)).astype(a._data.dtype)
+        data[_index_native(key, device, a.shape)] = native_arg(v, device, None)
 
     _in_place(a, "__setitem__", assign)

@@ -12,11 +12,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dispatch as D
-from ._residency import storage as R
+from ._residency import buffers as _buffers, storage as R
 from ._backends import backend_for
 from ._device import CPU, Device
 from ._dispatch import cpu_arg, native_arg, new
-from ._capability.corrections import check_sort_kind, plain_kth
+from ._capability.corrections import check_select_kind, check_sort_kind, plain_kth
 from ._residency.memory import in_place_on_host, refuse_view, retrying
 from ._refcounts import _RESIZE_REFS
 from ._subclass import cast
@@ -30,6 +30,11 @@ def astype(self: Array, dtype: Any, order: Order = "K", casting: Casting = "unsa
     if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
                         f"{np.dtype(dtype)!r} according to the rule {casting!r}")
+
+    if self._device is not CPU and not backend_for(self._device).supports_dtype(
+            np.dtype(dtype)):  # object, strings, long double: made on the host (capability)
+        host = self._host().astype(dtype, order=order, casting=casting, copy=True)
+        return new(host, CPU, None, False, self._pin, self._face)
 
     def cast(data: Any) -> Any:
         if type(data) is np.ndarray:
@@ -80,8 +85,8 @@ def sort(self: Array, axis: int = -1, kind: str | None = None, order: Any = None
 def partition(self: Array, kth: Any, axis: int = -1, kind: str = "introselect",
               order: Any = None) -> None:
     extra = {} if order is None else {"order": order}
-    if self._device is not CPU and kind != "introselect":
-        np.zeros(1).partition(0, kind=kind)  # type: ignore[arg-type]  # NumPy's error for a bad kind
+    if self._device is not CPU:
+        check_select_kind(kind)
 
     def partition(data: Any, device: Device) -> None:
         if device is CPU:
@@ -109,13 +114,10 @@ def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
         raise ValueError(
             "cannot resize an array that references or is referenced\nby another "
             "array in this way.\nUse the np.resize function or refcheck=False")
-    if self._device is CPU:
-        self._data.resize(*shape, refcheck=refcheck)
+    if self._device is CPU or _buffers.move_home(self):  # (a counted transfer)
+        self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
     else:
-        raise NotImplementedError(
-            f"ndarray.resize is not available on {self._device}; "
-            "use autodev.resize(a, shape), which returns a new array."
-        )
+        _resize_shared(self, shape, refcheck)
     R.mark_written(self)
 
 def getfield(self: Array, dtype: Any, offset: int = 0) -> Array:
@@ -150,13 +152,35 @@ def byteswap(self: Array, inplace: bool = False) -> Array:
     return _allocating(self, "byteswap", lambda data: data.byteswap(False))
 
 
-def _host_buffer(buffer: Array) -> np.ndarray:
-    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share."""
-    if buffer._device is not CPU:
+def _resize_shared(a: Array, shape: tuple[Any, ...], refcheck: bool) -> None:
+    """``a.resize(*shape)`` for a device array whose memory views share: NumPy's rules
+    (a new shape of no more bytes of an empty array reshapes it in place; else a view,
+    or, with ``refcheck``, an array views refer to, cannot be resized); with
+    ``refcheck=False`` the views keep the old memory and ``a`` moves to the host."""
+    if a.size == 0:
+        probe = np.empty(a.shape, a.dtype)  # NumPy reads the arguments, on no memory
+        probe.resize(*shape, refcheck=False)
+        if probe.size == 0:
+            a._data = a._data.reshape(probe.shape)
+            return
+    if getattr(a._data, "base", None) is not None:
+        raise ValueError("cannot resize this array: it does not own its data")
+    if refcheck:
         raise ValueError(
-            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}. "
-            "Use x.to_device('cpu') as the buffer, or autodev.lib.stride_tricks.as_strided "
-            "for a view on the device.")
+            "cannot resize an array that references or is referenced\nby another "
+            "array in this way.\nUse the np.resize function or refcheck=False")
+    R.promote(a, CPU, R.host_copy(a._data, a._device))
+    a._data.resize(*shape, refcheck=False)
+
+
+def _host_buffer(buffer: Array) -> np.ndarray:
+    """The host memory of ``buffer`` for ``ndarray(..., buffer=buffer)`` to share (a
+    device array moves to the host first, :func:`autodev._residency.buffers.move_home`)."""
+    if not _buffers.move_home(buffer):
+        raise ValueError(
+            f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}, "
+            "where views share it. Use x.to_device('cpu') as the buffer, or "
+            "autodev.lib.stride_tricks.as_strided for a view on the device.")
     return buffer._data  # the new array shares buffer's storage: its writes are seen
 
 

@@ -10,6 +10,7 @@ module (:mod:`autodev._speedups`) stands in front of some (:func:`compiled`). Th
 
 from __future__ import annotations
 
+import functools
 import operator
 from dataclasses import dataclass
 from sys import getrefcount
@@ -224,10 +225,11 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
         pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
         if pending is not _fusion.DECLINED:
             return pending
-    if not gpu_operand(other) or _structured(a, other):
+    if not gpu_operand(other) or _structured(a, other) or _no_loop(func, a, other):
         # NumPy's own operator on the host: an operand no GPU holds (None, a string, a
-        # Fraction: object or string dtype, capability table), or ``==`` on structured
-        # arrays, which compares field by field there (no ufunc, no GPU, does)
+        # Fraction: object or string dtype, capability table), ``==`` on structured
+        # arrays, which compares field by field there (no ufunc, no GPU, does), or
+        # ``==``/``!=`` of dtypes no ufunc loop compares (all False/True, NumPy's rule)
         o = cpu_arg(other)
         result = func(o, a._host()) if reflected else func(a._host(), o)
         return new(result, CPU) if type(result) is _np_ndarray else _zero_d(result, a, other)
@@ -237,6 +239,24 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
     if type(result) is tuple:
         return tuple(_zero_d(r, a, other) for r in result)
     return _zero_d(result, a, other)
+
+
+def _no_loop(func: Callable[..., Any], a: Array, other: Any) -> bool:
+    """True for ``a == other`` or ``a != other`` where NumPy's ufunc has no loop for the two
+    dtypes: NumPy's operator then answers all False (all True), where the ufunc raises."""
+    if func is not operator.eq and func is not operator.ne:
+        return False
+    dtype = getattr(other, "dtype", None)
+    return isinstance(dtype, np.dtype) and _no_equal_loop(a._data.dtype, dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _no_equal_loop(dtype: np.dtype, other: np.dtype) -> bool:
+    try:
+        np.equal.resolve_dtypes((dtype, other, None))
+    except TypeError:  # NumPy's UFuncTypeError: no loop, or no common dtype
+        return True
+    return False
 
 
 def _face_result(result: Any, a: Array) -> Any:

@@ -118,6 +118,12 @@ class _SimModule:
         return value
 
 
+#: The dtypes ``cupy.asarray`` uploads (by character): bool, integers, float16/32/64 and
+#: complex64/128; it raises ValueError("Unsupported dtype ...") for any other (strings,
+#: datetimes, structured, object, long double).
+_UPLOADABLE = frozenset("?bhilqBHILQefdFD")
+
+
 class SimBackend(Backend):
     """The simulated GPU ``sim:0``.
 
@@ -258,6 +264,8 @@ class SimBackend(Backend):
             )
 
     def from_host(self, array: np.ndarray) -> SimArray:
+        if array.dtype.char not in _UPLOADABLE:  # cupy.asarray's own check
+            raise ValueError(f"Unsupported dtype {array.dtype}")
         self._tick()
         self.h2d += 1
         self._charge(self.true_model().h2d(array.nbytes))

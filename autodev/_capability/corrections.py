@@ -95,6 +95,13 @@ def check_sort_kind(kind: object) -> None:
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
 
 
+def check_select_kind(kind: object) -> None:
+    """Raise NumPy's error for a partition ``kind`` other than 'introselect' (TypeError
+    for one that is not a string, ValueError for another string)."""
+    if kind != "introselect":
+        np.zeros(1).partition(0, kind=kind)  # type: ignore[arg-type]  # NumPy's own error
+
+
 def any_kind_sort(backend: Backend, func: Func) -> Func:
     """``sort``/``argsort``: CuPy takes only ``kind=None``/``'stable'`` (its sort is
     always stable, a valid result for every NumPy kind) and no ``stable=``."""
@@ -102,6 +109,9 @@ def any_kind_sort(backend: Backend, func: Func) -> Func:
     def sort(a: Any, axis: Axis = -1, kind: str | None = None, order: FieldOrder = None, *,
              stable: bool | None = None) -> Any:
         check_sort_kind(kind)
+        if kind is not None and stable is not None:
+            raise ValueError("`kind` and keyword parameters can't be provided at the same "
+                             "time. Use only one of them.")
         return func(a, axis=axis, kind="stable")
 
     return sort
@@ -121,6 +131,7 @@ def any_kind_partition(backend: Backend, func: Func) -> Func:
 
     def partition(a: Any, kth: Any, axis: Axis = -1, kind: str = "introselect",
                   order: FieldOrder = None) -> Any:
+        check_select_kind(kind)
         return func(a, plain_kth(kth), axis=axis)
 
     return partition
@@ -131,6 +142,7 @@ def any_kind_argpartition_method(backend: Backend, func: Func) -> Func:
 
     def argpartition(a: Any, kth: Any, axis: Axis = -1, kind: str = "introselect",
                      order: FieldOrder = None) -> Any:
+        check_select_kind(kind)
         return func(a, plain_kth(kth), axis)
 
     return argpartition
@@ -403,15 +415,41 @@ def stacked_choices(backend: Backend, func: Func) -> Func:
 
     def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
         if not native(choices):
-            items = [c if native(c) else upload(backend, c) for c in choices]
+            # NumPy's common dtype of the choices (a Python scalar is weak, NEP 50)
+            dtype = np.result_type(*[_dtype_or_scalar(c) for c in choices])
+            items = [(c if native(c) else upload(backend, c)).astype(dtype, copy=False)
+                     for c in choices]
             choices = xp.stack(xp.broadcast_arrays(*items))
         return func(a, choices, out=out, mode=mode)
 
     return choose
 
 
+def _dtype_or_scalar(value: Any) -> Any:
+    """What ``numpy.result_type`` reads of one choice: its dtype, or a Python scalar."""
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    if isinstance(value, (list, tuple)) and value:  # (it may hold device arrays)
+        return np.result_type(*[_dtype_or_scalar(v) for v in value])
+    dtype = getattr(value, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else np.asarray(value).dtype
+
+
 def checked_choices(backend: Backend, func: Func) -> Func:
     return stacked_choices(backend, checked_choose(backend, func))
+
+
+def method_choices(backend: Backend, func: Func) -> Func:
+    """``a.choose(...)``: NumPy's method takes the choices as one sequence or as several
+    positional arguments (``a.choose(c0, c1, c2)``), with ``out`` and ``mode`` by keyword."""
+    choose = checked_choices(backend, func)
+
+    def method(a: Any, *choices: Any, out: Any = None, mode: str = "raise") -> Any:
+        if not choices:
+            raise TypeError("choose() missing required argument 'choices' (pos 1)")
+        return choose(a, choices if len(choices) > 1 else choices[0], out=out, mode=mode)
+
+    return method
 
 
 #: NumPy before 2.3 counts into a Python int, later ones into a NumPy integer.

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
+from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, method_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
 from .._backends._imitating import on_sim_load
 from .imitations import Imitation, Quirk, S
 
@@ -319,7 +319,7 @@ def _rows() -> list[Row]:
         Row("ndarray.take", "cupy.ndarray.take", "wraps out-of-range indices; no mode=",
             correction=checked_take, imitation=S.take_method),
         Row("ndarray.choose", "cupy.ndarray.choose", "reads choices.shape",
-            correction=checked_choices, imitation=S.operands(0)),
+            correction=method_choices, imitation=S.operands(0)),
         Row("ndarray.searchsorted", "cupy.ndarray.searchsorted",
             "v a device array or Python scalar (NotImplementedError)",
             correction=searchsorted_values,

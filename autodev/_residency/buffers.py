@@ -5,14 +5,15 @@ The rule, in every mode: an array living on the host *shares* its memory, as Num
 does (and its storage is marked escaped, since it may now be written behind autodev's
 back, so no mirror of it is trusted any more). An array living on a device never hands
 out a *writable* host copy, since writes to it would be lost without a word.
-``numpy.asarray(x)`` of a device array whose memory no view shares moves it to the host
-(a counted transfer, as any move) and shares that memory, so the consumer gets a
-writable NumPy array as from a host array, and its writes are the array's; where live
-views share the device memory it gives a read-only copy (a write there would miss them).
-It gives a read-only copy where a copy is what the consumer holds (``bytes``,
-``.data``), and refuses where the consumer would hold a raw pointer into memory autodev
-cannot keep alive (``__array_interface__``, ``.ctypes``) or could not tell a copy from
-shared memory (the buffer protocol: ``memoryview(x)``, ``numpy.frombuffer(x)``).
+A consumer of host memory (``numpy.asarray(x)``, the buffer protocol: ``memoryview(x)``,
+``numpy.frombuffer(x)``; ``__array_interface__``, ``__array_struct__``, ``.ctypes``,
+``ndarray(buffer=x)``) given a device array whose memory no view shares moves it to the
+host first (a counted transfer, as any move: ``autodev.stats()`` shows it) and shares
+that memory, so it gets what it would get from a host array (writable unless the array
+is read-only), and its writes are the array's. Where live views share the device memory
+``numpy.asarray`` gives a read-only copy (a write there would miss them), and the
+consumers that keep a pointer are refused: autodev could not keep that memory in step
+with the views. ``bytes`` and ``.data`` give a read-only copy (a copy is what they hold).
 """
 
 from __future__ import annotations
@@ -56,19 +57,41 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
             f"Unable to avoid a copy: this array lives on {a._device}. "
             "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
         )
-    host = R.host_copy(a._data, a._device)
-    if copy is None and _held_alone(a):
-        # no view shares the device memory: the host copy becomes the array's own data,
+    if copy is None and move_home(a):
+        # no view shared the device memory: the host copy became the array's own data,
         # as writable as NumPy's asarray of a host array (compiled kernels such as
         # SciPy's sosfilt need a writable buffer), and a write to it is the array's
-        R.promote(a, CPU, host)
         data = shared_host(a)
         return data if dtype is None else np.asarray(data, dtype=dtype)
+    host = R.host_copy(a._data, a._device)
     if dtype is not None:
         host = host.astype(dtype, copy=False)
     if not copy:
         host.flags.writeable = False  # numpy.asarray's result must not lose writes
     return host
+
+
+def move_home(a: R.Resident) -> bool:
+    """Make the host memory ``a``'s own, for a consumer that shares it: a device array
+    whose memory no view shares moves to the host (a counted transfer), keeping its
+    read-only flag. False, with ``a`` left where it is, if views share its device memory."""
+    if a._device is CPU:
+        return True
+    if not _held_alone(a):
+        return False
+    writeable = R.is_writeable(a)
+    host = R.host_copy(a._data, a._device)
+    R.promote(a, CPU, host)
+    if not writeable:
+        host.flags.writeable = False
+    return True
+
+
+def _shared_views(what: str, a: R.Resident) -> str:
+    """The message refusing ``what`` on a device array whose memory views share."""
+    return (f"{what}: this array lives on {a._device} and views share its memory there, "
+            "so it has no host memory to share; use numpy.asarray(x) for a read-only "
+            "copy, or x = x.to_device('cpu') to move it")
 
 
 def _held_alone(a: R.Resident) -> bool:
@@ -82,24 +105,18 @@ def _held_alone(a: R.Resident) -> bool:
 
 
 def array_interface(a: R.Resident) -> dict[str, Any]:
-    """``__array_interface__`` of a host-resident array (AttributeError on a device,
-    so NumPy takes ``__array__``'s read-only copy instead)."""
-    if a._device is not CPU:
-        raise AttributeError(
-            f"__array_interface__: this array lives on {a._device}; "
-            "use numpy.asarray(x) for a read-only copy or x.to_device('cpu') to move it"
-        )
+    """``__array_interface__``: the host memory (:func:`move_home`); AttributeError
+    where views share device memory, so NumPy takes ``__array__``'s read-only copy."""
+    if not move_home(a):
+        raise AttributeError(_shared_views("__array_interface__", a))
     return shared_host(a).__array_interface__
 
 
 def array_struct(a: R.Resident) -> Any:
-    """``__array_struct__`` (a capsule of NumPy's C array interface) of a host-resident
-    array; AttributeError on a device, as :func:`array_interface`."""
-    if a._device is not CPU:
-        raise AttributeError(
-            f"__array_struct__: this array lives on {a._device}; "
-            "use numpy.asarray(x) for a read-only copy or x.to_device('cpu') to move it"
-        )
+    """``__array_struct__`` (a capsule of NumPy's C array interface) of the host
+    memory; AttributeError where views share device memory, as :func:`array_interface`."""
+    if a._data.dtype.names is None and not move_home(a):
+        raise AttributeError(_shared_views("__array_struct__", a))
     if a._data.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
         raise AttributeError("__array_struct__: a structured array is read through "
                              "__array_interface__, which keeps its fields")
@@ -107,12 +124,10 @@ def array_struct(a: R.Resident) -> Any:
 
 
 def ctypes(a: R.Resident) -> Any:
-    """``a.ctypes`` of a host-resident array; a device array has no host pointer."""
-    if a._device is not CPU:
-        raise ValueError(
-            f"x.ctypes needs host memory, and this array lives on {a._device}. "
-            "Move it first with x = x.to_device('cpu')."
-        )
+    """``a.ctypes`` of the host memory (:func:`move_home`); ValueError where views
+    share device memory (a host pointer would miss their writes)."""
+    if not move_home(a):
+        raise ValueError(_shared_views("x.ctypes", a))
     return shared_host(a).ctypes
 
 
@@ -181,6 +196,8 @@ class DeviceFlags:
 
     c_contiguous = property(lambda self: self._geometry().c_contiguous)
     f_contiguous = property(lambda self: self._geometry().f_contiguous)
+    contiguous = c_contiguous  # NumPy's older names of the two
+    fortran = f_contiguous
     fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
     forc = property(lambda self: self.f_contiguous or self.c_contiguous)
     owndata = property(lambda self: getattr(self._array._data, "base", None) is None)
@@ -201,8 +218,11 @@ class DeviceFlags:
         return bits % alignment == 0
     writebackifcopy = property(lambda self: False)
     behaved = property(lambda self: self.aligned and self.writeable)
-    carray = property(lambda self: self.c_contiguous and self.writeable)
-    farray = property(lambda self: self.fnc and self.writeable)
+    carray = property(lambda self: self.c_contiguous and self.behaved)
+    # NumPy's getter tests that *any* of F_CONTIGUOUS, ALIGNED, WRITEABLE is set (so a
+    # strided, writable array answers True): read as NumPy answers
+    farray = property(lambda self: not self.c_contiguous and (
+        self.f_contiguous or self.aligned or self.writeable))
 
     @property
     def writeable(self) -> bool:
@@ -211,6 +231,11 @@ class DeviceFlags:
     @writeable.setter
     def writeable(self, value: bool) -> None:
         set_flags(self._array, write=value)
+
+    @property
+    def num(self) -> int:
+        """The flags as NumPy's bit mask (``NPY_ARRAY_C_CONTIGUOUS`` ...)."""
+        return sum(bit for name, bit in _BITS if getattr(self, name))
 
     def __getitem__(self, key: str) -> bool:
         try:
@@ -241,6 +266,10 @@ class DeviceFlags:
         return "".join(f"  {k} : {self[k]}\n" for k in _SHOWN)
 
 
+#: NumPy's bit of each flag in ``flags.num`` (numpy/ndarraytypes.h, ``NPY_ARRAY_*``).
+_BITS = (("c_contiguous", 0x1), ("f_contiguous", 0x2), ("owndata", 0x4),
+         ("aligned", 0x100), ("writeable", 0x400), ("writebackifcopy", 0x2000))
+
 #: The flags NumPy's ``repr(x.flags)`` shows, in its order.
 _SHOWN = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY")
 
@@ -259,15 +288,13 @@ def _exact_format(view: memoryview, dtype: np.dtype) -> bool:
 
 
 def buffer(a: R.Resident, flags: int) -> memoryview:
-    """PEP 688 ``__buffer__`` (Python 3.12+): the host memory of a host array; a device
-    array has none, so BufferError. (NumPy reads the buffer protocol before ``__array__``
-    and cannot tell a buffer that is a copy: ``numpy.asarray(x, copy=False)`` would take a
-    copy without the ValueError NumPy promises. Refused, NumPy goes on to ``__array__``.)"""
-    if a._device is not CPU:
-        raise BufferError(
-            f"this array lives on {a._device} and has no host memory to share; use "
-            "numpy.asarray(x) or x.data for a read-only copy, or x.to_device('cpu')"
-        )
+    """PEP 688 ``__buffer__`` (Python 3.12+): the host memory (:func:`move_home`).
+    BufferError where views share device memory: NumPy reads the buffer protocol before
+    ``__array__`` and cannot tell a buffer that is a copy (``numpy.asarray(x, copy=False)``
+    would take a copy without the ValueError NumPy promises); refused, NumPy goes on to
+    ``__array__``."""
+    if not move_home(a):
+        raise BufferError(_shared_views("the buffer protocol", a))
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
     view = memoryview(shared_host(a))  # type: ignore[arg-type]
     if a._data.dtype.names is not None and not _exact_format(view, a._data.dtype):

@@ -173,6 +173,17 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "array < numpy.str_": lambda xp: xp.arange(3) < numpy.str_("a"),
     "array + numpy.str_": lambda xp: xp.arange(3) + numpy.str_("a"),
     "array == str": lambda xp: xp.arange(3) == "a",
+    # comparisons of two arrays whose dtypes no ufunc loop compares: all False / all True
+    "datetime array == float array": lambda xp: (
+        xp.arange(4).astype("M8[ns]") == xp.arange(3.0)[:, None]),
+    "timedelta array != int array": lambda xp: (
+        xp.arange(4).astype("m8[s]") != xp.arange(3)[:, None]),
+    "bytes array == str array": lambda xp: xp.arange(4).astype("S5") == xp.arange(4).astype("U5"),
+    "datetime array == timedelta array": lambda xp: (
+        xp.arange(4).astype("M8[s]") == xp.arange(4).astype("m8[s]")),
+    "datetime array == float array, shapes differ": lambda xp: (
+        xp.arange(4).astype("M8[ns]") == xp.arange(3.0)),
+    "float array != str array": lambda xp: xp.arange(3.0) != xp.asarray(["a", "b", "c"]),
     # object operands: NumPy's object arrays, computed on the host
     "array + Fraction": lambda xp: xp.arange(3) + fractions.Fraction(1, 3),
     "Fraction * array": lambda xp: fractions.Fraction(1, 3) * xp.arange(3),
@@ -180,6 +191,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "array == None": lambda xp: xp.arange(3) == None,  # noqa: E711 - the operator is tested
     "array + object array": lambda xp: xp.arange(2) + numpy.array([fractions.Fraction(1, 2)] * 2),
     "ufunc(array, Fraction)": lambda xp: xp.add(xp.arange(3), fractions.Fraction(1, 3)),
+    # lists that make arrays no GPU holds (long double, str): computed on the host
+    "ufunc(list of long doubles)": lambda xp: xp.maximum([numpy.longdouble(1.5)],
+                                                         [numpy.longdouble(2.5)]),
+    "ufunc(nested list with a str)": lambda xp: xp.equal(xp.arange(2), [[1, "a"]]),
     "masked array + array": lambda xp: numpy.ma.masked_array([1, 2, 3], [0, 1, 0]) + xp.arange(3),
     # in-place integer power (the GPU correction's cast rehearsal)
     "int **= int": in_place(operator.ipow, lambda xp: xp.arange(5), lambda xp: xp.arange(5)),
@@ -204,6 +219,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "float << 1": lambda xp: xp.arange(3.0) << 1,
     "~float": lambda xp: ~xp.arange(3.0),
     "complex < complex": lambda xp: xp.ones(2, complex) < xp.ones(2, complex),
+    # out=... asks for an array, 0-d ones included
+    "ufunc(scalars, out=...)": lambda xp: xp.add(1, 2, out=...),
+    "ufunc(0-d, out=...)": lambda xp: xp.add(xp.array(1), 2, out=...),
+    "reduce(0-d, out=...)": lambda xp: xp.add.reduce(xp.arange(3.0), out=...),
     # functions that return scalars for 0-d input
     "flip(0-d)": lambda xp: xp.flip(xp.array(3)),
     "flip(vector)": lambda xp: xp.flip(xp.arange(3)),

@@ -68,6 +68,36 @@ def test_flat_reads_and_writes_as_numpys(device, key):
     differential(write, sample((3, 2)), device=device)
 
 
+@pytest.mark.parametrize("key, value", [
+    (numpy.array([[1, 2], [3, 4]]), 30), (numpy.array([[1, 2], [3, 4]]), [7, 8, 9]),
+    (slice(5, 10), 30), (slice(None, None, -1), [1, 2, 3, 4]), (slice(10, 5), 60),
+    ([-1, -2], 20), ([2, 2, 1], [5, 6, 7]), (slice(None), []),
+])
+def test_flat_assignment_cycles_values_as_numpys(device, key, value):
+    """``a.flat[key] = value``: the value cycled over the positions in the key's shape,
+    the last write to a repeated position winning, as NumPy's."""
+    def write(xp, a):
+        a.flat[key] = value
+        return a
+    differential(write, numpy.arange(9).reshape(3, 3), device=device)
+
+
+def test_flat_assignment_of_a_0d_array_as_numpys(device):
+    def write(xp, a):
+        a.flat[0] = True
+        a.flat[[0]] = False
+        a.flat[...] = True
+        return a
+    differential(write, numpy.array(False), device=device)
+
+
+@pytest.mark.parametrize("key, value", [((), 70), ([True, True], 50), (9, 40), (0, [1, 2])])
+def test_flat_assignment_errors_as_numpys(device, key, value):
+    def write(xp, a):
+        a.flat[key] = value
+    error_parity(write, numpy.arange(9).reshape(3, 3), device=device)
+
+
 @pytest.mark.parametrize("key", [10, (1, 2), "a", 1.5])
 def test_flat_bad_keys_raise_as_numpys(device, key):
     import warnings
@@ -144,13 +174,18 @@ def test_ndarray_constructor_errors_as_numpys(args):
     error_parity(make, numpy.arange(6.0), device=autodev.Device("cpu"))
 
 
-def test_ndarray_constructor_on_a_device_buffer_says_what_to_do(device):
+def test_ndarray_constructor_shares_a_device_buffer_as_numpy_does(device):
     x = put(numpy.arange(6.0), device)
-    if x.location == autodev.Device("cpu"):
-        assert autodev.ndarray((3,), float, x)[2] == 2
-    else:
+    y = autodev.ndarray((3,), float, x, offset=8)  # a device array moves to the host for it
+    assert y[1] == 2 and x.location == autodev.Device("cpu")
+    y[1] = -1.0
+    assert x[2] == -1.0
+    z = put(numpy.arange(6.0), device)
+    view = z[1:]
+    if z.location != autodev.Device("cpu"):  # views share its device memory: refused
         with pytest.raises(ValueError, match="to_device"):
-            autodev.ndarray((3,), float, x)
+            autodev.ndarray((3,), float, z)
+        assert view.location == z.location
 
 
 def test_subclass_constructed_directly_is_finalized_with_none():
@@ -329,12 +364,51 @@ def test_resize_refuses_a_referenced_array_as_numpys(device):
     assert x.shape == (5, 1)
 
 
+@pytest.mark.parametrize("shape", [(5, 2), (2,), (0, 3), None, 12, ()])
+def test_resize_in_place_on_every_device(device, shape):
+    a = numpy.arange(6.0).reshape(2, 3).copy()  # (NumPy resizes only what owns its data)
+    x = put(a, device)
+    if shape is None:
+        a.resize()
+        x.resize()
+    else:
+        a.resize(shape)
+        x.resize(shape)  # on a device: moved to the host (a counted transfer), resized
+    assert_same(x, a, device=autodev.Device("cpu"))
+
+
+def test_resize_with_views_of_device_memory_as_numpys(device):
+    x = put(numpy.zeros((4, 0)), device)
+    view = x[...]
+    view.resize((0, 7))  # no bytes change: a view is reshaped in place, as NumPy's
+    assert view.shape == (0, 7)
+    y = put(numpy.arange(4.0), device)
+    view = y[:2]
+    with pytest.raises(ValueError, match="does not own its data"):
+        view.resize(3)
+    with pytest.raises(ValueError, match="referenced"):
+        y.resize(6)
+
+
 @pytest.mark.parametrize("call", [
     lambda d: d.partition(10), lambda d: d.partition(-11),
     lambda d: d.partition(2, kind="nonsense"), lambda d: d.partition(2, kind="\xe4"),
 ])
 def test_partition_raises_as_numpys(device, call):
     error_parity(lambda xp, a: call(a), numpy.arange(10), device=device)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, d: xp.partition(d, 2, kind=1), lambda xp, d: xp.partition(d, 2, kind="nonsense"),
+    lambda xp, d: xp.argpartition(d, 2, kind="nonsense"),
+    lambda xp, d: d.argpartition(2, kind="\xe4"), lambda xp, d: d.argpartition(2, kind=1),
+    lambda xp, d: xp.sort(d, kind="stable", stable=True),
+    lambda xp, d: xp.argsort(d, kind="quicksort", stable=False),
+])
+def test_sort_and_select_kinds_raise_as_numpys(device, call):
+    """NumPy's checks of ``kind``: a partition's must be 'introselect' (TypeError if not a
+    string), and a sort takes ``kind`` or ``stable``, not both."""
+    error_parity(call, numpy.arange(10), device=device)
 
 
 def test_array_finalize_reachable_through_super():
@@ -352,11 +426,7 @@ def test_array_struct_on_the_host_as_numpys(device):
     class Struct:
         pass
 
-    if x.location != autodev.Device("cpu"):
-        with pytest.raises(AttributeError, match="lives on"):
-            x.__array_struct__
-        return
-    x.flags.writeable = False
+    x.flags.writeable = False  # (a device array moves to the host for the capsule)
     Struct.__array_struct__ = x.__array_struct__
     assert not numpy.asarray(Struct()).flags.writeable
     assert memoryview(x).readonly

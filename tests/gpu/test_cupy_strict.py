@@ -13,6 +13,8 @@ Two halves, one per side of each row of the capability table
 
 from __future__ import annotations
 
+import fractions
+import warnings
 from typing import Any, Callable
 
 import numpy
@@ -195,6 +197,77 @@ def test_missing_names_are_missing(sim: Any) -> None:
             assert sim.resolve(name) is None, name
 
 
+@pytest.mark.parametrize("dtype", ["U3", "S3", "M8[s]", "m8[s]", "O", "i4,f8", "V3",
+                                   "longdouble"])
+def test_upload_refuses_what_cupy_asarray_refuses(sim: Any, dtype: str) -> None:
+    """``cupy.asarray`` uploads numbers only (bool, integers, float16/32/64, complex64/128):
+    ValueError('Unsupported dtype ...') for strings, datetimes, structured, object, long
+    double."""
+    with pytest.raises(ValueError, match="Unsupported dtype"):
+        sim.from_host(numpy.zeros(3, dtype))
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.array(["Galahad", "Arthur", "zebra"]),
+    lambda xp: xp.array([b"ab", b"c"]),
+    lambda xp: xp.array([("a", 1), ("b", 255), ("c", 3)], dtype=[("n", "U5"), ("v", ">i2")]),
+    lambda xp: xp.array([1, None, 2.5], dtype=object),
+    lambda xp: xp.asarray(numpy.arange(3).astype("M8[s]")),
+    lambda xp: xp.array(numpy.arange(3.0, dtype=numpy.longdouble)),
+    lambda xp: xp.zeros(3, numpy.longdouble), lambda xp: xp.ones((2, 2), dtype="U3"),
+    lambda xp: xp.full(3, "ab"), lambda xp: xp.eye(2, dtype=object),
+    lambda xp: xp.zeros(2, "i4,f8"), lambda xp: xp.arange(3, dtype=numpy.longdouble),
+], ids=["str", "bytes", "structured", "object", "datetime", "longdouble", "zeros-longdouble",
+        "ones-str", "full-str", "eye-object", "zeros-structured", "arange-longdouble"])
+def test_arrays_a_gpu_cannot_hold_are_made_on_the_host(device: Any, make: Any) -> None:
+    """Under policy gpu a creation call whose data the GPU cannot hold (what cupy.asarray
+    refuses) keeps it on the host, where NumPy computes with it."""
+    got = make(autodev)
+    assert got.location == autodev.Device("cpu")
+    numpy.testing.assert_array_equal(got.get(), make(numpy))
+    assert got.get().dtype == make(numpy).dtype
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.nanmedian(numpy.longdouble(1.5)),
+    lambda xp: xp.nanmedian(numpy.timedelta64(3, "s")),
+    lambda xp: xp.median(numpy.arange(4, dtype=numpy.longdouble)),
+    lambda xp: xp.clip(numpy.arange(4, dtype=numpy.longdouble), 1, 2),
+    lambda xp: xp.max([numpy.datetime64("2020-01-01"), numpy.datetime64("2021-01-01")]),
+    lambda xp: xp.argmin((numpy.timedelta64(3, "s"), numpy.timedelta64(1, "s"))),
+    lambda xp: xp.quantile(xp.arange(8), fractions.Fraction(1, 2)),
+    lambda xp: xp.arange(6).reshape(2, 3).astype(object),
+    lambda xp: xp.arange(3).astype("U3"),
+    lambda xp: xp.arange(3.0).astype(numpy.longdouble),
+], ids=["nanmedian-longdouble", "nanmedian-timedelta", "median-longdouble", "clip-longdouble",
+        "max-list-of-datetimes", "argmin-tuple-of-timedeltas", "quantile-Fraction",
+        "astype-object", "astype-str", "astype-longdouble"])
+def test_numpy_operands_a_gpu_cannot_hold_keep_the_call_on_the_host(device: Any,
+                                                                  call: Any) -> None:
+    """A NumPy array or scalar argument of a dtype no GPU holds would be uploaded (and
+    refused, as by cupy.asarray): the call runs on the host, as NumPy's."""
+    got, expected = call(autodev), call(numpy)
+    if isinstance(expected, numpy.ndarray):
+        assert type(got) is autodev.ndarray and got.location == autodev.Device("cpu")
+        got = got.get()
+    assert type(got) is type(expected)
+    numpy.testing.assert_array_equal(got, expected)
+    assert numpy.asarray(got).dtype == numpy.asarray(expected).dtype
+
+
+@pytest.mark.parametrize("value", [numpy.array(["2", "-3", "-1"]),
+                                   numpy.array([1.5, 2.5, 3.5], dtype=numpy.longdouble)])
+def test_assigning_values_a_gpu_cannot_hold_casts_them_as_numpy(device: Any,
+                                                                value: Any) -> None:
+    """``a[:3] = strings`` casts as NumPy's setitem does (unsafely), on the host where the
+    GPU cannot hold the value."""
+    def assign(xp: Any, a: Any) -> Any:
+        a[:3] = value
+        a[[4, 3]] = value[:2]
+        return a
+    differential(assign, numpy.arange(5), device=device)
+
+
 def test_ufunc_cast_error_is_plain_type_error(sim: Any) -> None:
     with pytest.raises(TypeError) as caught:
         sim.xp.add(_up(sim, V), 1.5, out=_up(sim, INTS[:4]))
@@ -299,6 +372,27 @@ def test_ufunc_output_cast_error_type(device: Any) -> None:
         "choose-broadcast", "method-searchsorted", "method-choose", "method-take"])
 def test_operands_cupy_refuses(device: Any, call: Any) -> None:
     differential(call, V, device=device)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, x: xp.asarray([0, 1, 1, 0]).choose(x, 2 * x, 3 * x),
+    lambda xp, x: xp.asarray([0, 1, 2, 0]).choose(x, 2 * x, [5.0, 6.0, 7.0, 8.0], mode="clip"),
+    lambda xp, x: xp.choose(xp.asarray([0]), (1000, xp.asarray([1], dtype=xp.uint8))),
+    lambda xp, x: xp.choose(xp.asarray([0]), (-1, xp.asarray([1], dtype=xp.uint8))),
+    lambda xp, x: xp.choose(xp.asarray([0]), (1.0, xp.asarray([3], dtype=xp.float32))),
+    lambda xp, x: xp.choose(xp.asarray([0]), (1.0, numpy.float32(3))),
+], ids=["method-positional", "method-positional-mode", "python-int-uint8",
+        "negative-int-uint8", "python-float-float32", "numpy-float32-scalar"])
+def test_choose_as_numpys(device: Any, call: Any) -> None:
+    """NumPy's ``a.choose(c0, c1, ...)`` form, and the choices' common dtype as NumPy's
+    ``result_type`` gives it (a Python scalar is weak)."""
+    with numpy.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        differential(call, V, device=device)
+
+
+def test_choose_of_choices_without_common_dtype(device: Any) -> None:
+    error_parity(lambda xp, x: x.choose(numpy.void(0), [x]), V, device=device)
 
 
 @pytest.mark.parametrize("view", [lambda a: a.T, lambda a: a[:, ::2], lambda a: a[::2]],

@@ -59,15 +59,44 @@ def test_a_shared_host_buffer_invalidates_mirrors():
 def test_array_interface_and_ctypes(device):
     a = sample((2, 3))
     x = put(a, device)
-    if x.location == "cpu":
-        iface = x.__array_interface__
-        assert iface["shape"] == (2, 3) and iface["typestr"] == a.__array_interface__["typestr"]
-        assert x.ctypes.data == iface["data"][0]
-        assert numpy.shares_memory(numpy.asarray(x), numpy.asarray(x))
-    else:
+    iface = x.__array_interface__  # a device array held alone moves to the host for it
+    assert x.location == "cpu" and x.device == put(a, device).device
+    assert iface["shape"] == (2, 3) and iface["typestr"] == a.__array_interface__["typestr"]
+    assert x.ctypes.data == iface["data"][0]
+    assert numpy.shares_memory(numpy.asarray(x), numpy.asarray(x))
+    numpy.asarray(x)[0, 0] = 5.0  # the shared memory is the array's
+    assert to_numpy(x)[0, 0] == 5.0
+
+
+def test_host_pointers_move_a_device_array_to_the_host_visibly():
+    """NumPy's consumers of raw memory (``__array_interface__``, ``__array_struct__``,
+    ``.ctypes``, ``ndarray(buffer=)``) get the array's own memory, writes included; the
+    move is a counted transfer, and a read-only array stays read-only."""
+    a = sample((2, 3))
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        for get in (lambda x: x.__array_interface__, lambda x: x.__array_struct__,
+                    lambda x: x.ctypes, lambda x: autodev.ndarray((6,), a.dtype, x)):
+            x = autodev.asarray(a.copy(), device=sim.device).to_device("auto")
+            before = autodev.stats()["d2h_count"]
+            get(x)
+            assert x.location == "cpu" and autodev.stats()["d2h_count"] == before + 1
+            assert numpy.array_equal(to_numpy(x), a)
+        x = autodev.asarray(a.copy(), device=sim.device)
+        x.setflags(write=False)
+        assert not numpy.asarray(autodev.ndarray((6,), a.dtype, x)).flags.writeable
+        assert x.location == "cpu" and not x.flags.writeable
+
+
+def test_host_pointers_to_device_memory_that_views_share_are_refused():
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        x = autodev.asarray(sample((2, 3)), device=sim.device)
+        view = x[1:]  # a host pointer would miss the view's writes: x stays on the device
         assert not hasattr(x, "__array_interface__")  # NumPy then takes __array__
-        with pytest.raises(ValueError, match="to_device"):
+        with pytest.raises(ValueError, match="views share"):
             x.ctypes  # noqa: B018
+        with pytest.raises(ValueError, match="views share"):
+            autodev.ndarray((6,), x.dtype, x)
+        assert x.location == sim.device and view.location == sim.device
 
 
 def test_setflags(device):
@@ -100,17 +129,33 @@ def test_read_only_data_of_a_device_array(device):
 def test_buffer_protocol(device):
     a = sample((2, 3))
     x = put(a, device)
-    if x.location == "cpu":
-        assert bytes(memoryview(x)) == bytes(a)
-        assert numpy.array_equal(numpy.frombuffer(x, dtype=a.dtype), a.ravel())
-        return
-    # no host memory to share: refused, so NumPy's copy=False cannot take a copy unseen
-    with pytest.raises(BufferError, match="lives on"):
-        memoryview(x)
-    with pytest.raises(ValueError, match="avoid a copy"):
-        numpy.asarray(x, copy=False)
-    h = numpy.asarray(x)  # __array__: the array moves to the host and shares it
-    assert numpy.array_equal(h, a) and h.flags.writeable and x.location == "cpu"
+    assert bytes(memoryview(x)) == bytes(a)  # a device array held alone moves to the host
+    assert x.location == "cpu"
+    assert numpy.array_equal(numpy.frombuffer(x, dtype=a.dtype), a.ravel())
+    memoryview(x).cast("B")[:8] = bytes(8)  # the buffer is the array's memory
+    assert to_numpy(x)[0, 0] == 0.0
+    y = put(a, device)
+    view = y[1:]
+    if y.location != "cpu":  # views share the device memory: refused, so NumPy's
+        with pytest.raises(BufferError, match="views share"):  # copy=False cannot take
+            memoryview(y)  # a copy unseen
+        with pytest.raises(ValueError, match="avoid a copy"):
+            numpy.asarray(y, copy=False)
+        assert not numpy.asarray(y).flags.writeable and view.location == y.location
+
+
+@pytest.mark.skipif(autodev.ndarray.__mro__[1] is object and sys.version_info < (3, 12),
+                    reason="the buffer protocol for Python classes (PEP 688 __buffer__) "
+                    "needs Python 3.12, or the compiled extension before it")
+def test_array_of_a_buffer_shares_it_as_numpy_does(device):
+    """``array(memoryview(x), copy=False or None)`` is x's memory on every device (NumPy's
+    promise for copy=False); ``copy=True`` is not."""
+    x = autodev.arange(10)
+    view = memoryview(x)
+    for copy in (False, None, numpy._CopyMode.IF_NEEDED, numpy._CopyMode.NEVER):
+        assert autodev.may_share_memory(x, autodev.array(view, copy=copy))
+    for copy in (True, numpy._CopyMode.ALWAYS):
+        assert not autodev.may_share_memory(x, autodev.array(view, copy=copy))
 
 
 def test_numpy_shuffle_warns_and_autodev_shuffle_is_right(device):
@@ -147,3 +192,17 @@ def test_under_auto_with_a_gpu():
         assert numpy.asarray(reshaped).flags.writeable  # a view whose base is gone
         small = autodev.asarray(a.copy())
         assert numpy.asarray(small).flags.writeable
+
+
+@pytest.mark.parametrize("make", [lambda xp: xp.zeros(3), lambda xp: xp.zeros((3, 4))[:, ::2],
+                                  lambda xp: xp.zeros((2, 3)).T, lambda xp: xp.zeros(3)[1:],
+                                  lambda xp: xp.zeros(())])
+def test_flags_attributes_as_numpys(device, make):
+    """Every attribute of NumPy's flags object, its older names and ``num`` included."""
+    a, x = make(numpy), make(autodev)
+    for writeable in (True, False):
+        a.flags.writeable = x.flags.writeable = writeable
+        for name in ("c_contiguous", "f_contiguous", "contiguous", "fortran", "owndata",
+                     "writeable", "aligned", "writebackifcopy", "behaved", "carray",
+                     "farray", "fnc", "forc", "num"):
+            assert getattr(x.flags, name) == getattr(a.flags, name), (name, writeable)
