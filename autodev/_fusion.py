@@ -59,6 +59,7 @@ import numpy as np
 
 from . import _parallel, _threads
 from ._config import ENV
+from ._host_buffers import large_buffers
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
 from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warn_user
@@ -447,8 +448,10 @@ def _evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, 
     for shape, group in by_shape.items():
         for i, node in enumerate(group):
             node.index = i
-        outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
-                for i, node in enumerate(group) if id(node) in alive or node.target is not None}
+        with large_buffers():  # the results' memory reused from the host pool
+            outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
+                    for i, node in enumerate(group)
+                    if id(node) in alive or node.target is not None}
         flags = _run_group(group, shape, outs)
         found.extend(zip(group, flags))
         for i, out in outs.items():
