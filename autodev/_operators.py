@@ -48,8 +48,7 @@ _FAST = False
 #: a tiny elementwise operator on host data then calls NumPy after one size check.
 _HOST_FAST = False
 
-#: True when no GPU is usable and nothing is pinned (a trace may watch): large
-#: elementwise calls may then be deferred (:mod:`autodev._fusion`).
+#: Large elementwise calls may be deferred (mirrors ``STATE.fusable``; :mod:`autodev._fusion`).
 _FUSABLE = False
 
 
@@ -57,7 +56,7 @@ def _sync_fast() -> None:
     global _FAST, _HOST_FAST, _FUSABLE
     _FAST = STATE.fast
     _HOST_FAST = STATE.host_fast
-    _FUSABLE = STATE.settled and STATE.gpu is None and not STATE.pinned
+    _FUSABLE = STATE.fusable
 
 
 STATE.listeners.append(_sync_fast)

@@ -40,7 +40,7 @@ def _sync_fast() -> None:
     global _FAST, _HOST_FAST, _FUSABLE
     _FAST = STATE.fast
     _HOST_FAST = STATE.host_fast
-    _FUSABLE = STATE.settled and STATE.gpu is None and not STATE.pinned
+    _FUSABLE = STATE.fusable
 
 
 STATE.listeners.append(_sync_fast)

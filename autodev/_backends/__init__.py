@@ -133,14 +133,17 @@ class _State:
     array then runs NumPy directly, with no cost model at all.
     """
 
-    __slots__ = ("fast", "host_fast", "gpu", "settled", "sim", "watchers", "listeners",
-                 "pinned")
+    __slots__ = ("fast", "host_fast", "fusable", "gpu", "settled", "sim", "watchers",
+                 "listeners", "pinned")
 
     def __init__(self) -> None:
         self.fast = False
         #: A GPU is usable but nothing watches and nothing is pinned: tiny elementwise calls
         #: on host data may skip the general path (a size check against the model's floor).
         self.host_fast = False
+        #: No GPU is usable and nothing is pinned (a trace may watch): large elementwise
+        #: calls may be deferred (:mod:`autodev._fusion`).
+        self.fusable = False
         #: The active GPU's backend (the usable kind of highest priority), or None.
         self.gpu: Backend | None = None
         #: No unprobed kind could outrank ``gpu``: :func:`active_gpu` needs no probing.
@@ -166,6 +169,7 @@ class _State:
         settled = self.settled or ENV.device == "cpu"
         self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
         self.host_fast = self.gpu is not None and self.watchers == 0 and not self.pinned
+        self.fusable = self.settled and self.gpu is None and not self.pinned
         for listener in self.listeners:
             listener()
 
