@@ -31,6 +31,7 @@ cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/gpu-out}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
+[[ $PY == */* ]] && PY="$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")"  # step 5 runs elsewhere
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
@@ -74,6 +75,9 @@ junit="$OUT/pytest-gpu-$tag.xml"
 rm -f "$junit"
 timeout_opt=()
 "$PY" -c "import pytest_timeout" 2>/dev/null && timeout_opt=(--timeout=60)
+# several workers share the GPU where pytest-xdist is installed: CuPy compiles each new kernel
+# on first use, and a fresh machine compiles them all
+"$PY" -c "import xdist" 2>/dev/null && timeout_opt+=(-n "${GPU_TEST_WORKERS:-4}")
 box 190 "$PY" -m pytest -m gpu -q -rs --tb=short -p no:cacheprovider "${timeout_opt[@]}" \
   --junitxml="$junit"
 rc=$?

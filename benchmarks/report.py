@@ -131,7 +131,7 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
 def _best_fixed(row: dict[str, Any], inputs: tuple[Any, ...]) -> None:
     """Best fixed placement of a chained workload: all on the CPU, or its inputs moved
     to the GPU once (priced by the profile's transfer curve) and every step there."""
-    from autodev._dispatch import cost_model
+    from autodev._cost.cache import cost_model
 
     moved = None
     if row["gpu"] is not None:
