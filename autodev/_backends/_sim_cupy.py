@@ -214,17 +214,18 @@ def lacking(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return quirk
 
 
-def result_type_quantile(percent: bool) -> Quirk:
+def result_type_quantile(percent: bool, methods: tuple[str, ...]) -> Quirk:
     """CuPy's percentile/quantile: computed in ``result_type(a, q)``, with ``q / 100`` for
-    percentile (integer input and an integer quantile give integers), and ten methods."""
+    percentile (integer input and an integer quantile give integers), and only the
+    ``methods`` CuPy implements (ValueError for the others)."""
     def quirk(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
         def quantile(a: Any, q: Any, axis: Axes = None, out: Any = None,
                      overwrite_input: bool = False, method: str = "linear",
                      keepdims: bool = False) -> Any:
-            if method in ("averaged_inverted_cdf", "closest_observation",
-                          "interpolated_inverted_cdf"):
-                raise ValueError(f"'{method}' method is not yet supported.")
+            if method not in methods:
+                raise ValueError(f"'{method}' method is not yet supported. "
+                                 "Please use any other method.")
             if isinstance(q, (list, tuple)):
                 q = np.asarray(q)  # CuPy converts a sequence first
             result = func(a, q, axis=axis, overwrite_input=overwrite_input, method=method,
@@ -356,6 +357,40 @@ def argsort_method(method: Callable[..., Any]) -> Callable[..., Any]:
         return method(axis=axis, kind="stable")
 
     return argsort
+
+
+def python_step(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``linspace(..., retstep=True)``: the step is a Python number."""
+
+    @functools.wraps(func)
+    def linspace(*args: Any, **kwargs: Any) -> Any:
+        result = func(*args, **kwargs)
+        return (result[0], result[1].item()) if type(result) is tuple else result
+
+    return linspace
+
+
+def copying_diag(func: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``diag`` of a matrix: a copy of its diagonal (NumPy's is a view)."""
+
+    @functools.wraps(func)
+    def diag(v: Any, k: int = 0) -> Any:
+        result = func(v, k)
+        return result.copy() if np.ndim(v) == 2 else result
+
+    return diag
+
+
+def argumentless(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A CuPy method that takes no argument (``ndarray.conjugate``: no ``out``)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            raise TypeError(f"{method.__name__}() takes exactly 0 positional arguments "
+                            f"({len(args) + len(kwargs)} given)")
+        return method()
+
+    return call
 
 
 def dot_method(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -78,9 +78,10 @@ def checked_choose(backend: Backend, func: Func) -> Func:
     return choose
 
 
-#: ``method=`` values CuPy's percentile/quantile implement (others raise ValueError).
-QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf",
-                     "hazen", "weibull", "median_unbiased", "normal_unbiased")
+#: ``method=`` values CuPy 14.2's percentile/quantile implement: others raise ValueError
+#: ("'hazen' method is not yet supported"), as a run on an H100 showed for inverted_cdf,
+#: hazen, weibull, median_unbiased and normal_unbiased, which CuPy's later sources have.
+QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 #: Those that interpolate (the others pick elements, in the input's dtype, as NumPy).
@@ -223,12 +224,21 @@ def named_result(name: str) -> Callable[[Backend, Func], Func]:
     return factory
 
 
+def _eig_always_complex() -> bool:
+    """Whether this NumPy's ``eig``/``eigvals`` give complex results for real input even
+    when every eigenvalue is real (NumPy 2.5 on; before it they come back real)."""
+    return np.linalg.eigvals(np.eye(1)).dtype.kind == "c"
+
+
 def real_eig(values_only: bool) -> Callable[[Backend, Func], Func]:
-    """``linalg.eig``/``eigvals``: CuPy's results are complex for real input always; NumPy
-    returns them real when every eigenvalue is real (one device reduction, synchronising)."""
+    """``linalg.eig``/``eigvals``: CuPy's results are complex for real input always. NumPy
+    before 2.5 returns them real when every eigenvalue is real (one device reduction,
+    synchronising); from 2.5 on it is complex too, and CuPy's result stands."""
 
     def factory(backend: Backend, func: Func) -> Func:
         xp = backend.xp
+        if _eig_always_complex():
+            return func
 
         def eig(a: NativeArray) -> Any:
             result = func(a)
@@ -490,6 +500,27 @@ def scalar_dot(backend: Backend, func: Func) -> Func:
         return func(a, b) if out is None else func(a, b, out)
 
     return dot
+
+
+def diagonal_view(backend: Backend, func: Func) -> Func:
+    """``diag`` of a matrix: NumPy's is a (read-only) view of its diagonal, CuPy's a copy;
+    the view is taken with ``diagonal``, so that writes to the matrix show through it."""
+    diagonal = backend.xp.diagonal
+
+    def diag(v: Any, k: int = 0) -> Any:
+        return diagonal(v, k) if getattr(v, "ndim", None) == 2 else func(v, k)
+
+    return diag
+
+
+def conjugate_out(backend: Backend, func: Func) -> Func:
+    """``ndarray.conjugate(out)``: CuPy's method takes no argument; its ufunc takes ``out``."""
+    conjugate = backend.xp.conjugate
+
+    def method(a: NativeArray, out: Any = None) -> Any:
+        return func(a) if out is None else conjugate(a, out=out)
+
+    return method
 
 
 def ufunc_operands(backend: Backend, func: Func) -> Func:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, method_choices, checked_take, checked_take_along_axis, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
+from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, method_choices, checked_take, checked_take_along_axis, conjugate_out, diagonal_view, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands
 from .._backends._imitating import on_sim_load
 from .imitations import Imitation, Quirk, S
 
@@ -145,7 +145,11 @@ UFUNC_AT: Mapping[str, frozenset[str]] = MappingProxyType({
     "add": _AT_INTS | frozenset("efd"),
     "subtract": frozenset("iI"),
     "bitwise_and": _AT_INTS, "bitwise_or": _AT_INTS, "bitwise_xor": _AT_INTS,
+    "maximum": _AT_INTS | frozenset("fd"), "minimum": _AT_INTS | frozenset("fd"),
 })
+#: ``ufunc.at`` CuPy has but autodev runs on the host copy: NumPy's maximum/minimum
+#: propagate NaN, and nothing checks that CuPy's atomic scatter kernels do.
+UFUNC_AT_HOST = frozenset({"maximum", "minimum"})
 
 
 def ufunc_method_rule(method: str, name: str) -> Rule:
@@ -158,7 +162,7 @@ def ufunc_method_rule(method: str, name: str) -> Rule:
 
 def ufunc_at_ok(name: str, dtype: np.dtype) -> bool:
     """True if CuPy's ``<name>.at`` runs on arrays of ``dtype``."""
-    return dtype.char in UFUNC_AT.get(name, ())
+    return name not in UFUNC_AT_HOST and dtype.char in UFUNC_AT.get(name, ())
 
 
 def _ufunc_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
@@ -220,15 +224,22 @@ def _rows() -> list[Row]:
         *(Row(n, f"cupy.{n}", "no kind=/order=; kth Python ints only",
               passes=("axis",), numpy_only=("order",), correction=any_kind_partition,
               imitation=S.partition_function) for n in ("partition", "argpartition")),
-        *(Row(n, f"cupy.{n}", "computes in result_type(a, q) (q / 100 for percentile); ten "
+        *(Row(n, f"cupy.{n}", "computes in result_type(a, q) (q / 100 for percentile); five "
               "of NumPy's 13 methods; no weights=",
               passes=("axis", "out", "overwrite_input", "method", "keepdims"),
               numpy_only=("weights",), rule=_quantile_rule,
               correction=float_quantile(n == "percentile"),
-              imitation=S.result_type_quantile(n == "percentile")) for n in _Q),
+              imitation=S.result_type_quantile(n == "percentile", QUANTILE_METHODS))
+          for n in _Q),
         *(Row(n, f"cupy.{n}", "a 0-d array, not a Python bool", correction=python_bool,
               imitation=S.array_predicate) for n in ("allclose", "array_equal",
                                                        "array_equiv")),
+        Row("linspace", "cupy.linspace", "retstep=True gives the step as a Python float, "
+            "not a NumPy scalar (autodev's creation makes it NumPy's)",
+            imitation=S.python_step),
+        Row("diag", "cupy.diag", "a matrix's diagonal copied, not viewed (autodev takes "
+            "diagonal, a view, which it marks read-only as NumPy's)",
+            correction=diagonal_view, imitation=S.copying_diag),
         Row("reshape", "cupy.reshape", "no shape= (newshape only)", correction=shape_keyword,
             imitation=S.lacking("shape")),
         Row("take", "cupy.take", "wraps out-of-range indices; no mode=",
@@ -283,9 +294,11 @@ def _rows() -> list[Row]:
               numpy_only=("like",), correction=dropping_keywords("like"))
           for n in ("ascontiguousarray", "asfortranarray")),
         *(Row(n, f"cupy.{n}", "no device= (device=None dropped; another device is "
-              "placement's to handle, issue 9)", correction=dropping_keywords("device"),
-              numpy_only=("device",)) for n in ("empty_like", "zeros_like", "ones_like",
-                                                "full_like")),
+              "placement's to handle, issue 9); subok= of any value a TypeError (dropped: "
+              "autodev keeps or drops the subclass itself)",
+              correction=dropping_keywords("device", "subok"), numpy_only=("device",),
+              imitation=S.lacking("subok")) for n in ("empty_like", "zeros_like",
+                                                      "ones_like", "full_like")),
         # --- cupyx.scipy (autodev.scipy's factories drop these; the rules keep them default)
         Row("scipy.linalg.lu", "cupyx.scipy.linalg.lu", "no p_indices=",
             numpy_only=("p_indices",)),
@@ -312,6 +325,8 @@ def _rows() -> list[Row]:
         Row("ndarray.argpartition", "cupy.ndarray.argpartition", "no kind=; kth Python ints",
             numpy_only=("order",), correction=any_kind_argpartition_method,
             imitation=S.argpartition_method),
+        Row("ndarray.conjugate", "cupy.ndarray.conjugate", "takes no out= (autodev passes "
+            "it to cupy.conjugate)", correction=conjugate_out, imitation=S.argumentless),
         Row("ndarray.dot", "cupy.ndarray.dot", "b a device array only (no scalar)",
             correction=scalar_dot, imitation=S.dot_method),
         Row("dot", "cupy.dot", "a.dot(b): both device arrays (no scalar)",
@@ -334,8 +349,9 @@ def _rows() -> list[Row]:
               f"only for {', '.join(sorted(UFUNC_METHODS[m][0]))} (NotImplementedError)",
               imitation=S.ufunc_method_imitation(m, *UFUNC_METHODS[m]))
           for m in UFUNC_METHODS),
-        Row("ufunc.at", "cupy.ufunc.at", "only add/subtract/bitwise_and/or/xor, for some "
-            "dtypes (NotImplementedError/TypeError): others run on the host copy",
+        Row("ufunc.at", "cupy.ufunc.at", "only add/subtract/maximum/minimum/bitwise_and/or/"
+            "xor, for some dtypes (NotImplementedError/TypeError): others run on the host "
+            "copy, and so do maximum/minimum (NumPy's NaN rule is not checked there)",
             imitation=S.ufunc_at_imitation(dict(UFUNC_AT))),
     ]
     return rows

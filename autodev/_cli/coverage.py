@@ -13,7 +13,7 @@ import argparse
 
 import numpy as np
 
-from .._capability.table import TABLE, UFUNC_AT, UFUNC_METHODS, Row
+from .._capability.table import TABLE, UFUNC_AT, UFUNC_AT_HOST, UFUNC_METHODS, Row
 from .._capability.specs import SPECS
 from .._creation import CREATION
 from .._namespace import DIRECT
@@ -114,10 +114,11 @@ def _differences() -> list[str]:
         lines.append(f"| `{name}` | {cupy} | {row.why} | {_on_gpu(row)} | {sim} |")
     methods = "; ".join(f"`{m}`: {', '.join(sorted(u))}" for m, (u, _) in UFUNC_METHODS.items())
     at = ", ".join(f"`{n}`" for n in sorted(UFUNC_AT))
+    host = ", ".join(f"`{n}.at`" for n in sorted(UFUNC_AT_HOST))
     lines += [
         "",
         f"Ufunc methods CuPy implements: {methods}; `at` for {at} (some dtypes each).",
-        "Every other ufunc method runs on the CPU.",
+        f"Every other ufunc method runs on the CPU, and so do {host}.",
         "",
     ]
     return lines

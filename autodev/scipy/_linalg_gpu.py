@@ -11,6 +11,7 @@ factorization reports (NaN/inf with ``check_finite``, shapes, zero diagonals).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, Callable, Literal
 
@@ -171,6 +172,15 @@ def cholesky(backend: Backend) -> Callable[..., Any] | None:
     return run
 
 
+@functools.cache
+def _cho_factor_keeps_other_triangle() -> bool:
+    """Whether this SciPy's ``cho_factor`` leaves the unused triangle as the input had it
+    (LAPACK potrf's way, SciPy before 1.18) rather than zeroing it (SciPy 1.18 on)."""
+    import scipy.linalg
+
+    return bool(scipy.linalg.cho_factor(np.array([[4.0, 2.0], [2.0, 5.0]]))[0][1, 0] != 0)
+
+
 def cho_factor(backend: Backend) -> Callable[..., Any] | None:
     xp = backend.xp
     if _lacks(xp, "cholesky"):
@@ -179,10 +189,10 @@ def cho_factor(backend: Backend) -> Callable[..., Any] | None:
     def run(a: Any, lower: bool = False, overwrite_a: bool = False,
             check_finite: bool = True) -> Any:
         a, c = _checked_cholesky(xp, a, lower, check_finite)
-        # SciPy (LAPACK potrf) leaves the other triangle as the input had it
-        if lower:
-            return c + xp.triu(a, 1), lower
-        return c.conj().T + xp.tril(a, -1), lower
+        c = c if lower else c.conj().T
+        if _cho_factor_keeps_other_triangle():
+            c = c + (xp.triu(a, 1) if lower else xp.tril(a, -1))
+        return c, lower
 
     return run
 

@@ -231,6 +231,7 @@ def test_table_ops_fall_back_under_persistent_out_of_memory(name, rearmed):
         assert _same(got, expected), name
         assert numpy.array_equal(to_numpy(x), a)  # the input is untouched
         assert x.location == sim.device
-        if on_device and name not in _VIEW_CALLS:  # a view allocates nothing: no fault
+        # a view allocates nothing: no fault (diag of a matrix is diagonal's view there)
+        if on_device and name not in _VIEW_CALLS and name != "diag":
             assert autodev.stats()["fallbacks"] >= 1, name
             assert sim.freed >= 1

@@ -11,6 +11,7 @@ preconditioners (``M=``) and callbacks (they would see device arrays), ``eigsh``
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Callable
 
@@ -60,9 +61,22 @@ def _promoted(*arrays: Any) -> list[Any]:
     return [a if a is None or a.dtype == dtype else a.astype(dtype) for a in arrays]
 
 
+@functools.cache
+def _solution_dtype(path: str, dtype: _np.dtype) -> _np.dtype:
+    """The dtype of the solution this SciPy's solver ``path`` gives for a system of
+    ``dtype`` (SciPy 1.17's minres gives float64 for float32, 1.18's float32): read off a
+    1x1 system once."""
+    import scipy.sparse
+
+    func = getattr(_slinalg, path.rpartition(".")[2])
+    x, _ = func(scipy.sparse.eye(1, dtype=dtype, format="csr"), _np.ones(1, dtype))
+    return _np.dtype(x.dtype)
+
+
 def _iterative(path: str) -> Callable[[Any], Callable[..., Any] | None]:
     """GPU factory for cg/gmres/minres: SciPy's ``rtol`` under the GPU function's name
-    for it (cupyx's minres calls it ``tol``), operands promoted to one dtype."""
+    for it (cupyx's minres calls it ``tol``), operands promoted to one dtype, and the
+    solution in the dtype this SciPy gives."""
     def factory(backend: Backend) -> Callable[..., Any] | None:
         func = backend.resolve(path)
         if func is None:  # an older CuPy, or cupyx.scipy.sparse.linalg not importable
@@ -76,7 +90,9 @@ def _iterative(path: str) -> Callable[[Any], Callable[..., Any] | None]:
                     kwargs.pop(name, None)
             A, b, x0 = _promoted(A, b, x0)
             x, info = func(A, b, x0, **{tol_name: rtol}, **kwargs)
-            return x, int(info)
+            # the solution in SciPy's dtype: cupyx's and SciPy's differ for float32
+            # systems (float64 from one, float32 from the other, by version)
+            return x.astype(_solution_dtype(path, A.dtype), copy=False), int(info)
 
         return run
 
