@@ -191,6 +191,8 @@ def _created(result: Any, device: Device) -> Any:
         array, step = result
         if backend_for(device).is_native(step):  # a step is a NumPy scalar, as NumPy gives
             step = R.transfer(step, device, CPU)[()]
+        elif not isinstance(step, np.generic):  # CuPy's is a Python float (or complex)
+            step = np.asarray(step)[()]
         return new(array, device), step
     return new(result, device)
 

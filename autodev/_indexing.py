@@ -267,11 +267,21 @@ def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
         if t is not int and t is not slice and t is not ndarray and is_plain_array_like(t):
             k = cpu_arg(k)  # an index known by its __array__ (which may give an autodev array)
             t = type(k)
+        elif _is_index_object(t):
+            k = operator.index(k)  # NumPy reads __index__; CuPy would see an object
+            t = int
         if (t is list and not _field_names(k)) or t is np.ndarray or t is ndarray:
             k = _check_index_array(k, shape, dim, device)
         converted.append(k)
         dim += _consumes(k)
     return tuple(converted) if type(key) is tuple else converted[0]
+
+
+def _is_index_object(t: type) -> bool:
+    """Whether an index part of type ``t`` is an integer by its ``__index__`` alone (no
+    int, bool, NumPy scalar or array): the device needs the int."""
+    return (t not in (int, bool, list, tuple, np.ndarray, ndarray)
+            and not issubclass(t, np.generic) and hasattr(t, "__index__"))
 
 
 def _consumes(k: Any) -> int:
@@ -285,9 +295,21 @@ def _consumes(k: Any) -> int:
     return 1
 
 
+def _check_mask(mask_shape: tuple[int, ...], shape: tuple[int, ...], dim: int) -> None:
+    """NumPy's IndexError for a boolean index whose shape differs from the axes it
+    indexes (CuPy does not check: a short mask reads past its end)."""
+    for axis, m in enumerate(mask_shape, dim):
+        if axis < len(shape) and shape[axis] != m:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; "
+                             f"size of axis is {shape[axis]} but size of corresponding "
+                             f"boolean axis is {m}")
+
+
 def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device) -> Any:
     if type(k) is ndarray:
         dtype = k.dtype
+        if dtype.kind == "b":
+            _check_mask(k.shape, shape, dim)
         if dtype.kind in "iu" and dim < len(shape) and k.size:
             n = shape[dim]
             bad = ((k < -n) | (k >= n)).any()
@@ -308,6 +330,8 @@ def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device)
         raise IndexError(
             "arrays used as indices must be of integer (or boolean) type"
         )
+    if host.dtype.kind == "b":
+        _check_mask(host.shape, shape, dim)
     return R.transfer(host, CPU, device)
 
 
@@ -379,6 +403,10 @@ def _setitem(a: Array, key: Any, value: Any) -> None:
             # strings, long doubles, ...: NumPy's (unsafe) cast to the array's dtype on
             # the host, since no GPU holds the value to cast it there
             v = np.asarray(cpu_arg(v)).astype(a._data.dtype)
+        elif device is not CPU and type(v) in (list, tuple):
+            # a sequence becomes an array of the target's dtype as NumPy reads it (CuPy
+            # fills a basic index's view with scalars only)
+            v = np.asarray(cpu_arg(v), dtype=a._data.dtype)
         data[_index_native(key, device, a.shape)] = native_arg(v, device, None)
 
     _in_place(a, "__setitem__", assign)

@@ -39,6 +39,14 @@ def sample(shape: Any, dtype: str = "float64", seed: int = 0, low: float = 0.1,
     return values.astype(dt)
 
 
+def dyadic(shape: Any, dtype: str = "float64", seed: int = 0) -> numpy.ndarray:
+    """:func:`sample` with floats rounded to multiples of 1/64: any order of summing a few
+    of them is exact, so a GPU's reduction (whose order is not NumPy's) gives NumPy's
+    bits, and a test may compare sums and their printing exactly."""
+    values = sample(shape, dtype, seed)
+    return numpy.round(values * 64) / 64 if values.dtype.kind in "fc" else values
+
+
 def put(x: Any, device: Any) -> Any:
     """An autodev array equal to NumPy ``x`` with its primary copy on ``device``."""
     if not isinstance(x, numpy.ndarray):

@@ -103,7 +103,12 @@ class SimArray:
         return _wrap(self._a[_index(_unwrap(key), self._a.shape)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._a[_index(_unwrap(key), self._a.shape)] = _unwrap(value)
+        key = _index(_unwrap(key), self._a.shape)
+        if type(value) in (list, tuple) and _is_basic(key):
+            # CuPy fills a basic index's view with a scalar only (an array-like value
+            # must be a device array), as its ``fill`` does
+            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+        self._a[key] = _unwrap(value)
 
     def __len__(self) -> int:
         return len(self._a)
@@ -182,9 +187,25 @@ for _name in (
 SimArray.__hash__ = None  # type: ignore[assignment]
 
 
+#: Index parts CuPy reads (any other object, one with ``__index__`` alone included,
+#: becomes an object array it refuses).
+_INDEX_PARTS = (int, slice, type(None), type(Ellipsis), list, np.ndarray, np.generic)
+
+
+def _is_basic(key: Any) -> bool:
+    """Whether ``key`` is a basic index (integers, slices, None, Ellipsis): a view."""
+    parts = key if type(key) is tuple else (key,)
+    return all(type(k) in (int, slice, type(None), type(Ellipsis))
+               or isinstance(k, np.integer) for k in parts)
+
+
 def _index(key: Any, shape: tuple[int, ...]) -> Any:
     """The index the sim applies: ``key`` as CuPy would read it (the table's
     ``ndarray.__getitem__`` row: out-of-bounds integer-array indices wrap)."""
+    for k in key if type(key) is tuple else (key,):
+        if not isinstance(k, _INDEX_PARTS):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices")
     imitation = IMITATIONS.get("ndarray.__getitem__")
     return imitation(_same_key)(key, shape) if imitation is not None else key
 
