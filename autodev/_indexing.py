@@ -270,11 +270,17 @@ def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
         elif _is_index_object(t):
             k = operator.index(k)  # NumPy reads __index__; CuPy would see an object
             t = int
+        elif t is float or t is complex or isinstance(k, np.inexact):
+            raise IndexError(_VALID_INDICES)  # CuPy takes a[1.5] as a[1]
         if (t is list and not _field_names(k)) or t is np.ndarray or t is ndarray:
             k = _check_index_array(k, shape, dim, device)
         converted.append(k)
         dim += _consumes(k)
     return tuple(converted) if type(key) is tuple else converted[0]
+
+
+_VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                  "integer or boolean arrays are valid indices")
 
 
 def _is_index_object(t: type) -> bool:

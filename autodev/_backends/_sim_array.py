@@ -189,7 +189,7 @@ SimArray.__hash__ = None  # type: ignore[assignment]
 
 #: Index parts CuPy reads (any other object, one with ``__index__`` alone included,
 #: becomes an object array it refuses).
-_INDEX_PARTS = (int, slice, type(None), type(Ellipsis), list, np.ndarray, np.generic)
+_INDEX_PARTS = (int, float, slice, type(None), type(Ellipsis), list, np.ndarray, np.generic)
 
 
 def _is_basic(key: Any) -> bool:
@@ -201,11 +201,16 @@ def _is_basic(key: Any) -> bool:
 
 def _index(key: Any, shape: tuple[int, ...]) -> Any:
     """The index the sim applies: ``key`` as CuPy would read it (the table's
-    ``ndarray.__getitem__`` row: out-of-bounds integer-array indices wrap)."""
-    for k in key if type(key) is tuple else (key,):
+    ``ndarray.__getitem__`` row: out-of-bounds integer-array indices wrap). A float is
+    taken as the integer it truncates to, as CuPy does (NumPy refuses it)."""
+    parts = key if type(key) is tuple else (key,)
+    for k in parts:
         if not isinstance(k, _INDEX_PARTS):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                              "(`None`) and integer or boolean arrays are valid indices")
+    if any(type(k) is float for k in parts):
+        parts = tuple(int(k) if type(k) is float else k for k in parts)
+        key = parts if type(key) is tuple else parts[0]
     imitation = IMITATIONS.get("ndarray.__getitem__")
     return imitation(_same_key)(key, shape) if imitation is not None else key
 

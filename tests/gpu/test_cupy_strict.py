@@ -714,10 +714,10 @@ def test_host_operands_become_device_arrays(device: Any, call: Any) -> None:
 @pytest.mark.parametrize("call", [
     lambda xp, x: xp.isin(x, [1.0]),
     lambda xp, x: xp.dot(x, [1.0, 2.0, 3.0, 4.0]),
-    lambda xp, x: xp.append(x, [1.0]),
-], ids=["isin", "dot", "append"])
+], ids=["isin", "dot"])
 def test_sim_refuses_host_operands(sim: Any, call: Any) -> None:
-    """The sim raises AttributeError; CuPy raises that or its own TypeError/ValueError."""
+    """The sim raises AttributeError; CuPy raises that or its own TypeError/ValueError.
+    (CuPy 14.2's ``append`` takes a list, seen on CUDA; autodev converts it anyway.)"""
     refused = (AttributeError, TypeError, ValueError, NotImplementedError)
     with pytest.raises(refused):
         call(sim.xp, _up(sim, V))
