@@ -7,7 +7,9 @@
 # It runs this checkout's code (PYTHONPATH) with $PYTHON (default python3), which needs
 # autodev's dependencies, CuPy with the CUDA libraries, pytest and hypothesis: for instance
 # `pip install -e '.[test,bench,plot]' && autodev doctor --install`, then `autodev doctor`
-# clean. On a machine without network access, put wheels of what is missing (asv, ...) in
+# clean. autodev itself must be installed (`pip install -e .`, or with --no-deps
+# --no-build-isolation where nothing can be downloaded): asv's benchmark processes import
+# it from the environment, and Dask finds its backend through the installed entry point. On a machine without network access, put wheels of what is missing (asv, ...) in
 # .whl/ at the top of the checkout: they are installed into a private directory first.
 #
 # Steps, each time-boxed so that the whole run ends within GPU_RUN_LIMIT seconds (570 by
@@ -105,6 +107,8 @@ echo "== 2. autodev calibrate"
 if "$PY" -m autodev calibrate --help >/dev/null 2>&1; then
   box 120 "$PY" -m autodev calibrate --output "$OUT/profile-$tag.json" --no-progress \
     || fail "autodev calibrate exited $?"
+  # the steps below decide with this machine's profile, not the embedded default
+  [[ -f $OUT/profile-$tag.json ]] && export AUTODEV_PROFILE="$OUT/profile-$tag.json"
 else
   echo "autodev calibrate is not available in this checkout: no profile written (skipped)"
 fi
