@@ -118,6 +118,16 @@ class FailingPriority:
         return "FailingPriority.__radd__"
 
 
+class Declining(numpy.ndarray):
+    """A subclass of NumPy's array whose operators decline: NumPy's operator computes."""
+
+    def __sub__(self, other: Any) -> Any:
+        return NotImplemented
+
+    def __rsub__(self, other: Any) -> Any:
+        return NotImplemented
+
+
 def in_place(op: Callable[[Any, Any], Any], left: Callable[[Any], Any],
              right: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A case: ``x = left(xp); x op= right(xp)``; the result, then ``x`` itself."""
@@ -154,6 +164,16 @@ CASES: dict[str, Callable[[Any], Any]] = {
                               lambda xp: xp.ones((2, 2))),
     # deferral (NEP 13, binop_should_defer)
     "array * numpy.matrix": lambda xp: xp.ones((2, 2)) * numpy.matrix([[1, 2], [3, 4]]),
+    # a subclass of NumPy's array gets Python's first turn, given a NumPy array, even where
+    # Python asked it first (matrix.__mul__ declines what is not a NumPy array) or it
+    # declines (matrix.__rpow__: NumPy's operator then computes)
+    "numpy.matrix * array": lambda xp: numpy.matrix([[1, 2], [3, 4]]) * xp.ones((2, 2)),
+    "array ** numpy.matrix": lambda xp: xp.ones((2, 2)) ** numpy.matrix([[1, 2], [3, 4]]),
+    "array - declining subclass": lambda xp: xp.arange(3) - numpy.arange(3).view(Declining),
+    "array + masked array": lambda xp: xp.arange(3) + numpy.ma.masked_array([1, 2, 3], [0, 1, 0]),
+    "0-d < masked array": lambda xp: xp.array(2) < numpy.ma.masked_array([1, 2, 3], [0, 1, 0]),
+    "divmod(array, masked array)": lambda xp: divmod(xp.arange(1, 4),
+                                                     numpy.ma.masked_array([1, 2, 3], [0, 1, 0])),
     "array + priority": lambda xp: xp.arange(3) + Priority(),
     "array @ priority": lambda xp: xp.arange(3) @ Priority(),
     "array * low priority": lambda xp: xp.arange(3) * LowPriority(),
