@@ -349,8 +349,8 @@ def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
     ``other`` two), where ``matmul(a, b, out=a)`` would broadcast a vector's dot product
     into every element of ``a``."""
     def probe(x: Any) -> Any:
-        if type(x) is not ndarray and type(x) is not _np_ndarray:
-            return cpu_arg(x)
+        if not isinstance(x, (ndarray, _np_ndarray)):  # a list, a scalar: its rank, too
+            x = np.asarray(cpu_arg(x))
         return np.ones((1,) * x.ndim, x.dtype)
 
     with np.errstate(all="ignore"):

@@ -162,6 +162,12 @@ CASES: dict[str, Callable[[Any], Any]] = {
                                  lambda xp: xp.full((2, 2), 2.0)),
     "0-d @= matrix": in_place(operator.imatmul, lambda xp: xp.array(1.0),
                               lambda xp: xp.ones((2, 2))),
+    "matrix @= nested list": in_place(operator.imatmul, lambda xp: xp.ones((2, 2)),
+                                      lambda xp: [[1.0, 2.0], [3.0, 4.0]]),
+    "matrix @= numpy.matrix": in_place(operator.imatmul, lambda xp: xp.ones((2, 2)),
+                                       lambda xp: numpy.matrix([[1.0, 2.0], [3.0, 4.0]])),
+    "object matrix @= nested list": in_place(operator.imatmul, lambda xp: xp.ones((2, 2), object),
+                                             lambda xp: [[1, 2], [3, 4]]),
     # deferral (NEP 13, binop_should_defer)
     "array * numpy.matrix": lambda xp: xp.ones((2, 2)) * numpy.matrix([[1, 2], [3, 4]]),
     # a subclass of NumPy's array gets Python's first turn, given a NumPy array, even where
