@@ -318,6 +318,7 @@ OPERANDS: dict[str, Callable[[Any], Any]] = {
     "object array": lambda xp: numpy.array([1, None, 2, 3, 4], object),
     "str array": lambda xp: numpy.array(list("abcde")), "tuple": lambda xp: (1, 2, 3, 4, 5),
     "nested list": lambda xp: [[1, 2, 3, 4, 5]],
+    "numpy.matrix": lambda xp: numpy.matrix([[1, 2, 3, 4, 5]]),
 }
 OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
              "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne")
