@@ -349,8 +349,10 @@ def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
     ``other`` two), where ``matmul(a, b, out=a)`` would broadcast a vector's dot product
     into every element of ``a``."""
     def probe(x: Any) -> Any:
-        if not isinstance(x, (ndarray, _np_ndarray)):  # a list, a scalar: its rank, too
+        if type(x) is list or type(x) is tuple:  # nested: its rank, too
             x = np.asarray(cpu_arg(x))
+        elif not isinstance(x, (ndarray, _np_ndarray)):  # a scalar: NumPy reads it as is
+            return cpu_arg(x)
         return np.ones((1,) * x.ndim, x.dtype)
 
     with np.errstate(all="ignore"):

@@ -166,6 +166,7 @@ CASES: dict[str, Callable[[Any], Any]] = {
                                       lambda xp: [[1.0, 2.0], [3.0, 4.0]]),
     "matrix @= numpy.matrix": in_place(operator.imatmul, lambda xp: xp.ones((2, 2)),
                                        lambda xp: numpy.matrix([[1.0, 2.0], [3.0, 4.0]])),
+    "0-d @= 2**70": in_place(operator.imatmul, lambda xp: xp.array(1.5), lambda xp: 2**70),
     "object matrix @= nested list": in_place(operator.imatmul, lambda xp: xp.ones((2, 2), object),
                                              lambda xp: [[1, 2], [3, 4]]),
     # deferral (NEP 13, binop_should_defer)
