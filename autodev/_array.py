@@ -465,7 +465,7 @@ class ndarray(_BufferBase):
     __lshift__, __rlshift__, __ilshift__ = _arithmetic("left_shift")
     __rshift__, __rrshift__, __irshift__ = _arithmetic("right_shift")
     __divmod__ = _binary(np.divmod, ufunc_spec("divmod"), False, "__rdivmod__")
-    __rdivmod__ = _binary(np.divmod, ufunc_spec("divmod"), True)
+    __rdivmod__ = _binary(np.divmod, ufunc_spec("divmod"), True, "__divmod__")
     __lt__ = _comparison("less")
     __le__ = _comparison("less_equal")
     __gt__ = _comparison("greater")

@@ -35,11 +35,9 @@ def _defers(a: Array, other: Any, answer: str | None) -> bool:
 
     NumPy's rule (``binop_should_defer``, NEP 13), for ``a`` standing for a NumPy array: an
     operand whose class sets ``__array_ufunc__ = None`` gets the call; one with another
-    ``__array_ufunc__`` does not, unless it is a subclass of NumPy's array with its own
-    ``answer`` (Python gives a subclass's reflected method the first turn: ``a * matrix``
-    is ``matrix.__rmul__``); one without ``__array_ufunc__`` gets it if it has ``answer``
-    and a higher ``__array_priority__``. Wrappers of autodev arrays (a Dask array) always
-    get it.
+    ``__array_ufunc__`` does not; one without ``__array_ufunc__`` gets it if it has
+    ``answer`` and a higher ``__array_priority__``. Wrappers of autodev arrays (a Dask
+    array) always get it. (A subclass of NumPy's array: :func:`_subclass_turn`.)
     """
     t = type(other)
     if t in DEFER_TO:
@@ -47,12 +45,31 @@ def _defers(a: Array, other: Any, answer: str | None) -> bool:
     override = getattr(t, "__array_ufunc__", _NO_OVERRIDE)
     if override is None:
         return True
-    if answer is None:
+    if answer is None or override is not _NO_OVERRIDE:
         return False
-    if override is not _NO_OVERRIDE:
-        return isinstance(other, _np_ndarray) and \
-            getattr(t, answer, None) is not getattr(_np_ndarray, answer, None)
     return hasattr(t, answer) and _priority(other) > _own_priority(a)
+
+
+def _subclass_turn(a: Array, other: Any, method: str) -> Any:
+    """What a subclass of NumPy's array answers to NumPy's array standing for ``a``, or
+    NotImplemented: Python's turn for it, which autodev's array (no NumPy array) does not
+    get from Python itself.
+
+    Python first runs the reflected method of a right operand whose class subclasses the
+    left one's and has its own (``ndarray * matrix`` is ``matrix.__rmul__``), and the
+    forward method of a left one (``matrix * ndarray``: ``matrix.__mul__``, which declines
+    what is not a NumPy array). ``method`` is that method; it is given ``a``'s values as a
+    NumPy array, as NumPy's operator gives it (the subclass's own code, numpy.matrix's or
+    numpy.ma's, reads NumPy arrays only). NotImplemented where ``other`` is no such
+    subclass, has no ``method`` of its own, or declines: ``a``'s operator then computes.
+    """
+    t = type(other)
+    if type(a) is not D.ndarray or t is _np_ndarray or not isinstance(other, _np_ndarray):
+        return NotImplemented
+    own = getattr(t, method, None)
+    if own is None or own is getattr(_np_ndarray, method, None):
+        return NotImplemented
+    return own(other, a._host())
 
 
 def _defers_in_place(a: Array, other: Any) -> bool:

@@ -325,7 +325,9 @@ def _only_read_whole(target: np.ndarray, args: list[Any], mask: Any) -> bool:
 
 def _probe(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | None:
     """The call's result dtype, found by running it on empty stand-ins: NumPy's own
-    errors (types, casting, Python integers out of range) raise here, at the call."""
+    errors (types, casting, Python integers out of range) raise here, at the call. None
+    (not deferred) for an integer ``power``, whose error for a negative exponent depends on
+    the values: NumPy raises it at the call."""
     keywords: dict[str, Any] = {}
     if out is not None:
         keywords["out"] = np.empty(0, out.dtype)
@@ -333,6 +335,8 @@ def _probe(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | 
         keywords["where"] = np.empty(0, np.bool_)
     probe = ufunc(*(_stand_in(a) for a in args), **keywords)
     dtype = probe.dtype
+    if ufunc is np.power and dtype.kind in "iu":
+        return None
     return dtype if dtype.kind in _KINDS else None
 
 

@@ -23,7 +23,7 @@ from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
 from ._config import SPEEDUPS, policy_now
-from ._deferral import _defers, _defers_in_place, _structured
+from ._deferral import _defers, _defers_in_place, _structured, _subclass_turn
 from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
 from ._dispatch import call, cpu_arg, gpu_operand, new
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
@@ -133,8 +133,10 @@ def bind_array(cls: type[Any]) -> None:
 def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             answer: str | None = None) -> Callable[..., Any]:
     """An operator of ``func``: ``a.__op__(other)``, or ``a.__rop__(other)`` if ``reflected``
-    (``answer``: the method of ``other`` that answers the forward operator, for
-    :func:`_defers`; None for a reflected one)."""
+    (``answer``: the method of ``other`` that Python's rule runs beside this one: for a
+    forward operator the reflected one, which answers when this one declines
+    (:func:`_defers`); for a reflected one the forward one, which declined; a subclass of
+    NumPy's array gets either first (:func:`_subclass_turn`))."""
     can_elide = isinstance(func, np.ufunc) and func.__name__ in _ELIDABLE \
         and _TEMPORARY_REFS is not None
     family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
@@ -152,7 +154,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 o = other._data
             elif t in _PLAIN_OPERANDS:
                 o = other
-            elif _defers(self, other, answer):
+            elif isinstance(other, _np_ndarray):  # a subclass of NumPy's: its turn first
+                return _decided(func, spec, reflected, self, other, answer)
+            elif _defers(self, other, None if reflected else answer):
                 return NotImplemented
             else:
                 o = cpu_arg(other)
@@ -218,7 +222,11 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
              other: Any, answer: str | None) -> Any:
     """An operator call that takes the general path: the cost model decides."""
-    if _defers(a, other, answer):
+    if answer is not None and isinstance(other, _np_ndarray):
+        turn = _subclass_turn(a, other, answer)
+        if turn is not NotImplemented:
+            return turn
+    if _defers(a, other, None if reflected else answer):
         return NotImplemented
     if _FUSABLE and isinstance(func, np.ufunc) and not a._face:
         pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
@@ -341,7 +349,9 @@ def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
     ``other`` two), where ``matmul(a, b, out=a)`` would broadcast a vector's dot product
     into every element of ``a``."""
     def probe(x: Any) -> Any:
-        if type(x) is not ndarray and type(x) is not _np_ndarray:
+        if type(x) is list or type(x) is tuple:  # nested: its rank, too
+            x = np.asarray(cpu_arg(x))
+        elif not isinstance(x, (ndarray, _np_ndarray)):  # a scalar: NumPy reads it as is
             return cpu_arg(x)
         return np.ones((1,) * x.ndim, x.dtype)
 
@@ -490,8 +500,9 @@ _REFLECTED_COMPARISONS = {"less": "__gt__", "less_equal": "__ge__", "greater": "
 def _arithmetic(name: str) -> tuple[_Binary, _Binary, _Binary]:
     """``__op__``, ``__rop__`` and ``__iop__`` of the NumPy ufunc ``name``."""
     func, spec = getattr(np, name), ufunc_spec(name)
-    answer = f"__r{_OPERATOR_NAMES.get(name, name)}__"
-    return _binary(func, spec, False, answer), _binary(func, spec, True), _inplace(func, spec)
+    forward = _OPERATOR_NAMES.get(name, name)
+    return _binary(func, spec, False, f"__r{forward}__"), \
+        _binary(func, spec, True, f"__{forward}__"), _inplace(func, spec)
 
 
 def _comparison(name: str, func: Callable[..., Any] | None = None) -> _Binary:

@@ -118,6 +118,16 @@ class FailingPriority:
         return "FailingPriority.__radd__"
 
 
+class Declining(numpy.ndarray):
+    """A subclass of NumPy's array whose operators decline: NumPy's operator computes."""
+
+    def __sub__(self, other: Any) -> Any:
+        return NotImplemented
+
+    def __rsub__(self, other: Any) -> Any:
+        return NotImplemented
+
+
 def in_place(op: Callable[[Any, Any], Any], left: Callable[[Any], Any],
              right: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A case: ``x = left(xp); x op= right(xp)``; the result, then ``x`` itself."""
@@ -152,8 +162,25 @@ CASES: dict[str, Callable[[Any], Any]] = {
                                  lambda xp: xp.full((2, 2), 2.0)),
     "0-d @= matrix": in_place(operator.imatmul, lambda xp: xp.array(1.0),
                               lambda xp: xp.ones((2, 2))),
+    "matrix @= nested list": in_place(operator.imatmul, lambda xp: xp.ones((2, 2)),
+                                      lambda xp: [[1.0, 2.0], [3.0, 4.0]]),
+    "matrix @= numpy.matrix": in_place(operator.imatmul, lambda xp: xp.ones((2, 2)),
+                                       lambda xp: numpy.matrix([[1.0, 2.0], [3.0, 4.0]])),
+    "0-d @= 2**70": in_place(operator.imatmul, lambda xp: xp.array(1.5), lambda xp: 2**70),
+    "object matrix @= nested list": in_place(operator.imatmul, lambda xp: xp.ones((2, 2), object),
+                                             lambda xp: [[1, 2], [3, 4]]),
     # deferral (NEP 13, binop_should_defer)
     "array * numpy.matrix": lambda xp: xp.ones((2, 2)) * numpy.matrix([[1, 2], [3, 4]]),
+    # a subclass of NumPy's array gets Python's first turn, given a NumPy array, even where
+    # Python asked it first (matrix.__mul__ declines what is not a NumPy array) or it
+    # declines (matrix.__rpow__: NumPy's operator then computes)
+    "numpy.matrix * array": lambda xp: numpy.matrix([[1, 2], [3, 4]]) * xp.ones((2, 2)),
+    "array ** numpy.matrix": lambda xp: xp.ones((2, 2)) ** numpy.matrix([[1, 2], [3, 4]]),
+    "array - declining subclass": lambda xp: xp.arange(3) - numpy.arange(3).view(Declining),
+    "array + masked array": lambda xp: xp.arange(3) + numpy.ma.masked_array([1, 2, 3], [0, 1, 0]),
+    "0-d < masked array": lambda xp: xp.array(2) < numpy.ma.masked_array([1, 2, 3], [0, 1, 0]),
+    "divmod(array, masked array)": lambda xp: divmod(xp.arange(1, 4),
+                                                     numpy.ma.masked_array([1, 2, 3], [0, 1, 0])),
     "array + priority": lambda xp: xp.arange(3) + Priority(),
     "array @ priority": lambda xp: xp.arange(3) @ Priority(),
     "array * low priority": lambda xp: xp.arange(3) * LowPriority(),
@@ -292,6 +319,7 @@ OPERANDS: dict[str, Callable[[Any], Any]] = {
     "object array": lambda xp: numpy.array([1, None, 2, 3, 4], object),
     "str array": lambda xp: numpy.array(list("abcde")), "tuple": lambda xp: (1, 2, 3, 4, 5),
     "nested list": lambda xp: [[1, 2, 3, 4, 5]],
+    "numpy.matrix": lambda xp: numpy.matrix([[1, 2, 3, 4, 5]]),
 }
 OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
              "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne")

@@ -104,6 +104,17 @@ def test_type_errors_raise_at_the_call() -> None:
         autodev.arange(20.0) + autodev.arange(21.0)
 
 
+def test_integer_power_errors_raise_at_the_call() -> None:
+    """NumPy's integer ``power`` raises for a negative exponent among the values: at the
+    call, not when a deferred chain is read (or dropped, with no one to see it)."""
+    base, exponent = autodev.arange(1, 21), autodev.arange(20) % 3 - 1
+    with pytest.raises(ValueError, match="negative integer powers"):
+        base ** exponent
+    with pytest.raises(ValueError, match="negative integer powers"):
+        autodev.power(base, exponent)
+    same(autodev.arange(20) ** 2.5, np.arange(20) ** 2.5)  # a float power is deferred
+
+
 # --------------------------------------------------------------------------- reads
 
 @pytest.mark.parametrize("read", [
