@@ -45,13 +45,32 @@ def bind_array(cls: type[Any]) -> None:
     ndarray = cls
 
 
+#: The index keys NumPy reads alike whatever autodev does: ints, slices, ``...`` and
+#: ``None``, alone or as the items of a tuple (``b[1, 2]``, ``a[()]``, ``a[..., 0]``).
+#: Such a key goes to NumPy as it is, with no item converted (:func:`is_basic_key`).
+_BASIC_KEYS = frozenset({int, slice, type(Ellipsis), type(None)})
+_is_basic = _BASIC_KEYS.__contains__
+_all_basic = _BASIC_KEYS.issuperset
+
+#: Values a host write passes to NumPy as they are: NumPy's operands, and strings and
+#: bytes (``s[1] = 'x'``), which hold no array to bring over.
+_PLAIN_VALUES = _PLAIN_OPERANDS | {str, bytes}
+
+
+def is_basic_key(key: Any) -> bool:
+    """Whether ``key`` holds nothing to bring to the host (see ``_BASIC_KEYS``): the rule
+    both host paths of indexing (read and write) inline."""
+    t = type(key)
+    return _is_basic(t) or (t is tuple and _all_basic(map(type, key)))
+
+
 @_compiled_method("getitem")
 def getitem(self: Array, key: Any) -> Any:
     # Indexing runs where the array lives and decides nothing: a host array takes the
     # direct path whether or not a GPU is usable (its index arrays are brought over)
     if _FAST or self._device is CPU:
         t = type(key)
-        if t is int or t is slice:
+        if _is_basic(t) or (t is tuple and _all_basic(map(type, key))):  # is_basic_key
             result = self._data[key]
         elif t is tuple:
             result = self._data[tuple([cpu_arg(k) for k in key])]
@@ -79,19 +98,11 @@ def getitem(self: Array, key: Any) -> Any:
 
 @_compiled_method("setitem")
 def setitem(self: Array, key: Any, value: Any) -> None:
-    if _FAST:  # the commonest write: a plain index, a plain value, no GPU at all
-        t = type(key)
-        if (t is int or t is slice) and type(value) in _PLAIN_OPERANDS:
-            self._data[key] = value
-            storage = self._storage
-            if storage is not None:
-                storage.version += 1
-            return
     if _FAST or self._device is CPU:  # a write on the host: no device memory involved
         t = type(key)
-        if t is not int and t is not slice:
+        if not (_is_basic(t) or (t is tuple and _all_basic(map(type, key)))):  # is_basic_key
             key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
-        self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
+        self._data[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
         storage = self._storage
         if _FAST or (self._mirror is None and (storage is None or not (
                 storage.mirrored or storage.shared))):
