@@ -164,9 +164,23 @@ class _FlatIter:
         return self._array.size
 
     def __array__(self, dtype: Any = None, /, *, copy: bool | None = None) -> np.ndarray:
-        # the host data (shared on the host, as NumPy's flatiter shares a contiguous one)
-        flat: Any = _buffers.host_array(self._array, None, copy).flat
-        return flat.__array__(dtype, copy=copy)
+        """NumPy's flatiter's: the arguments are ignored (``numpy.array`` and
+        ``numpy.asarray`` apply ``dtype=`` and ``copy=`` to what it gives); a C-contiguous
+        array's memory as one dimension (shared, with its writeable flag), else a
+        read-only copy. A device array's memory is shared as ``numpy.asarray(a)``
+        shares it (moved to the host where no view shares it, else a read-only copy)."""
+        a = self._array
+        if a._device is CPU:
+            data = a._data
+            host = _buffers.shared_host(a) if data.flags.c_contiguous else data
+        elif a.flags.c_contiguous:
+            host = _buffers.host_array(a)
+        else:  # (the layout NumPy's rule reads is the device array's, not its copy's)
+            host = np.ascontiguousarray(R.host_copy(a._data, a._device)).reshape(-1)
+            host.flags.writeable = False
+            return host
+        flat: Any = host.flat
+        return flat.__array__()
 
     def copy(self) -> Array:
         """A flattened copy of the array (``a.flatten()``)."""
