@@ -61,7 +61,7 @@ def is_basic_key(key: Any) -> bool:
     """Whether ``key`` holds nothing to bring to the host (see ``_BASIC_KEYS``): the rule
     both host paths of indexing (read and write) inline."""
     t = type(key)
-    return _is_basic(t) or (t is tuple and _all_basic(map(type, key)))
+    return _is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))
 
 
 @_compiled_method("getitem")
@@ -70,7 +70,8 @@ def getitem(self: Array, key: Any) -> Any:
     # direct path whether or not a GPU is usable (its index arrays are brought over)
     if _FAST or self._device is CPU:
         t = type(key)
-        if _is_basic(t) or (t is tuple and _all_basic(map(type, key))):  # is_basic_key
+        # (is_basic_key, inlined: a call would cost what the rule saves)
+        if _is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key)))):
             result = self._data[key]
         elif t is tuple:
             result = self._data[tuple([cpu_arg(k) for k in key])]
@@ -100,7 +101,8 @@ def getitem(self: Array, key: Any) -> Any:
 def setitem(self: Array, key: Any, value: Any) -> None:
     if _FAST or self._device is CPU:  # a write on the host: no device memory involved
         t = type(key)
-        if not (_is_basic(t) or (t is tuple and _all_basic(map(type, key)))):  # is_basic_key
+        # (is_basic_key, inlined)
+        if not (_is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))):
             key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
         self._data[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
         storage = self._storage
