@@ -529,7 +529,8 @@ def format_side_by_side(results: dict[str, Any]) -> str:
             if floor and group == "tiny":
                 f = floor[i]
                 cells += f" {_fmt(f['autodev_s']):>10} {f['ratio']:6.2f}x"
-            lines.append(f"{group:8} {r['case']:15} {r['size']:8} {_fmt(r['numpy_s']):>10} {cells}")
+            lines.append(f"{group:8} {r['case']:15} {r['size']:8} {_fmt(r['numpy_s']):>10} "
+                         f"{cells}")
     for group in GROUPS:
         cells = []
         for m in modes:

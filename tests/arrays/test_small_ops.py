@@ -13,6 +13,7 @@ import pytest
 
 import autodev
 from autodev import _fusion as F
+from autodev._indexing import is_basic_key
 from autodev._residency.storage import mirror_on
 from autodev.testing import simulated_gpu
 from diffcheck import assert_same, differential, error_parity, put, sample
@@ -25,6 +26,7 @@ BASIC_KEYS = [(1, 2), (-1, -3), (), Ellipsis, (Ellipsis,), (Ellipsis, 0), (1, El
 
 @pytest.mark.parametrize("key", BASIC_KEYS, ids=repr)
 def test_basic_keys_read_as_numpy(device, key):
+    assert is_basic_key(key)  # (the host paths take these keys to NumPy untouched)
     differential(lambda xp, b: b[key], sample((3, 4)), device=device)
 
 
@@ -63,6 +65,12 @@ def test_string_elements(device):
     for func, host in ((write, numpy.array(["a", "b", "c"])), (round_trip,
                                                                numpy.asarray("abc"))):
         assert_same(func(autodev, autodev.array(host)), func(numpy, host.copy()))
+
+
+def test_keys_with_arrays_are_not_basic():
+    x = autodev.arange(3)
+    for key in [(x, 1), [0, 1], x, (1, [0]), ((0, 1),), 1.0, (numpy.int64(1), 2)]:
+        assert not is_basic_key(key)
 
 
 @pytest.mark.parametrize("case", ["out of bounds", "too many", "float item", "bad value",
