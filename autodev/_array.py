@@ -382,7 +382,7 @@ class ndarray(_BufferBase):
         return result
 
     def item(self, *args: Any) -> Any:
-        return self._host().item(*args)
+        return (self._data if self._device is CPU else self._host()).item(*args)
 
     def tolist(self) -> Any:
         return self._host().tolist()

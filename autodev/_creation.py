@@ -226,6 +226,9 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
         return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    if _FAST and device is None and copy is not False and host.base is None \
+            and host is not obj:
+        return new(host, CPU)  # memory NumPy just made, shared with nothing: the host's
     escaped = copy is False or (copy is None and type(obj) is np.ndarray and host is obj)
     # memory shared with ``obj`` (copy=False, or a buffer NumPy did not need to copy)
     # stays where it is: moving it would be the copy NumPy's caller asked not to make
@@ -245,6 +248,8 @@ _NO_COPY = ("Unable to avoid copy while creating an array as requested.\nIf usin
 def _copy_flag(copy: Any) -> bool | None:
     """``copy=`` as True (always), None (if needed) or False (never), as NumPy reads it:
     ``numpy._CopyMode`` members by their meaning, anything else by its truth."""
+    if copy is True:  # (the default)
+        return True
     if copy is None or isinstance(copy, np._CopyMode):
         return {None: None, np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None,
                 np._CopyMode.NEVER: False}[copy]

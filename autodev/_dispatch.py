@@ -54,6 +54,8 @@ def cpu_arg(obj: Any) -> Any:
     if t is ndarray:
         return obj._data if obj._device is CPU else R.native_on(obj, CPU)
     if t is tuple or t is list:
+        if _all_not_array_like(map(type, obj)):  # ([True, False], (1, 2)): nothing to walk
+            return obj
         return t(cpu_arg(o) for o in obj)
     if t in FOREIGN_ARRAYS:
         return FOREIGN_ARRAYS[t](obj, CPU, None)
@@ -73,6 +75,7 @@ def _array_of(obj: Any) -> Any:
 #: Operand types that are never array-likes (the commonest, checked first).
 _NOT_ARRAY_LIKE = frozenset({int, float, complex, bool, str, type(None), slice, type(...),
                              np.float64, np.float32, np.int64, np.int32, np.bool_, np.dtype})
+_all_not_array_like = _NOT_ARRAY_LIKE.issuperset
 
 
 def is_plain_array_like(t: type) -> bool:

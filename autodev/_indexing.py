@@ -45,13 +45,33 @@ def bind_array(cls: type[Any]) -> None:
     ndarray = cls
 
 
+#: The index keys NumPy reads alike whatever autodev does: ints, slices, ``...`` and
+#: ``None``, alone or as the items of a tuple (``b[1, 2]``, ``a[()]``, ``a[..., 0]``).
+#: Such a key goes to NumPy as it is, with no item converted (:func:`is_basic_key`).
+_BASIC_KEYS = frozenset({int, slice, type(Ellipsis), type(None)})
+_is_basic = _BASIC_KEYS.__contains__
+_all_basic = _BASIC_KEYS.issuperset
+
+#: Values a host write passes to NumPy as they are: NumPy's operands, and strings and
+#: bytes (``s[1] = 'x'``), which hold no array to bring over.
+_PLAIN_VALUES = _PLAIN_OPERANDS | {str, bytes}
+
+
+def is_basic_key(key: Any) -> bool:
+    """Whether ``key`` holds nothing to bring to the host (see ``_BASIC_KEYS``): the rule
+    both host paths of indexing (read and write) inline."""
+    t = type(key)
+    return _is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))
+
+
 @_compiled_method("getitem")
 def getitem(self: Array, key: Any) -> Any:
     # Indexing runs where the array lives and decides nothing: a host array takes the
     # direct path whether or not a GPU is usable (its index arrays are brought over)
     if _FAST or self._device is CPU:
         t = type(key)
-        if t is int or t is slice:
+        # (is_basic_key, inlined: a call would cost what the rule saves)
+        if _is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key)))):
             result = self._data[key]
         elif t is tuple:
             result = self._data[tuple([cpu_arg(k) for k in key])]
@@ -79,19 +99,12 @@ def getitem(self: Array, key: Any) -> Any:
 
 @_compiled_method("setitem")
 def setitem(self: Array, key: Any, value: Any) -> None:
-    if _FAST:  # the commonest write: a plain index, a plain value, no GPU at all
-        t = type(key)
-        if (t is int or t is slice) and type(value) in _PLAIN_OPERANDS:
-            self._data[key] = value
-            storage = self._storage
-            if storage is not None:
-                storage.version += 1
-            return
     if _FAST or self._device is CPU:  # a write on the host: no device memory involved
         t = type(key)
-        if t is not int and t is not slice:
+        # (is_basic_key, inlined)
+        if not (_is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))):
             key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
-        self._data[key] = value if type(value) in _PLAIN_OPERANDS else cpu_arg(value)
+        self._data[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
         storage = self._storage
         if _FAST or (self._mirror is None and (storage is None or not (
                 storage.mirrored or storage.shared))):
@@ -153,9 +166,23 @@ class _FlatIter:
         return self._array.size
 
     def __array__(self, dtype: Any = None, /, *, copy: bool | None = None) -> np.ndarray:
-        # the host data (shared on the host, as NumPy's flatiter shares a contiguous one)
-        flat: Any = _buffers.host_array(self._array, None, copy).flat
-        return flat.__array__(dtype, copy=copy)
+        """NumPy's flatiter's: the arguments are ignored (``numpy.array`` and
+        ``numpy.asarray`` apply ``dtype=`` and ``copy=`` to what it gives); a C-contiguous
+        array's memory as one dimension (shared, with its writeable flag), else a
+        read-only copy. A device array's memory is shared as ``numpy.asarray(a)``
+        shares it (moved to the host where no view shares it, else a read-only copy)."""
+        a = self._array
+        if a._device is CPU:
+            data = a._data
+            host = _buffers.shared_host(a) if data.flags.c_contiguous else data
+        elif a.flags.c_contiguous:
+            host = _buffers.host_array(a)
+        else:  # (the layout NumPy's rule reads is the device array's, not its copy's)
+            host = np.ascontiguousarray(R.host_copy(a._data, a._device)).reshape(-1)
+            host.flags.writeable = False
+            return host
+        flat: Any = host.flat
+        return flat.__array__()
 
     def copy(self) -> Array:
         """A flattened copy of the array (``a.flatten()``)."""

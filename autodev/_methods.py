@@ -46,22 +46,39 @@ def astype(self: Array, dtype: Any, order: Order = "K", casting: Casting = "unsa
     return self if result._data is self._data else result
 
 def copy(self: Array, order: str = "C") -> Array:
+    if self._device is CPU:  # (nothing to retry: the host's memory error is NumPy's)
+        return new(self._data.copy(order), CPU, None, False, self._pin, self._face)
     return _allocating(self, "copy", lambda data: data.copy(order=order))
 
-def view(self: Array, *args: Any, **kwargs: Any) -> Array:
-    cls = kwargs.pop("type", None)
-    if args and isinstance(args[0], type) and issubclass(args[0], D.ndarray):
-        cls, args = args[0], args[1:]
+#: ``view()``'s dtype when none is given (NumPy's own default is no argument at all).
+_SAME_DTYPE: Any = object()
+
+
+def view(self: Array, dtype: Any = _SAME_DTYPE, type: Any = None) -> Array:  # noqa: A002
+    cls = type  # NumPy's names: a.view(dtype, type), a.view(type=...), a.view(ndarray_class)
+    if isinstance(dtype, _type) and issubclass(dtype, D.ndarray):
+        cls, dtype = dtype, _SAME_DTYPE
+    elif cls is not None and not (isinstance(cls, _type) and issubclass(cls, (D.ndarray,
+                                                                              np.ndarray))):
+        raise ValueError("Type must be a sub-type of ndarray type")  # NumPy's words
     device = self._device
-    result = retrying("view", device, lambda: new(self._data.view(*args, **kwargs), device,
-                                                 R.storage_of(self), False, self._pin),
-                      lambda: refuse_view("view", device))
-    R.inherit(result, self)
+    if device is CPU:  # a host view takes its base's flag from NumPy; nothing to retry
+        data = self._data
+        result = new(data.view() if dtype is _SAME_DTYPE else data.view(dtype), CPU,
+                     R.storage_of(self), False, self._pin)
+    else:
+        result = retrying("view", device, lambda: new(
+            self._data.view() if dtype is _SAME_DTYPE else self._data.view(dtype), device,
+            R.storage_of(self), False, self._pin), lambda: refuse_view("view", device))
+        R.inherit(result, self)
     if cls is None:
-        cls = type(self)
+        cls = _type(self)
     if cls is not D.ndarray:  # view casting to a subclass (autodev._subclass)
         return cast(result, cls, self)
     return result
+
+
+_type = type
 
 def fill(self: Array, value: Any) -> None:
     value = _scalar_arg(value)

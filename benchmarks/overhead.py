@@ -14,7 +14,10 @@ includes it) a last section times tiny calls that stay on a simulated GPU winnin
 call, against its library called directly: what autodev adds per device call.
 
 Aims (issue 2, item 11; DESIGN.md invariant 4): on a CPU-only machine the
-geometric mean of the tiny cases ≤ 1.5×, of the large cases ≤ 1.02×.
+geometric mean of the tiny cases ≤ 1.5×, of the large cases ≤ 1.02×. The *everyday*
+group (issue 20, item 1) times the small calls a program makes between its array
+operations (an element of a matrix, ``a[()]``, a string element, a copy, a view, a loop
+over ``.size``, ``numpy.asarray(a.flat)``): each within 2× NumPy.
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ from typing import Any, Callable
 
 import numpy
 
-AIMS = {"tiny": 1.5, "large": 1.02}
+AIMS = {"tiny": 1.5, "large": 1.02, "everyday": 2.0}
 #: Aims with a GPU usable (issue 13): every call pays for a decision.
-AIMS_GPU = {"tiny": 2.0, "large": 1.03}
+AIMS_GPU = {"tiny": 2.0, "large": 1.03, "everyday": 2.0}
+#: The groups of cases, in the order they are timed and shown.
+GROUPS = ("tiny", "large", "everyday")
 
 
 @dataclass
@@ -121,6 +126,105 @@ LARGE = [
     Case("a + b", "1e6", _add(1_000_000)),
     Case("sum(a)", "1e6", _sum(1_000_000)),
     Case("a @ b", "300x300", _matmul(300)),
+]
+
+
+# ---------------------------------------------------------- everyday small operations
+# (issue 20, item 1): the calls a program makes between its array operations.
+
+def _matrix_item(xp: Any) -> Callable[[], Any]:
+    b = xp.reshape(xp.linspace(0.0, 1.0, 12), (3, 4))
+    return lambda: b[1, 2]
+
+
+def _matrix_item_assign(xp: Any) -> Callable[[], Any]:
+    b = xp.reshape(xp.linspace(0.0, 1.0, 12), (3, 4))
+
+    def assign() -> None:
+        b[1, 2] = 3.0
+    return assign
+
+
+def _empty_tuple(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    return lambda: a[()]
+
+
+def _ellipsis(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    return lambda: a[...]
+
+
+def _str_assign(xp: Any) -> Callable[[], Any]:
+    s = xp.array(["a", "b", "c"])
+
+    def assign() -> None:
+        s[1] = "x"
+    return assign
+
+
+def _str_round_trip(xp: Any) -> Callable[[], Any]:
+    arr = xp.asarray("abc")
+
+    def round_trip() -> Any:
+        arr[()] = "xy"
+        arr[()]
+        return arr.item()
+    return round_trip
+
+
+def _copy(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    return a.copy
+
+
+def _bool_list(xp: Any) -> Callable[[], Any]:
+    values = [True, False, True, False, True]
+    array = xp.array
+    return lambda: array(values, dtype=bool)
+
+
+def _count_nonzero(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    count = xp.count_nonzero
+    return lambda: count(a)
+
+
+def _view(xp: Any) -> Callable[[], Any]:
+    a, _ = _vectors(xp, 10)
+    uint8 = xp.uint8
+    return lambda: a.view(uint8)
+
+
+def _size_loop(xp: Any) -> Callable[[], Any]:
+    x = xp.arange(20.0)
+
+    def shrink() -> Any:
+        y = x
+        while y.size > 2:
+            y = y[:-2]
+        return y
+    return shrink
+
+
+def _flat_asarray(xp: Any) -> Callable[[], Any]:
+    a = xp.arange(100_000.0)
+    return lambda: numpy.asarray(a.flat)
+
+
+EVERYDAY = [
+    Case("b[1, 2]", "3x4", _matrix_item),
+    Case("b[1, 2] = 3.0", "3x4", _matrix_item_assign),
+    Case("a[()]", "10", _empty_tuple),
+    Case("a[...]", "10", _ellipsis),
+    Case("s[1] = 'x'", "3 str", _str_assign),
+    Case("0-d str trip", "0-d", _str_round_trip),
+    Case("a.copy()", "10", _copy),
+    Case("array(bools)", "5", _bool_list),
+    Case("count_nonzero", "10", _count_nonzero),
+    Case("a.view(uint8)", "10", _view),
+    Case(".size/x[:-2]", "20", _size_loop),
+    Case("asarray(a.flat)", "1e5", _flat_asarray),
 ]
 
 
@@ -316,9 +420,9 @@ def run(rounds: int = 15, target: float = 0.002, floor: bool = False) -> dict[st
     _warm_up(autodev)
     baseline = _empty_call_cost(target)
     out: dict[str, Any] = {"machine": machine(), "baseline_s": baseline}
-    for group, cases, group_rounds in (("tiny", TINY, rounds), ("large", LARGE, rounds)):
-        out[group] = [time_case(c, numpy, autodev, group_rounds, target if group == "tiny"
-                                else max(target, 0.02), baseline) for c in cases]
+    for group, cases in (("tiny", TINY), ("large", LARGE), ("everyday", EVERYDAY)):
+        out[group] = [time_case(c, numpy, autodev, rounds, max(target, 0.02) if group ==
+                                "large" else target, baseline) for c in cases]
     from autodev._backends import active_gpu
     gpu = active_gpu()
     if gpu is not None:  # the large calls against the GPU's own library, called directly
@@ -327,8 +431,8 @@ def run(rounds: int = 15, target: float = 0.002, floor: bool = False) -> dict[st
     if floor:
         out["floor"] = [time_case(c, numpy, FLOOR, rounds, target, baseline) for c in TINY]
         out["floor_geomean"] = geomean([r["ratio"] for r in out["floor"]])
-    out["geomean"] = {g: geomean([r["ratio"] for r in out[g]]) for g in ("tiny", "large")}
-    out["geomean_raw"] = {g: geomean([r["raw_ratio"] for r in out[g]]) for g in ("tiny", "large")}
+    out["geomean"] = {g: geomean([r["ratio"] for r in out[g]]) for g in GROUPS}
+    out["geomean_raw"] = {g: geomean([r["raw_ratio"] for r in out[g]]) for g in GROUPS}
     out["aims"] = AIMS
     return out
 
@@ -360,13 +464,13 @@ def machine() -> dict[str, Any]:
 
 def format_table(result: dict[str, Any]) -> str:
     """The figures as a fixed-width table, one line per case, with the geometric means."""
-    lines = [f"{'group':6} {'case':14} {'size':8} {'numpy':>10} {'autodev':>10} {'ratio':>7} "
+    lines = [f"{'group':8} {'case':15} {'size':8} {'numpy':>10} {'autodev':>10} {'ratio':>7} "
              f"{'raw':>6}"]
-    for group in ("tiny", "large"):
+    for group in GROUPS:
         for r in result[group]:
-            lines.append(f"{group:6} {r['case']:14} {r['size']:8} {_fmt(r['numpy_s']):>10} "
+            lines.append(f"{group:8} {r['case']:15} {r['size']:8} {_fmt(r['numpy_s']):>10} "
                          f"{_fmt(r['autodev_s']):>10} {r['ratio']:6.2f}x {r['raw_ratio']:5.2f}x")
-    for group in ("tiny", "large"):
+    for group in GROUPS:
         g, aim = result["geomean"][group], AIMS[group]
         verdict = "meets" if g <= aim else "MISSES"
         lines.append(f"geometric mean, {group}: {g:.3f}x ({verdict} the aim <= {aim}x); "
@@ -415,18 +519,19 @@ def format_side_by_side(results: dict[str, Any]) -> str:
     if "here" in results:
         names["here"] = f"GPU {results['here']['gpu']}" if results["here"].get("gpu") \
             else "no GPU"
-    lines = [f"{'group':6} {'case':14} {'size':8} {'numpy':>10} " +
+    lines = [f"{'group':8} {'case':15} {'size':8} {'numpy':>10} " +
              " ".join(f"{names[m]:>18}" for m in modes) + (f" {'floor':>18}" if floor else "")]
     first = results[modes[0]]
-    for group in ("tiny", "large"):
+    for group in GROUPS:
         for i, r in enumerate(first[group]):
             cells = " ".join(f"{_fmt(results[m][group][i]['autodev_s']):>10} "
                              f"{results[m][group][i]['ratio']:6.2f}x" for m in modes)
             if floor and group == "tiny":
                 f = floor[i]
                 cells += f" {_fmt(f['autodev_s']):>10} {f['ratio']:6.2f}x"
-            lines.append(f"{group:6} {r['case']:14} {r['size']:8} {_fmt(r['numpy_s']):>10} {cells}")
-    for group in ("tiny", "large"):
+            lines.append(f"{group:8} {r['case']:15} {r['size']:8} {_fmt(r['numpy_s']):>10} "
+                         f"{cells}")
+    for group in GROUPS:
         cells = []
         for m in modes:
             aim = (AIMS_GPU if m == "sim" or results[m].get("gpu") else AIMS)[group]
