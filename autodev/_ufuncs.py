@@ -24,7 +24,7 @@ from ._dispatch import call, cpu_arg, native_arg, new
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying
-from ._overrides import normalized, overriding, run
+from ._overrides import check_out_tuple, normalized, overriding, run
 from ._subclass import SUBCLASSES, needs_wrap, of_inputs, own_method, wrap_ufunc
 from ._trace import tick
 from ._functions import _named, _out_by_keyword
@@ -302,10 +302,16 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
         # dispatcher writes into an output, returns it and marks it written
         outs = args[nin:]
         args = args[:nin]
+        if any(o is Ellipsis for o in outs):
+            raise TypeError("out=... is only allowed as a keyword argument.")  # NumPy's words
         kwargs = {**kwargs, "out": outs[0] if nout == 1 else
                   (*outs, *(None,) * (nout - len(outs)))}
     else:
         _check_call(np_ufunc, args, kwargs)
+    if "sig" in kwargs:  # NumPy's old name of signature=, given to overrides by the new one
+        if "signature" in kwargs:
+            raise TypeError("cannot specify both 'sig' and 'signature'")
+        kwargs = {("signature" if k == "sig" else k): v for k, v in kwargs.items()}
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
@@ -342,8 +348,9 @@ def _check_call(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     if unknown is not None:
         raise TypeError(f"{name}() got an unexpected keyword argument '{unknown}'")
     out = kwargs.get("out", _NO_ARGUMENT)
-    if out is None and nout > 1:
+    if nout > 1 and out is not _NO_ARGUMENT and out is not Ellipsis and type(out) is not tuple:
         raise TypeError("'out' must be a tuple of arrays")
+    check_out_tuple(out)
     if type(out) is tuple and len(out) != nout:
         raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
 

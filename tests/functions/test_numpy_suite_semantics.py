@@ -334,6 +334,15 @@ BAD_UFUNC_CALLS = {
     "unknown-keyword": lambda xp, a: xp.multiply(a, a, foo=1),
     "override-unknown-keyword": lambda xp, a: xp.multiply(1, _Echo(), foo="bar"),
     "override-out-length": lambda xp, a: xp.modf(_Echo(), out=("one",)),
+    "override-out-not-tuple": lambda xp, a: xp.modf(a, out=_Echo()),
+    "override-sig-and-signature": lambda xp, a: xp.add(_Echo(), a, sig="a", signature="a"),
+    "out-ellipsis-positional": lambda xp, a: xp.add(a, 2, ...),
+    "out-ellipsis-in-tuple": lambda xp, a: xp.negative(a, out=(...,)),
+    "out-ellipsis-among-outputs": lambda xp, a: xp.divmod(a, 2, out=(xp.empty(3), ...)),
+    "reduce-out-ellipsis-positional": lambda xp, a: xp.add.reduce(a, 0, None, ...),
+    "reduce-out-ellipsis-in-tuple": lambda xp, a: xp.add.reduce(a, out=(...,)),
+    "override-reduce-out-tuple-length": lambda xp, a: xp.add.reduce(_Echo(), out=(a, a)),
+    "override-reduce-axis-twice": lambda xp, a: xp.add.reduce(_Echo(), 0, axis=0),
 }
 
 
@@ -351,6 +360,8 @@ def test_ufunc_call_arguments_checked_as_numpys(device, call):
     lambda xp: xp.sin(_Echo(), out=(None,)), lambda xp: xp.modf(_Echo(), None, None),
     lambda xp: xp.modf(_Echo(), out=(None, None)), lambda xp: xp.sin(_Echo(), "o"),
     lambda xp: xp.modf(_Echo(), "o1", "o2"), lambda xp: xp.add(1, _Echo(), where=True),
+    lambda xp: xp.add(_Echo(), 1, sig="ii->i"), lambda xp: xp.add(_Echo(), 1, signature="i"),
+    lambda xp: xp.add.reduce(_Echo(), 0, None, None, False, numpy._NoValue, True),
 ])
 def test_override_handed_outputs_as_numpys(device, call):
     # no out= where every output is None; a tuple of them where any is given
