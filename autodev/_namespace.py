@@ -62,17 +62,17 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *,
 
 def shape(a: Any) -> tuple[int, ...]:
     """Shape of ``a`` (no transfer)."""
-    return a.shape if type(a) is ndarray else np.shape(a)
+    return a.shape if isinstance(a, ndarray) else np.shape(a)
 
 
 def ndim(a: Any) -> int:
     """Number of dimensions of ``a`` (no transfer)."""
-    return a.ndim if type(a) is ndarray else np.ndim(a)
+    return a.ndim if isinstance(a, ndarray) else np.ndim(a)
 
 
 def size(a: Any, axis: int | None = None) -> int:
     """Number of elements of ``a`` (no transfer)."""
-    if type(a) is ndarray:
+    if isinstance(a, ndarray):
         return a.size if axis is None else a.shape[axis]
     return np.size(a, axis)
 

@@ -95,11 +95,30 @@ def normalized(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     positional arguments after the inputs become keywords, and ``out=None`` is left out."""
     nin, names = _METHOD_ARGUMENTS[method]
     if len(args) > nin:
-        kwargs = {**dict(zip(names, args[nin:])), **kwargs}
+        positional = dict(zip(names, args[nin:]))
+        twice = next((i for i, k in enumerate(positional) if k in kwargs), None)
+        if twice is not None:  # NumPy's words
+            raise TypeError(f"argument for {method}() given by name ('{names[twice]}') and "
+                            f"position (position {nin + twice})")
+        if positional.get("out") is Ellipsis:
+            raise TypeError("out=... is only allowed as a keyword argument.")  # NumPy's words
+        kwargs = {**positional, **kwargs}
         args = args[:nin]
+    out = kwargs.get("out")
+    check_out_tuple(out)
+    if type(out) is tuple and len(out) != 1:
+        raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
     if "out" in kwargs and kwargs["out"] is None:
         kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    if kwargs.get("initial", None) is np._NoValue:  # NumPy's "not given"
+        kwargs = {k: v for k, v in kwargs.items() if k != "initial"}
     return args, kwargs
+
+
+def check_out_tuple(out: Any) -> None:
+    """Refuse ``...`` among the outputs of an ``out=`` tuple, as NumPy does."""
+    if type(out) is tuple and any(o is Ellipsis for o in out):
+        raise TypeError("must use `...` as `out=...` and not per-operand/in a tuple")
 
 
 #: Array methods NumPy runs as a ufunc's ``reduce`` (numpy/_core/_methods.py), with the

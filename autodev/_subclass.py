@@ -26,19 +26,29 @@ from . import _dispatch as D
 from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
 from ._capability.specs import METHODS
+from ._operators import PROTOCOLS
 
 #: Subclasses defined so far (ufuncs give their results the subclass of an input).
 SUBCLASSES: set[type] = set()
 
 #: ndarray attributes whose results NumPy gives the subclass of ``self``.
 _RESULT_METHODS = (
-    "__getitem__", "__array_ufunc__", "copy", "astype", "flatten",
-    *(f"__{op}__" for op in (
-        "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift "
-        "radd rsub rmul rtruediv rfloordiv rmod rpow rmatmul rand ror rxor rlshift rrshift "
-        "lt le gt ge eq ne neg pos abs invert").split()),
-    *METHODS,
+    "__getitem__", "copy", "astype", "flatten", *METHODS,
 )
+
+#: Operators and the NumPy ufunc each runs: a subclass's results are that ufunc's, wrapped
+#: by the ``__array_wrap__`` of the operand NumPy's ufunc picks (:func:`wrap_ufunc`).
+_OPERATORS = {
+    **{f"__{op}__": name for op, name in (
+        ("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+        ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
+        ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
+        ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift"),
+        ("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
+        ("eq", "equal"), ("ne", "not_equal"), ("neg", "negative"), ("pos", "positive"),
+        ("abs", "absolute"), ("invert", "invert"))},
+}
+_REFLECTED = {f"__r{name[2:]}": ufunc for name, ufunc in list(_OPERATORS.items())[:13]}
 
 
 def install(cls: type) -> None:
@@ -54,6 +64,11 @@ def install(cls: type) -> None:
         if name in BASE_RESULTS:
             continue  # x.nonzero(): base arrays, as the function's
         setattr(cls, name, _keeping_class(getattr(ndarray, name), name))
+    for table, reflected in ((_OPERATORS, False), (_REFLECTED, True)):
+        for name, ufunc_name in table.items():
+            if name not in cls.__dict__ and not any(
+                    name in base.__dict__ for base in cls.__mro__[1:] if base in SUBCLASSES):
+                setattr(cls, name, _operator(getattr(ndarray, name), ufunc_name, reflected))
     if "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr  # type: ignore[method-assign, assignment]
 
@@ -123,7 +138,7 @@ def _wrapping_input(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any
     best, best_priority = None, -float("inf")
     for a in _operands(args, kwargs):
         if type(a) in SUBCLASSES:
-            priority = getattr(a, "__array_priority__", 0.0)
+            priority = own_priority(a)
             if priority > best_priority:
                 best, best_priority = a, priority
     return best
@@ -152,6 +167,108 @@ def _wrapped(result: Any, winner: Any, name: str = "") -> Any:
     if type(result) is tuple:
         return tuple(_wrapped(r, winner, name) for r in result)
     return result
+
+
+# ---------------------------------------------------------------------- ufunc results
+# NumPy's wrapping of a ufunc's results (numpy/_core/src/multiarray/arraywrap.c,
+# ``npy_find_array_wrap`` and ``npy_apply_wrap``): the ``__array_wrap__`` of the input with
+# the highest ``__array_priority__`` (the first on a tie, a subclass's or a duck array's
+# before a base array's), or of the output given for that result.
+
+#: NumPy's ``NPY_SCALAR_PRIORITY``: the priority of a scalar operand.
+_SCALAR_PRIORITY = -1000000.0
+_SCALARS = (int, float, complex, bytes, str, np.generic)
+#: An input whose wrapping is the base array's (the result as it is).
+_BASE = object()
+
+
+def needs_wrap(args: tuple[Any, ...], out: Any) -> bool:
+    """True where an input or output may wrap a ufunc's results: one that is no base
+    array, scalar or None (an autodev subclass's array, a duck array with
+    ``__array_wrap__``)."""
+    outs = out if type(out) is tuple else (out,)
+    return any(_wraps(a) for a in (*args, *outs))
+
+
+def _wraps(obj: Any) -> bool:
+    t = type(obj)
+    return t in SUBCLASSES or not (t is D.ndarray or obj is None or obj is Ellipsis
+                                   or isinstance(obj, (np.ndarray, *_SCALARS))
+                                   or getattr(obj, "__array_wrap__", None) is None)
+
+
+def find_wrap(inputs: tuple[Any, ...]) -> Any:
+    """The input whose ``__array_wrap__`` wraps a ufunc's results, or ``_BASE``."""
+    wrap, priority = None, 0.0
+    for obj in inputs:
+        t = type(obj)
+        if t is D.ndarray and not obj._scalar or isinstance(obj, np.ndarray):
+            # (NumPy's own subclasses, numpy.matrix: NumPy's code gives their results)
+            if wrap is None or priority < 0.0:
+                wrap, priority = _BASE, 0.0
+        elif isinstance(obj, _SCALARS) or t is D.ndarray:
+            if wrap is None or priority < _SCALAR_PRIORITY:
+                wrap, priority = _BASE, _SCALAR_PRIORITY
+        elif getattr(obj, "__array_wrap__", None) is not None:
+            own = own_priority(obj)
+            if wrap is None or priority < own or (own == 0.0 and wrap is _BASE):
+                wrap, priority = obj, own
+    return _BASE if wrap is None else wrap
+
+
+def own_priority(obj: Any) -> float:
+    """``obj``'s ``__array_priority__`` as NumPy reads it: 0.0 where it states none (an
+    autodev subclass inherits none: the base class's 100 is autodev's, for its operators)."""
+    if isinstance(obj, D.ndarray):
+        for klass in type(obj).__mro__:
+            if klass is D.ndarray:
+                return 0.0
+            if "__array_priority__" in klass.__dict__:
+                break
+    return float(getattr(obj, "__array_priority__", 0.0))
+
+
+def wrap_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any],
+               result: Any) -> Any:
+    """``ufunc.<method>``'s ``result`` wrapped as NumPy wraps it: a call (or ``outer``)
+    asks ``__array_wrap__`` always, with the context ``(ufunc, arguments, output index)``;
+    ``reduce``, ``accumulate`` and ``reduceat`` wrap by their array's class, without one."""
+    out = kwargs.get("out")
+    outs = out if type(out) is tuple else (out,) if out is not None and out is not Ellipsis \
+        else ()
+    if all(o is None for o in outs):
+        outs = ()
+    called = method in ("__call__", "outer")
+    winner = find_wrap(inputs if called else inputs[:1]) if kwargs.get("subok", True) \
+        else _BASE
+    results = result if type(result) is tuple else (result,)
+    wrapped = tuple(
+        apply_wrap(r, outs[i] if outs else None, winner,
+                   (ufunc, (*inputs, *outs), i) if called else None, out is not Ellipsis,
+                   called)
+        for i, r in enumerate(results))
+    return wrapped if type(result) is tuple else wrapped[0]
+
+
+def apply_wrap(result: Any, out: Any, winner: Any, context: Any, return_scalar: bool,
+               force: bool) -> Any:
+    """One ufunc result wrapped by ``winner`` (see :func:`find_wrap`), or by ``out``'s
+    ``__array_wrap__`` where that output was given (then never a scalar)."""
+    if not isinstance(result, (D.ndarray, np.generic)):
+        return result  # (a NumPy subclass's own result, a deferred array's)
+    if out is not None:
+        return_scalar = False
+        winner = _BASE if type(out) is D.ndarray or type(out) is np.ndarray \
+            or getattr(out, "__array_wrap__", None) is None else out
+    if winner is _BASE or not force and type(result) is type(winner):
+        return result  # (the dispatcher gave a base result its scalar already)
+    if isinstance(result, np.generic):
+        array = D.new(np.asarray(result), D.CPU)
+    elif result._scalar:  # a NumPy scalar kept on a device: the 0-d array it stands for
+        array = D.new(result._data, result._device, result._storage, pin=result._pin)
+    else:
+        array = result
+    return winner.__array_wrap__(array, context, return_scalar and array.ndim == 0)
 
 
 def array_wrap(self: Any, array: Any, context: Any = None, return_scalar: bool = False,
@@ -188,6 +305,23 @@ def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
 
     keeping._keeps_class = True  # type: ignore[attr-defined]
     return keeping
+
+
+def _operator(method: Callable[..., Any], ufunc_name: str,
+              reflected: bool) -> Callable[..., Any]:
+    """A subclass's operator: the base class's (its deferral to the other operand
+    included), its result wrapped as the ufunc NumPy's operator calls wraps it."""
+    @functools.wraps(method)
+    def op(self: Any, *other: Any) -> Any:
+        result = method(self, *other)
+        if result is NotImplemented:
+            return result
+        inputs = (*other, self) if reflected else (self, *other)
+        return wrap_ufunc(PROTOCOLS.ufunc_for(getattr(np, ufunc_name)), "__call__", inputs,
+                          {}, result)
+
+    op._keeps_class = True  # type: ignore[attr-defined]
+    return op
 
 
 def _native_on(obj: Any, device: Any, moves: Any) -> Any:

@@ -24,8 +24,8 @@ from ._dispatch import call, cpu_arg, native_arg, new
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying
-from ._overrides import normalized, overriding, run
-from ._subclass import SUBCLASSES, of_inputs, own_method
+from ._overrides import check_out_tuple, normalized, overriding, run
+from ._subclass import SUBCLASSES, needs_wrap, of_inputs, own_method, wrap_ufunc
 from ._trace import tick
 from ._functions import _named, _out_by_keyword
 
@@ -148,13 +148,34 @@ class ufunc(functools.partial, metaclass=_UfuncType):
     def _method(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``self.<name>(*args, **kwargs)``: an override's (NEP 13) where an operand has
         one, else dispatched, with the result of the inputs' subclass."""
-        if _may_override(args, kwargs):
-            inputs, given = normalized(name, args, kwargs)
-            found = overriding(inputs, given)
-            if found:
-                return run(self, name, inputs, given, found)
-        result = call(self._methods[name], args, kwargs)
-        return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
+        if not _may_override(args, kwargs):
+            return call(self._methods[name], args, kwargs)
+        inputs, given = normalized(name, args, kwargs)
+        found = overriding(inputs, given)
+        if found:
+            return run(self, name, inputs, given, found)
+        if not needs_wrap(inputs, given.get("out")):
+            return call(self._methods[name], args, kwargs)
+        if name == "outer":
+            return self._outer(*inputs, **given)
+        return wrap_ufunc(self, name, inputs, given, call(self._methods[name], args, kwargs))
+
+    def _outer(self, a: Any, b: Any, /, **kwargs: Any) -> Any:
+        """``outer`` where an operand may wrap the result, as NumPy runs it: the call on
+        ``a`` reshaped to ``a.shape + (1,) * b.ndim`` (a subclass's reshape, whose
+        ``__array_finalize__`` must keep that shape) and ``b``."""
+        if not isinstance(a, ndarray):
+            a = new(np.asarray(a), CPU)
+        shape = (*a.shape, *(1,) * (b.ndim if isinstance(b, ndarray) else np.ndim(b)))
+        reshaped = a.reshape(shape)
+        if reshaped.shape != shape:
+            raise TypeError(  # NumPy's words
+                f"{self.__name__}.outer() called with ndarray-subclass of type "
+                f"'{type(reshaped).__name__}' which modified its shape after a reshape. "
+                "`outer()` relies on reshaping the inputs and is for example not supported "
+                "for the 'np.matrix' class (the usage of matrix is generally discouraged). "
+                "To work around this issue, please convert the inputs to numpy arrays.")
+        return self(reshaped, b, **kwargs)
 
     def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives).
@@ -281,20 +302,28 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
         # dispatcher writes into an output, returns it and marks it written
         outs = args[nin:]
         args = args[:nin]
+        if any(o is Ellipsis for o in outs):
+            raise TypeError("out=... is only allowed as a keyword argument.")  # NumPy's words
         kwargs = {**kwargs, "out": outs[0] if nout == 1 else
                   (*outs, *(None,) * (nout - len(outs)))}
     else:
         _check_call(np_ufunc, args, kwargs)
+    if "sig" in kwargs:  # NumPy's old name of signature=, given to overrides by the new one
+        if "signature" in kwargs:
+            raise TypeError("cannot specify both 'sig' and 'signature'")
+        kwargs = {("signature" if k == "sig" else k): v for k, v in kwargs.items()}
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
-    if _FUSABLE and _FUSION_KEYWORDS.issuperset(kwargs) and not SUBCLASSES:
+    wraps = needs_wrap(args, kwargs.get("out"))
+    if _FUSABLE and _FUSION_KEYWORDS.issuperset(kwargs) and not wraps:
         pending = _fusion.record(np_ufunc, args, ndarray, kwargs.get("out"),
                                  kwargs.get("where", True))
         if pending is not _fusion.DECLINED:
             return pending
     result = call(spec, args, kwargs)
-    return of_inputs(args, result, kwargs) if SUBCLASSES else result
+    return wrap_ufunc(ufunc_for(np_ufunc), "__call__", args, kwargs, result) if wraps \
+        else result
 
 
 #: The keywords of a ufunc call :mod:`autodev._fusion` may defer.
@@ -319,8 +348,9 @@ def _check_call(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     if unknown is not None:
         raise TypeError(f"{name}() got an unexpected keyword argument '{unknown}'")
     out = kwargs.get("out", _NO_ARGUMENT)
-    if out is None and nout > 1:
+    if nout > 1 and out is not _NO_ARGUMENT and out is not Ellipsis and type(out) is not tuple:
         raise TypeError("'out' must be a tuple of arrays")
+    check_out_tuple(out)
     if type(out) is tuple and len(out) != nout:
         raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
 

@@ -25,6 +25,7 @@ from hypothesis import given, settings, strategies as st
 import autodev
 from autodev._config import SPEEDUPS
 from autodev.testing import simulated_gpu
+from diffcheck import put
 
 MODES = ("no-gpu", "sim-auto", "sim-gpu")
 
@@ -477,3 +478,34 @@ def test_the_cast_rehearsal_reads_no_uninitialised_memory(monkeypatch: pytest.Mo
         a **= b
         monkeypatch.undo()
         assert a.tolist() == [1, 1, 4, 27, 256]
+
+
+@pytest.mark.parametrize("op", [operator.add, operator.pow, operator.mod, operator.lt,
+                                operator.eq, operator.ne, operator.and_])
+def test_operators_of_subclasses_wrap_by_priority_as_numpys(device, op):
+    # an operator runs NumPy's ufunc, whose result the operand of highest
+    # __array_priority__ wraps (its __array_wrap__ asked with the ufunc's context), whichever
+    # side it is on
+    def run(xp: Any, a: Any) -> Any:
+        calls: list[Any] = []
+
+        class Low(xp.ndarray):
+            __array_priority__ = 100.0
+
+            def __array_wrap__(self, obj: Any, context: Any = None,
+                               return_scalar: bool = False) -> Any:
+                calls.append((type(self).__name__, context[0].__name__, len(context[1])))
+                return super().__array_wrap__(obj, context, return_scalar)
+
+        class High(Low):
+            __array_priority__ = 101.0
+
+        class Other(xp.ndarray):
+            __array_priority__ = 101.0
+
+        low, high, other = a.view(Low), a.view(High), a.view(Other)
+        return [type(r).__name__ for r in (op(low, other), op(other, low), op(low, high),
+                                           op(high, low), op(low, a), op(a, low))], calls
+
+    a = numpy.arange(1, 4)
+    assert run(autodev, put(a, device)) == run(numpy, a)

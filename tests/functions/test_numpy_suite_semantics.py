@@ -334,6 +334,15 @@ BAD_UFUNC_CALLS = {
     "unknown-keyword": lambda xp, a: xp.multiply(a, a, foo=1),
     "override-unknown-keyword": lambda xp, a: xp.multiply(1, _Echo(), foo="bar"),
     "override-out-length": lambda xp, a: xp.modf(_Echo(), out=("one",)),
+    "override-out-not-tuple": lambda xp, a: xp.modf(a, out=_Echo()),
+    "override-sig-and-signature": lambda xp, a: xp.add(_Echo(), a, sig="a", signature="a"),
+    "out-ellipsis-positional": lambda xp, a: xp.add(a, 2, ...),
+    "out-ellipsis-in-tuple": lambda xp, a: xp.negative(a, out=(...,)),
+    "out-ellipsis-among-outputs": lambda xp, a: xp.divmod(a, 2, out=(xp.empty(3), ...)),
+    "reduce-out-ellipsis-positional": lambda xp, a: xp.add.reduce(a, 0, None, ...),
+    "reduce-out-ellipsis-in-tuple": lambda xp, a: xp.add.reduce(a, out=(...,)),
+    "override-reduce-out-tuple-length": lambda xp, a: xp.add.reduce(_Echo(), out=(a, a)),
+    "override-reduce-axis-twice": lambda xp, a: xp.add.reduce(_Echo(), 0, axis=0),
 }
 
 
@@ -351,7 +360,91 @@ def test_ufunc_call_arguments_checked_as_numpys(device, call):
     lambda xp: xp.sin(_Echo(), out=(None,)), lambda xp: xp.modf(_Echo(), None, None),
     lambda xp: xp.modf(_Echo(), out=(None, None)), lambda xp: xp.sin(_Echo(), "o"),
     lambda xp: xp.modf(_Echo(), "o1", "o2"), lambda xp: xp.add(1, _Echo(), where=True),
+    lambda xp: xp.add(_Echo(), 1, sig="ii->i"), lambda xp: xp.add(_Echo(), 1, signature="i"),
+    lambda xp: xp.add.reduce(_Echo(), 0, None, None, False, numpy._NoValue, True),
 ])
 def test_override_handed_outputs_as_numpys(device, call):
     # no out= where every output is None; a tuple of them where any is given
     assert call(autodev) == call(numpy)
+
+
+def _wrapping(xp: Any) -> tuple[type, type, list[Any]]:
+    """Two subclasses of ``xp.ndarray`` (``V`` with ``__array_priority__ = 5``) whose
+    ``__array_wrap__`` records its class, the context it is given (the ufunc's name, the
+    number of arguments, the output's index) and ``return_scalar``."""
+    calls: list[Any] = []
+
+    class W(xp.ndarray):
+        def __array_wrap__(self, obj: Any, context: Any = None,
+                           return_scalar: bool = False) -> Any:
+            calls.append((type(self).__name__, context and (
+                context[0].__name__, len(context[1]), context[2]), return_scalar))
+            return super().__array_wrap__(obj, context, return_scalar)
+
+    class V(W):
+        __array_priority__ = 5
+
+    return W, V, calls
+
+
+WRAPPED_CALLS = {
+    "call": lambda xp, w, v, z: xp.add(w, 1),
+    "call-reflected": lambda xp, w, v, z: xp.add(1, w),
+    "priority": lambda xp, w, v, z: xp.add(w, v),
+    "0-d": lambda xp, w, v, z: xp.add(z, 1),
+    "0-d-out-ellipsis": lambda xp, w, v, z: xp.add(z, 1, out=...),
+    "subok-False": lambda xp, w, v, z: xp.add(w, 1, subok=False),
+    "out-base": lambda xp, w, v, z: xp.add(w, 1, out=xp.zeros(3)),
+    "out-subclass": lambda xp, w, v, z: xp.add(1.0, 1.0, out=z.copy()),
+    "out-subclass-subok-False": lambda xp, w, v, z: xp.add(w, 1, out=w.copy(), subok=False),
+    "two-outputs": lambda xp, w, v, z: xp.frexp(w),
+    "two-outputs-one-given": lambda xp, w, v, z: xp.frexp(w, w.copy(), None),
+    "where": lambda xp, w, v, z: xp.add(w, 1, where=False, out=None),
+    "unary": lambda xp, w, v, z: xp.exp(w),
+    "matmul-0-d": lambda xp, w, v, z: xp.matmul(w, w),
+    "numpy-scalar": lambda xp, w, v, z: xp.multiply(numpy.float64(2), z),
+    "reduce": lambda xp, w, v, z: xp.add.reduce(w),
+    "reduce-keepdims": lambda xp, w, v, z: xp.add.reduce(w, keepdims=True),
+    "accumulate": lambda xp, w, v, z: xp.add.accumulate(w),
+    "reduceat": lambda xp, w, v, z: xp.add.reduceat(w, [0, 1]),
+    "outer": lambda xp, w, v, z: xp.add.outer(w, [1, 2]),
+    "outer-second": lambda xp, w, v, z: xp.add.outer([1, 2], w),
+}
+
+
+@pytest.mark.parametrize("call", sorted(WRAPPED_CALLS))
+def test_ufunc_results_wrapped_as_numpys(device, call):
+    # NumPy's ufunc asks __array_wrap__ of the input of highest __array_priority__ (or of
+    # the output given), with the context (ufunc, arguments, output index), for a call and
+    # outer; by the array's class, without one, for reduce, accumulate and reduceat
+    def run(xp: Any, put_on: Any) -> Any:
+        W, V, calls = _wrapping(xp)
+        w = put_on(numpy.arange(3.0)).view(W)
+        v = put_on(numpy.arange(3.0)).view(V)
+        z = put_on(numpy.array(2.0)).view(W)
+        result = WRAPPED_CALLS[call](xp, w, v, z)
+        return _kinds_and_shapes(result), calls
+
+    assert run(autodev, lambda a: put(a, device)) == run(numpy, lambda a: a)
+
+
+def _kinds_and_shapes(result: Any) -> Any:
+    if isinstance(result, tuple):
+        return [_kinds_and_shapes(r) for r in result]
+    return type(result).__name__.replace("ndarray", "base"), numpy.shape(result)
+
+
+def test_outer_refuses_a_subclass_that_reshapes_itself_as_numpys(device):
+    # outer reshapes its first operand; a subclass whose __array_finalize__ changes that
+    # shape is refused (TypeError), as a second operand it works
+    def run(xp: Any, a: Any) -> Any:
+        class Reshaping(xp.ndarray):
+            def __array_finalize__(self, obj: Any) -> None:
+                if self.ndim == 3:
+                    self.shape = self.shape + (1,)
+
+        with pytest.raises(TypeError, match="modified its shape after a reshape"):
+            xp.add.outer(a.view(Reshaping), [1, 2])
+        return type(xp.add.outer([1, 2], a.view(Reshaping))) is Reshaping
+
+    assert run(autodev, put(numpy.ones((2, 3)), device)) is run(numpy, numpy.ones((2, 3)))
