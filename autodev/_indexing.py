@@ -299,7 +299,7 @@ def _index_native(key: Any, device: Device, shape: tuple[int, ...]) -> Any:
             t = int
         elif t is float or t is complex or isinstance(k, np.inexact):
             raise IndexError(_VALID_INDICES)  # CuPy takes a[1.5] as a[1]
-        if (t is list and not _field_names(k)) or t is np.ndarray or t is ndarray:
+        if (t is list and not _field_names(k)) or t is np.ndarray or isinstance(k, ndarray):
             k = _check_index_array(k, shape, dim, device)
         converted.append(k)
         dim += _consumes(k)
@@ -313,8 +313,8 @@ _VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis 
 def _is_index_object(t: type) -> bool:
     """Whether an index part of type ``t`` is an integer by its ``__index__`` alone (no
     int, bool, NumPy scalar or array): the device needs the int."""
-    return (t not in (int, bool, list, tuple, np.ndarray, ndarray)
-            and not issubclass(t, np.generic) and hasattr(t, "__index__"))
+    return (t not in (int, bool, list, tuple)
+            and not issubclass(t, (np.ndarray, ndarray, np.generic)) and hasattr(t, "__index__"))
 
 
 def _consumes(k: Any) -> int:
@@ -339,7 +339,7 @@ def _check_mask(mask_shape: tuple[int, ...], shape: tuple[int, ...], dim: int) -
 
 
 def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device) -> Any:
-    if type(k) is ndarray:
+    if isinstance(k, ndarray):  # a subclass of autodev's array too
         dtype = k.dtype
         if dtype.kind == "b":
             _check_mask(k.shape, shape, dim)

@@ -189,7 +189,8 @@ SimArray.__hash__ = None  # type: ignore[assignment]
 
 #: Index parts CuPy reads (any other object, one with ``__index__`` alone included,
 #: becomes an object array it refuses).
-_INDEX_PARTS = (int, float, slice, type(None), type(Ellipsis), list, np.ndarray, np.generic)
+_INDEX_PARTS = (int, float, slice, type(None), type(Ellipsis), list, tuple, np.ndarray,
+                np.generic)
 
 
 def _is_basic(key: Any) -> bool:
