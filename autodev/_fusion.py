@@ -209,6 +209,8 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
     if ufunc.nout != 1 or ufunc.nin != len(operands) or ufunc.signature is not None \
             or threading.current_thread() is not _MAIN:
         return DECLINED
+    if not NODES and not _large(operands, array_type, out):
+        return DECLINED  # (the commonest refusal, made before any other work)
     with _LOCK:
         if _BUSY[0]:
             return DECLINED
@@ -219,6 +221,16 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
             _BUSY[0] = False
             if NODES and not PENDING:
                 _flush_locked()
+
+
+def _large(operands: tuple[Any, ...], array_type: type, out: Any) -> bool:
+    """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
+    while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
+    least = _FLOOR[0] if _FLOOR else floor()
+    for x in (*operands, out):
+        if type(x) is array_type and x._data.size >= least:
+            return True
+    return False
 
 
 class _Gather:
