@@ -227,7 +227,8 @@ def _large(operands: tuple[Any, ...], array_type: type, out: Any) -> bool:
     """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
     while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
     least = _FLOOR[0] if _FLOOR else floor()
-    for x in (*operands, out):
+    items: tuple[Any, ...] = (*operands, out)
+    for x in items:
         if type(x) is array_type and x._data.size >= least:
             return True
     return False
