@@ -223,7 +223,7 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
                 _flush_locked()
 
 
-def _large(operands: tuple[Any, ...], array_type: type, out: Any) -> bool:
+def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
     """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
     while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
     least = _FLOOR[0] if _FLOOR else floor()
