@@ -26,7 +26,7 @@ from ._host_buffers import is_large
 from ._capability.specs import OpSpec
 from ._capability.table import TABLE
 from ._trace import STATS, Record, emit, tick
-from . import _decide
+from . import _chains, _decide  # (_chains: where deferred chains run, bound at import)
 from ._cost.cache import bind_state, reset as reset_model
 from ._decide import _DECISIONS, _GPU_DTYPES, choose
 

@@ -1,8 +1,10 @@
 """Deferred, fused elementwise chains on the host: NumPy's own loops, block by block.
 
-With no GPU usable, a large elementwise ufunc call (an operator or ``autodev.<ufunc>``,
-one or two operands, no keywords) whose result has at least :func:`floor` elements is
-*recorded* instead of run: its dtype and shape are found at the call, by running the
+A large elementwise ufunc call on host data (an operator or ``autodev.<ufunc>``, one or
+two operands, no keywords) whose result has at least :func:`floor` elements is *recorded*
+instead of run (with a GPU usable, only where the placer that :mod:`autodev._chains`
+binds keeps it on the CPU; the placer may also run a chain on the GPU, when it is
+priced cheaper there as a call joins it, see :class:`Placer`): its dtype and shape are found at the call, by running the
 ufunc on empty stand-ins of its operands (so NumPy's own errors still raise there), and
 the call returns an array whose value is *pending*. Calls on pending arrays are recorded
 too, so that ``s * cdf1 - k * exp(-r * t) * cdf2`` becomes a chain of nodes. When
@@ -53,7 +55,7 @@ import math
 import sys
 import threading
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -86,7 +88,8 @@ class Node:
     """One recorded ufunc call: operands (nodes, native arrays, scalars), result dtype and
     shape, the errstate at the call, and a weak reference to its array while alive."""
 
-    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target")
+    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target",
+                 "gpu")
 
     def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
                  shape: tuple[int, ...], state: Any) -> None:
@@ -97,6 +100,8 @@ class Node:
         self.where: Any = True
         #: The native array the call writes into (``out=``, an in-place operator), or None
         self.target: np.ndarray | None = None
+        #: True if the chain may run on a GPU with this call in it (see :class:`Placer`)
+        self.gpu = False
 
 
 _LOCK = threading.RLock()
@@ -115,6 +120,37 @@ LISTENERS: list[Callable[[bool], None]] = []
 _ACTIVE = [False]
 _LAST_THREADS = [1]  # how many threads ran the last chain (its trace record says)
 _FLOOR: list[int] = []
+
+
+class Placer(Protocol):
+    """Where chains run while a GPU is usable: bound (:func:`bind_placer`) by
+    :mod:`autodev._chains`, which sits above the backends and the cost model's users."""
+
+    def admit(self, ufunc: np.ufunc, args: list[Any], dtype: np.dtype,
+              shape: tuple[int, ...], movable: bool) -> bool | None:
+        """None: the call runs at once (the dispatcher places it on a GPU); False: it is
+        deferred and its chain runs on the CPU; True: deferred, and its chain may run on
+        the GPU (``movable``: the call writes no host memory and takes no mask)."""
+
+    def crosses(self, nodes: list[Node]) -> bool:
+        """True if the chain of ``nodes`` is priced cheaper on the GPU (run it there now)."""
+
+    def price(self, nodes: list[Node]) -> tuple[float, float, str]:
+        """Predicted seconds of the chain on the CPU and on the GPU, and the GPU's name."""
+
+    def run(self, nodes: list[Node], alive: dict[int, Any]
+            ) -> tuple[dict[int, Any], list[tuple[str, int]], Any] | None:
+        """Run the chain on the GPU: the natives of the alive nodes' arrays, the moves it
+        made and the device; None where the GPU ran out of memory (the CPU runs it)."""
+
+
+#: The placer while a GPU is usable, else None (:func:`bind_placer`).
+_PLACER: list[Placer | None] = [None]
+
+
+def bind_placer(placer: Placer | None) -> None:
+    """Make ``placer`` decide where chains run (None: no GPU is usable, the CPU runs them)."""
+    _PLACER[0] = placer
 _threads.FUSE_FLOOR[0] = DEFAULT_FLOOR if ENV.fuse else NEVER  # (the profile's: on first use)
 
 
@@ -173,6 +209,8 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
     if ufunc.nout != 1 or ufunc.nin != len(operands) or ufunc.signature is not None \
             or threading.current_thread() is not _MAIN:
         return DECLINED
+    if not NODES and not _large(operands, array_type, out):
+        return DECLINED  # (the commonest refusal, made before any other work)
     with _LOCK:
         if _BUSY[0]:
             return DECLINED
@@ -183,6 +221,17 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
             _BUSY[0] = False
             if NODES and not PENDING:
                 _flush_locked()
+
+
+def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
+    """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
+    while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
+    least = _FLOOR[0] if _FLOOR else floor()
+    items: tuple[Any, ...] = (*operands, out)
+    for x in items:
+        if type(x) is array_type and x._data.size >= least:
+            return True
+    return False
 
 
 class _Gather:
@@ -264,6 +313,13 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     dtype = _probe(ufunc, args, mask, target if target is not None else replaced)
     if dtype is None:
         return DECLINED
+    placer = _PLACER[0]
+    movable = False
+    if placer is not None:  # a GPU is usable: the call may belong there
+        verdict = placer.admit(ufunc, args, dtype, shape, mask is True and target is None)
+        if verdict is None:
+            return DECLINED
+        movable = verdict
     if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
         _flush_locked()
         return DECLINED  # (the operands' chains were evaluated: run this call at once)
@@ -273,7 +329,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         LEAVES[id(x)] = (x, native)
         _HELD[0] += native.nbytes
     node = Node(ufunc, tuple(args), dtype, shape, state)
-    node.where, node.target = mask, target
+    node.where, node.target, node.gpu = mask, target, movable
     NODES.append(node)
     for sink in sinks():
         if not any(sink is s for s in _SINKS):
@@ -290,6 +346,8 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     key = id(result)
     node.ref = weakref.ref(result, lambda _ref: _dropped(key))
     PENDING[key] = node
+    if movable and placer is not None and placer.crosses(NODES):
+        _flush_locked(placer)  # (now, while no caller is reading a pending array)
     return result
 
 
@@ -405,7 +463,9 @@ def flush() -> None:
 ON_TRACE_EXIT.append(flush)
 
 
-def _flush_locked() -> None:
+def _flush_locked(placer: Placer | None = None) -> None:
+    """Evaluate every pending chain: on the GPU of ``placer`` (a chain priced cheaper there
+    as a call joined it), else in the blocked pass on the CPU."""
     if not NODES:
         return
     busy = _BUSY[0]
@@ -414,8 +474,11 @@ def _flush_locked() -> None:
     alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
              if ref is not None}
     found: list[tuple[Node, int]] = []
+    ran: tuple[dict[int, Any], list[tuple[str, int]], Any] | None = None
     try:
-        results = _evaluate(nodes, alive, found)
+        if placer is not None:
+            ran = placer.run(nodes, alive)
+        results = _evaluate(nodes, alive, found) if ran is None else ran[0]
     finally:
         _BUSY[0] = busy
     # (on an error, a MemoryError say, everything stays pending: a later read tries again)
@@ -426,15 +489,18 @@ def _flush_locked() -> None:
     _HELD[0] = 0
     for x, native in leaves:
         x._data = native
+    device = CPU if ran is None else ran[2]
     for node in nodes:
         array = alive.get(id(node))
         if array is not None:
             array._data = results[id(node)]
+            array._device = device
     _set_active(False)
     STATS.fused_chains += 1
     STATS.fused_ops += len(nodes)
+    STATS.fused_on[str(device)] = STATS.fused_on.get(str(device), 0) + 1
     if watching:
-        _trace(nodes, watching)
+        _trace(nodes, watching, ran, placer if placer is not None else _PLACER[0])
     _report(found)  # (last: a warning's handler may read arrays)
 
 
@@ -558,13 +624,27 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
                 values[i] = out
 
 
-def _trace(nodes: list[Node], watching: tuple[list[Record], ...]) -> None:
-    """One trace record for the chains evaluated: every call they held, in order."""
-    names = [node.ufunc.__name__ for node in nodes]
+def _trace(nodes: list[Node], watching: tuple[list[Record], ...],
+           ran: tuple[dict[int, Any], list[tuple[str, int]], Any] | None,
+           placer: Placer | None) -> None:
+    """One trace record for the chains evaluated: every call they held, in order, where
+    they ran and, while a GPU is usable, the chain's price on each device."""
+    names = ", ".join(node.ufunc.__name__ for node in nodes)
     shapes = tuple(dict.fromkeys(node.shape for node in nodes))
-    emit(Record(op="fused", shapes=shapes, dtype=str(nodes[-1].dtype), device="cpu",
-                reason=f"{len(nodes)} deferred calls in one blocked pass: "
-                       + ", ".join(names), threads=_LAST_THREADS[0]), watching)
+    costs: dict[str, float] = {}
+    if placer is not None:
+        cpu, gpu, name = placer.price(nodes)
+        costs = {"cpu": cpu, name: gpu}
+    if ran is None:
+        reason = f"{len(nodes)} deferred calls in one blocked pass: {names}"
+        device, moves, threads = "cpu", [], _LAST_THREADS[0]
+    else:
+        device, moves, threads = str(ran[2]), ran[1], 1
+        reason = (f"{len(nodes)} deferred calls priced as one, cheaper on {device}: "
+                  f"its inputs moved once, then {names}")
+    emit(Record(op="fused", shapes=shapes, dtype=str(nodes[-1].dtype), device=device,
+                reason=reason, costs=costs, transfers=list(moves), threads=threads),
+         watching)
 
 
 def _report(flags: list[tuple[Node, int]]) -> None:

@@ -195,6 +195,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             except KeyError:
                 floor = host_floor_work(family)
             if not (size < floor and policy_now() == "auto"):
+                data = o = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
             tick()
         else:

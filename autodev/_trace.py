@@ -54,7 +54,8 @@ class _Stats:
 
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
                  "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
-                 "reuse_bytes", "threaded_calls", "threaded_blocks", "fused_chains", "fused_ops")
+                 "reuse_bytes", "threaded_calls", "threaded_blocks", "fused_chains", "fused_ops",
+                 "fused_on")
 
     def __init__(self) -> None:
         self.reset()
@@ -75,6 +76,7 @@ class _Stats:
         self.threaded_blocks = 0
         self.fused_chains = 0
         self.fused_ops = 0
+        self.fused_on: dict[str, int] = {}
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -108,7 +110,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
     ``hits``, ``misses``, ``released``, ``limit``, ``threshold``; see
     docs/performance.md, "Host buffer pool"), ``fused_chains``
     and ``fused_ops`` (deferred elementwise chains evaluated in one pass, and the
-    operations they held; docs/performance.md, "Fusion").
+    operations they held; docs/performance.md, "Fusion"), ``fused_on`` (device name ->
+    chains evaluated there).
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -129,6 +132,7 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "host_pool": _host_pool(reset),
         "fused_chains": STATS.fused_chains,
         "fused_ops": STATS.fused_ops,
+        "fused_on": dict(STATS.fused_on),
     }
     if reset:
         STATS.reset()

@@ -258,6 +258,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 except KeyError:
                     floor = host_floor_work(family)
                 if not (size < floor and policy_now() == "auto"):
+                    data = other = None  # (fusion counts who holds the operands' memory)
                     return general(x, y, rest, kwargs)
             else:
                 return general(x, y, rest, kwargs)

@@ -141,8 +141,9 @@ class _State:
         #: A GPU is usable but nothing watches and nothing is pinned: tiny elementwise calls
         #: on host data may skip the general path (a size check against the model's floor).
         self.host_fast = False
-        #: No GPU is usable and nothing is pinned (a trace may watch): large elementwise
-        #: calls may be deferred (:mod:`autodev._fusion`).
+        #: Nothing is pinned and the active GPU is known (a trace may watch): large
+        #: elementwise calls on host data may be deferred (:mod:`autodev._fusion`; with a
+        #: GPU usable, :mod:`autodev._chains` decides which, and where a chain runs).
         self.fusable = False
         #: The active GPU's backend (the usable kind of highest priority), or None.
         self.gpu: Backend | None = None
@@ -169,7 +170,7 @@ class _State:
         settled = self.settled or ENV.device == "cpu"
         self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
         self.host_fast = self.gpu is not None and self.watchers == 0 and not self.pinned
-        self.fusable = self.settled and self.gpu is None and not self.pinned
+        self.fusable = self.settled and not self.pinned
         for listener in self.listeners:
             listener()
 

@@ -77,6 +77,10 @@ def host_floor(family: str) -> float:
     return found
 
 
+#: The families of the calls :mod:`autodev._fusion` defers.
+_FUSED_FAMILIES = frozenset({"elementwise", "transcendental"})
+
+
 def host_floor_work(family: str) -> int:
     """The least integer work that is not below :func:`host_floor` (cached).
 
@@ -86,9 +90,12 @@ def host_floor_work(family: str) -> int:
     prediction, because the full prediction would choose the CPU too."""
     found = HOST_FLOOR_WORK.get(family)
     if found is None:
-        # (capped by the thread floor: a call the CPU backend may split takes this path)
-        found = HOST_FLOOR_WORK[family] = min(math.ceil(host_floor(family)),
-                                              _threads.floor(family))
+        # (capped by the thread floor: a call the CPU backend may split takes this path;
+        # and an elementwise call by fusion's floor: one it may defer takes it too)
+        found = min(math.ceil(host_floor(family)), _threads.floor(family))
+        if family in _FUSED_FAMILIES:
+            found = min(found, _threads.FUSE_FLOOR[0])
+        HOST_FLOOR_WORK[family] = found
     return found
 
 

@@ -1,0 +1,175 @@
+"""Where a deferred chain runs while a GPU is usable: the CPU's blocked pass, or the GPU.
+
+:mod:`autodev._fusion` records large elementwise calls on host data; it sits below the
+backends, so this module, above them, decides for it (it is the fusion's
+:class:`~autodev._fusion.Placer`, bound while a GPU is usable).
+
+- **A call** whose operands are all on the host joins a chain unless the dispatcher would
+  run it on the GPU: policy ``gpu``, or under ``auto`` the cost model's price of the one
+  call, its array operands moved (as :func:`autodev._decide._predict` prices it), is
+  lower there. Such a call runs at once, as it would have. Under policy ``cpu``, or when
+  the GPU cannot run it (capability table, a dtype it lacks, ``where=``, a write into
+  host memory), it joins a chain that stays on the CPU.
+- **A chain** is priced as one call each time a call joins it (:func:`price`): on the
+  CPU, its blocked pass (one pass over the bytes it reads and writes, plus each call's
+  arithmetic done in cache); on the GPU, its host inputs moved once, the same pass and
+  arithmetic at the GPU's rates, and one launch per call (this first version runs the
+  chain as CuPy's calls in the program's order). The moment every call of the chain may
+  run on the GPU and the GPU's price is the lower, the chain runs there, at once
+  (:func:`run`): its results live on the GPU, placed ``auto``, so the calls after it
+  follow them there. Deciding when a call joins, not when a value is read, keeps a read
+  from seeing an array change device under it: a chain read later runs on the CPU.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _fusion
+from ._backends import STATE
+from ._capability.specs import NUMPY_UFUNCS, OpSpec
+from ._config import policy_now
+from ._cost.cache import cost_model, host_floor
+from ._cost.model import dtype_class
+from ._device import CPU, Device
+from ._fusion import Node
+from ._residency import storage as R
+from ._trace import STATS
+
+#: The share of an eager elementwise call's time a call in a blocked pass costs: its
+#: operands and result stay in the cache, so of the three elements an eager call moves
+#: through memory per element of work, none does (an estimate, not a measurement: a
+#: quarter to a half on the 2-vCPU VM's fused benchmarks).
+IN_CACHE = 1.0 / 3.0
+
+
+def _spec(ufunc: np.ufunc) -> OpSpec | None:
+    """The function table's spec of one of NumPy's ufuncs (None: another ufunc)."""
+    found = NUMPY_UFUNCS.get(ufunc.__name__)
+    return found[1] if found is not None and found[0] is ufunc else None
+
+
+def _family(ufunc: np.ufunc) -> str:
+    spec = _spec(ufunc)
+    return spec.family if spec is not None else "transcendental"
+
+
+def _nbytes(a: Any) -> int:
+    if type(a) is Node:
+        return math.prod(a.shape) * a.dtype.itemsize
+    return a.nbytes if type(a) is np.ndarray else 0
+
+
+class _Placer:
+    """The fusion's placer (see the module's docstring)."""
+
+    def admit(self, ufunc: np.ufunc, args: list[Any], dtype: np.dtype,
+              shape: tuple[int, ...], movable: bool) -> bool | None:
+        policy = policy_now()
+        if policy == "gpu":
+            return None
+        gpu = STATE.gpu
+        spec = _spec(ufunc)
+        if policy == "cpu" or not movable or gpu is None or spec is None \
+                or spec.where == "cpu" or spec.impl(gpu) is None:
+            return False
+        dtypes = [dtype, *(a.dtype for a in args if type(a) is Node or type(a) is np.ndarray)]
+        if not all(gpu.supports_dtype(d) for d in dtypes):
+            return False
+        work = math.prod(shape)
+        if work < host_floor(spec.family):
+            return True  # (the CPU wins this call whatever: no prediction needed)
+        widest = max(dtypes, key=lambda d: d.itemsize)
+        moved = [_nbytes(a) for a in args if type(a) is Node or type(a) is np.ndarray]
+        cpu, on_gpu = cost_model().predict(spec.family, dtype_class(widest), work, h2d=moved)
+        return None if on_gpu < cpu else True
+
+    def crosses(self, nodes: list[Node]) -> bool:
+        if not all(node.gpu for node in nodes):
+            return False
+        cpu, gpu, _ = price(nodes)
+        return gpu < cpu
+
+    def price(self, nodes: list[Node]) -> tuple[float, float, str]:
+        return price(nodes)
+
+    def run(self, nodes: list[Node], alive: dict[int, Any]
+            ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
+        return run(nodes, alive)
+
+
+def price(nodes: list[Node]) -> tuple[float, float, str]:
+    """Predicted seconds of the chain ``nodes`` on the CPU (its blocked pass) and on the
+    active GPU (its inputs moved once, then its calls), and the GPU's name."""
+    gpu = STATE.gpu
+    model = cost_model()
+    leaves = {id(a): a.nbytes for node in nodes for a in node.args if type(a) is np.ndarray}
+    widest = max((node.dtype for node in nodes), key=lambda d: d.itemsize)
+    dclass = dtype_class(widest)
+    kept = sum(_nbytes(node) for node in nodes if node.ref is not None and node.ref() is not None)
+    # one pass over the bytes, in elementwise work (an eager call moves three elements
+    # per element of work: two read, one written)
+    passed = (sum(leaves.values()) + kept) / widest.itemsize / 3.0
+    cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves("elementwise", dclass)
+    cpu = cpu_lat + passed * cpu_inv
+    on_gpu = passed * gpu_inv + sum(model.h2d(n) for n in leaves.values())
+    for node in nodes:
+        size = math.prod(node.shape)
+        f_cpu_lat, f_cpu_inv, f_gpu_lat, f_gpu_inv = model.curves(_family(node.ufunc), dclass)
+        # a call's arithmetic: its eager slope less the memory traffic the pass saves
+        cpu += size * max(f_cpu_inv - (1.0 - IN_CACHE) * cpu_inv, IN_CACHE * cpu_inv)
+        on_gpu += f_gpu_lat + size * max(f_gpu_inv - (1.0 - IN_CACHE) * gpu_inv,
+                                         IN_CACHE * gpu_inv)
+    return cpu, on_gpu, str(gpu.device) if gpu is not None else "gpu"
+
+
+def run(nodes: list[Node], alive: dict[int, Any]
+        ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
+    """Run ``nodes`` on the active GPU, CuPy's calls in the program's order on inputs
+    moved once: the natives of the alive nodes' arrays, the moves, the device. None
+    where the GPU ran out of memory (the chain then runs on the CPU)."""
+    gpu = STATE.gpu
+    assert gpu is not None  # (only while a GPU is usable is this module the placer)
+    device = gpu.device
+    moves: list[tuple[str, int]] = []
+    moved: dict[int, Any] = {}
+    values: dict[int, Any] = {}
+    try:
+        for node in nodes:
+            spec = _spec(node.ufunc)
+            func = spec.impl(gpu) if spec is not None else None
+            assert func is not None  # (admitted only where the GPU has the ufunc)
+            operands = []
+            for a in node.args:
+                if type(a) is Node:
+                    operands.append(values[id(a)])
+                elif type(a) is np.ndarray:
+                    native = moved.get(id(a))
+                    if native is None:
+                        native = moved[id(a)] = R.transfer(a, CPU, device, moves)
+                    operands.append(native)
+                else:
+                    operands.append(a)
+            values[id(node)] = func(*operands)
+    except gpu.oom_errors:
+        STATS.fallbacks += 1
+        key = f"fused chain: out of memory on {device}"
+        STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
+        return None
+    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + len(nodes)
+    return {key: values[key] for key in alive}, moves, device
+
+
+PLACER = _Placer()
+
+
+def _bind() -> None:
+    """The placer while a GPU is usable (the state's listener: every change re-binds)."""
+    _fusion.bind_placer(PLACER if STATE.gpu is not None else None)
+
+
+STATE.listeners.append(_bind)
+_bind()

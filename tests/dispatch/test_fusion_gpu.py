@@ -1,0 +1,165 @@
+"""Deferred chains while a GPU is usable (the simulated one; autodev._chains): calls on host
+data that the cost model keeps on the CPU are deferred as with no GPU, calls on device data
+stay eager, and a chain priced as one call runs on the GPU when that is cheaper, its
+inputs moved once."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+
+import autodev
+from autodev import _fusion as F
+from autodev.testing import gpu_costs, simulated_gpu
+
+#: A GPU where one transcendental call on host data stays on the CPU (the move costs
+#: more) but a chain of a few pays for it.
+SLOW_LINK = gpu_costs(transfer=(1e-5, 4e9))
+BIG = 10**6
+
+
+@pytest.fixture
+def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The simulated GPU (default curves), every call of 8 elements or more deferred, in
+    blocks of 5 elements."""
+    with simulated_gpu() as backend:
+        monkeypatch.setattr(F, "BLOCK", 5)
+        F.set_floor(8)
+        yield backend
+        F.set_floor(None)
+
+
+def pending(x: Any) -> bool:
+    return id(x) in F.PENDING
+
+
+def same(got: Any, want: np.ndarray) -> None:
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def chain(m: Any, a: Any, b: Any) -> Any:
+    c = m.exp(-a * 0.5) + b / (1.0 + a * a)
+    return m.sqrt(m.abs(c)) * m.tanh(b - a) - 3 * c
+
+
+@pytest.mark.parametrize("policy", ["auto", "cpu"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+def test_host_chain_is_deferred_and_bit_identical(sim: Any, policy: str, dtype: Any) -> None:
+    a0 = (np.arange(60) % 17 - 8).astype(dtype)
+    b0 = (np.arange(60) % 5 + 1).astype(dtype)
+    with autodev.policy(policy):
+        a, b = autodev.array(a0), autodev.array(b0)
+        calls, moved = sim.calls, sim.h2d
+        got = chain(autodev, a, b)
+        assert pending(got) and id(a) in F.LEAVES
+        with np.errstate(all="ignore"):
+            same(got, chain(np, a0, b0))
+    assert (sim.calls, sim.h2d) == (calls, moved)  # (nothing ran on the GPU)
+    assert str(got.location) == "cpu"
+
+
+READS = {
+    "repr": repr, "str": str, "item": lambda x: x[3].item(), "index": lambda x: x[2:5],
+    "array": np.asarray, "tolist": lambda x: x.tolist(), "bool": lambda x: bool(x[0]),
+    "sum": lambda x: autodev.sum(x), "method": lambda x: x.max(), "shape": lambda x: x.shape,
+    "buffer": lambda x: bytes(memoryview(x)), "copy": lambda x: x.copy(),
+}
+
+
+@pytest.mark.parametrize("read", sorted(READS))
+def test_every_read_evaluates(sim: Any, read: str) -> None:
+    a = autodev.arange(40.0)
+    r = a * 2 + 1
+    assert pending(r)
+    READS[read](r)
+    assert not F.NODES and not pending(r)
+    same(r, np.arange(40.0) * 2 + 1)
+
+
+def test_write_to_an_input_evaluates_first(sim: Any) -> None:
+    a = autodev.arange(40.0)
+    r = a * 2
+    a[0] = 100.0
+    same(r, np.arange(40.0) * 2)
+    assert float(a[0]) == 100.0
+
+
+def test_device_operand_stays_eager(sim: Any) -> None:
+    with autodev.policy("gpu"):
+        d = autodev.arange(40.0) * 2  # lives on the GPU, placed auto
+    assert str(d.location) == "sim:0" and not pending(d)
+    h = autodev.arange(40.0)
+    for r in (d + 1, d * h, h - d, autodev.sin(d)):
+        assert not pending(r) and not F.NODES
+    same(d * h, np.arange(40.0) ** 2 * 2)
+
+
+def test_policy_gpu_is_not_deferred(sim: Any) -> None:
+    a = autodev.arange(40.0)
+    with autodev.policy("gpu"):
+        r = a * 2
+    assert not pending(r) and str(r.location) == "sim:0"
+
+
+def test_errors_raise_at_the_call(sim: Any) -> None:
+    a = autodev.arange(40.0)
+    with pytest.raises(ValueError):
+        a + autodev.arange(3.0)
+    with pytest.raises(TypeError):
+        autodev.arange(40) << 1.5
+    assert not F.NODES
+
+
+def test_fuse_off(sim: Any) -> None:
+    F.set_floor(F.NEVER)
+    r = autodev.arange(40.0) * 2
+    assert not pending(r)
+
+
+def _loop(x: Any, sin: Any, rounds: int = 3) -> Any:
+    for _ in range(rounds):
+        x = x * 0.5 + sin(x) * 0.25
+    return x
+
+
+def test_chain_cheaper_on_the_gpu_moves_once_and_runs_there() -> None:
+    x0 = np.linspace(0, 1, BIG, dtype=np.float32)
+    with simulated_gpu(SLOW_LINK) as sim:
+        x = autodev.array(x0)
+        calls, moved = sim.calls, sim.h2d
+        with autodev.trace() as records:
+            got = _loop(x, autodev.sin)
+        fused = [r for r in records if r.op == "fused"]
+        assert len(fused) == 1 and fused[0].device == "sim:0"
+        assert fused[0].costs["sim:0"] < fused[0].costs["cpu"]
+        assert fused[0].transfers == [("h2d", x0.nbytes)]
+        assert sim.h2d == moved + 1  # the chain's one input, moved once
+        assert sim.calls > calls + 1
+        assert str(got.location) == "sim:0" and got._pin is None
+        assert autodev.stats()["fused_on"].get("sim:0", 0) >= 1
+        same(got, _loop(x0, np.sin))  # (the simulator runs NumPy's loops)
+
+
+def test_chain_cheaper_on_the_cpu_stays_there() -> None:
+    x0 = np.linspace(0, 1, BIG, dtype=np.float32)
+    with simulated_gpu(SLOW_LINK) as sim, autodev.policy("cpu"):
+        x = autodev.array(x0)
+        moved = sim.h2d
+        with autodev.trace() as records:
+            got = _loop(x, autodev.sin, rounds=1)
+        fused = [r for r in records if r.op == "fused"]
+        assert len(fused) == 1 and fused[0].device == "cpu"
+        assert set(fused[0].costs) == {"cpu", "sim:0"}
+        assert sim.h2d == moved and str(got.location) == "cpu"
+        same(got, _loop(x0, np.sin, rounds=1))
+
+
+def test_one_call_cheaper_on_the_gpu_runs_at_once() -> None:
+    with simulated_gpu(gpu_costs(latency=1e-9)) as sim:
+        x = autodev.array(np.linspace(0, 1, BIG, dtype=np.float32))
+        r = autodev.sin(x)
+        assert not pending(r) and str(r.location) == "sim:0" and sim.h2d >= 1
