@@ -169,11 +169,30 @@ DECLINED: Any = object()
 
 def _plain_operand(x: Any) -> bool:
     if type(x) is np.ndarray:
-        # a negative stride: NumPy's one call reverses that axis for all its operands
-        # (contiguous, NumPy's SIMD loop), a block writing into a cut of the result cannot,
-        # and arctan2 and power differ by an ulp between the two loops
-        return x.dtype.kind in _KINDS and all(s >= 0 for s in x.strides)
+        return x.dtype.kind in _KINDS
     return isinstance(x, _SCALARS) and np.asarray(x).dtype.kind in _KINDS
+
+
+#: Ufuncs whose every real loop rounds as IEEE 754 says (one correctly rounded operation,
+#: or none): their contiguous SIMD loop and their strided loop give the same bits (not so
+#: for complex operands: a complex product's SIMD loop may fuse its multiply-adds).
+EXACT_UFUNCS = frozenset({
+    np.add, np.subtract, np.multiply, np.divide, np.negative, np.positive, np.absolute,
+    np.sqrt, np.square, np.maximum, np.minimum, np.fmax, np.fmin, np.equal, np.not_equal,
+    np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,
+    np.logical_xor, np.logical_not, np.floor, np.ceil, np.trunc, np.rint, np.copysign,
+    np.sign, np.conjugate, np.isnan, np.isinf, np.isfinite, np.signbit})
+
+
+def _same_loops(ufunc: np.ufunc, arrays: Sequence[Any]) -> bool:
+    """Whether blocks run the loop NumPy's one call runs, or one with the same bits: not
+    so with a negative stride, which NumPy's one call reverses for every operand (its
+    contiguous SIMD loop) and a block writing into a cut of the result cannot; arctan2
+    and power differ by an ulp between the two loops (seen with AVX-512)."""
+    arrays = [x for x in arrays if type(x) is np.ndarray]
+    if ufunc in EXACT_UFUNCS and not any(x.dtype.kind == "c" for x in arrays):
+        return True
+    return all(x.dtype.kind in "biu" or min(x.strides, default=0) >= 0 for x in arrays)
 
 
 def _zero_size(x: Any) -> Any:
@@ -200,7 +219,8 @@ def ufunc_call(ufunc: np.ufunc, family: str, args: tuple[Any, ...], kwargs: dict
         if not _plain_operand(x):
             return DECLINED
     if (out is not None and (type(out) is not np.ndarray or out.dtype.kind not in _KINDS)) \
-            or (where is not True and type(where) is not np.ndarray):
+            or (where is not True and type(where) is not np.ndarray) \
+            or not _same_loops(ufunc, (*ops, out)):
         return DECLINED
     shapes = [x.shape for x in (*ops, where) if type(x) is np.ndarray]
     try:

@@ -108,14 +108,18 @@ def test_binary_ufuncs_are_bit_identical(xy: tuple[np.ndarray, np.ndarray], ufun
         same(got, want)
 
 
-@pytest.mark.parametrize("ufunc", [np.arctan2, np.power])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ufunc,dtype", [(np.arctan2, np.float32), (np.arctan2, np.float64),
+                                         (np.power, np.float32), (np.power, np.float64),
+                                         (np.multiply, np.complex64),
+                                         (np.multiply, np.complex128)])
 def test_reversed_views_are_bit_identical(ufunc: Any, dtype: Any) -> None:
     """NumPy reverses a negative-stride axis for its one call and takes its SIMD loop,
-    whose arctan2 and power differ by an ulp from the strided loop a block would take:
-    such operands are not split (a split found on AVX-512 gave another last bit)."""
+    whose arctan2, power and complex product differ by an ulp from the strided loop a
+    block would take: such operands are not split (found with AVX-512)."""
     rng = np.random.default_rng(0)
-    x, y = (rng.uniform(0.1, 0.9, (6, 40)).astype(dtype)[..., ::-1] for _ in range(2))
+    x, y = ((rng.uniform(0.1, 0.9, (6, 40)) + 1j * rng.uniform(0.1, 0.9, (6, 40))
+             ).astype(dtype)[..., ::-1] if np.dtype(dtype).kind == "c" else
+            rng.uniform(0.1, 0.9, (6, 40)).astype(dtype)[..., ::-1] for _ in range(2))
     for args in ((x, y), (x, y.copy()), (x.copy(), y)):
         got = P.ufunc_call(ufunc, "elementwise", args, {})
         if got is not P.DECLINED:
