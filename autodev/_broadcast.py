@@ -22,6 +22,8 @@ class broadcast:
     """
 
     __slots__ = ("_arrays", "_numpy")
+    _arrays: tuple[Any, ...]
+    _numpy: Any
     __signature__ = inspect.Signature(
         [inspect.Parameter("arrays", inspect.Parameter.VAR_POSITIONAL)])
 
