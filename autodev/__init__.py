@@ -19,6 +19,7 @@ from ._config import VERSION as _VERSION, get_policy, policy, set_policy, reset_
 from ._device import CPU, Device
 from ._namespace import DIRECT as _DIRECT, resolve_name as _resolve_name
 from ._ufuncs import ufunc
+from ._broadcast import broadcast
 from ._trace import FallbackWarning, Record, stats, trace as _trace_block
 
 
@@ -108,7 +109,7 @@ from numpy import (  # noqa: E402
     half, single, double, csingle, cdouble, object_, str_, bytes_, void,
     datetime64, timedelta64, generic, number, integer, signedinteger, unsignedinteger,
     inexact, floating, complexfloating, flexible, character,
-    dtype, finfo, iinfo, errstate, printoptions, broadcast, ufunc as _np_ufunc,
+    dtype, finfo, iinfo, errstate, printoptions, ufunc as _np_ufunc,
 )
 
 _NUMPY_OBJECTS = [
@@ -120,7 +121,7 @@ _NUMPY_OBJECTS = [
     "cdouble", "object_", "str_", "bytes_", "void", "datetime64", "timedelta64",
     "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
     "floating", "complexfloating", "flexible", "character",
-    "dtype", "finfo", "iinfo", "errstate", "printoptions", "broadcast",
+    "dtype", "finfo", "iinfo", "errstate", "printoptions",
 ]
 bool = _np.bool  # noqa: A001  (NumPy 2 exports ``bool`` too)
 

@@ -4,6 +4,7 @@ the host or on ``device=`` (or the GPU policy's device), pinned where ``device=`
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -14,7 +15,7 @@ from ._operators import compiled
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
-from ._dispatch import cpu_arg, is_plain_array_like, new, placed
+from ._dispatch import check_array, cpu_arg, is_plain_array_like, new, placed
 from ._residency.memory import retrying
 from ._subclass import SUBCLASSES, keep_class
 from ._typing import DeviceLike, Order
@@ -225,6 +226,10 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
                                             ndmin=ndmin), CPU, None, False, obj._pin))
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
         return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
+    if is_plain_array_like(type(obj)):
+        result, copied = _from_array_method(obj, dtype, copy)
+        return _array(result, dtype, copy=None if copied else copy, order=order, ndmin=ndmin,
+                      device=device)
     host = np.array(cpu_arg(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if _FAST and device is None and copy is not False and host.base is None \
             and host is not obj:
@@ -243,6 +248,34 @@ _NO_COPY = ("Unable to avoid copy while creating an array as requested.\nIf usin
             "when needed (no behavior change in NumPy 1.x).\nFor more details, see "
             "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
             "#adapting-to-changes-in-the-copy-keyword.")
+
+
+_NO_COPY_KEYWORD = (
+    "__array__ implementation doesn't accept a copy keyword, so passing copy=False failed. "
+    "__array__ must implement 'dtype' and 'copy' keyword arguments. To learn more, see the "
+    "migration guide https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+    "#adapting-to-changes-in-the-copy-keyword")
+
+
+def _from_array_method(obj: Any, dtype: Any, copy: bool | None) -> tuple[Any, bool]:
+    """``obj.__array__`` called as NumPy's ``array`` calls it, and whether it copied.
+
+    ``copy=`` is passed unless None, and a copy made for ``copy=True`` is trusted (not
+    made again). An ``__array__`` without the keyword is called without it, with NumPy's
+    DeprecationWarning, and refused for ``copy=False``.
+    """
+    args = () if dtype is None else (dtype,)
+    if copy is None:
+        return check_array(obj.__array__(*args)), False
+    try:
+        return check_array(obj.__array__(*args, copy=copy)), copy
+    except TypeError as err:
+        if "copy" not in str(err):
+            raise
+    warnings.warn(_NO_COPY_KEYWORD, DeprecationWarning, stacklevel=4)
+    if copy is False:
+        raise ValueError(_NO_COPY)
+    return check_array(obj.__array__(*args)), False
 
 
 def _copy_flag(copy: Any) -> bool | None:

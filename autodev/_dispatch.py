@@ -66,7 +66,11 @@ def cpu_arg(obj: Any) -> Any:
 
 def _array_of(obj: Any) -> Any:
     """``obj.__array__()``, which must be an array (NumPy's ValueError if it is not)."""
-    result = obj.__array__()
+    return check_array(obj.__array__())
+
+
+def check_array(result: Any) -> Any:
+    """``result`` of an ``__array__``, which must be an array (NumPy's ValueError if not)."""
     if not isinstance(result, (np.ndarray, ndarray)):
         raise ValueError("object __array__ method not producing an array")
     return result

@@ -162,8 +162,8 @@ class _FlatIter:
     def __next__(self) -> Any:
         return next(self._numpy())
 
-    def __len__(self) -> int:
-        return self._array.size
+    def __len__(self) -> int:  # (a broadcast's iterator steps over the broadcast shape)
+        return self._array.size if self._iter is None else len(self._iter)
 
     def __array__(self, dtype: Any = None, /, *, copy: bool | None = None) -> np.ndarray:
         """NumPy's flatiter's: the arguments are ignored (``numpy.array`` and

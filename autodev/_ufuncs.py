@@ -207,6 +207,14 @@ class ufunc(functools.partial, metaclass=_UfuncType):
                      lambda: in_place_on_host(self.__name__ + ".at", a, on_host))
         R.mark_written(a)
 
+    def resolve_dtypes(self, dtypes: tuple[Any, ...], *, signature: Any = None,
+                       casting: Any = None, reduction: bool = False) -> tuple[np.dtype, ...]:
+        """NumPy's ``resolve_dtypes``: the dtypes of the loop this ufunc picks for ``dtypes``
+        (a method of the class, as NumPy's, so that ``ufunc.resolve_dtypes`` has a signature)."""
+        given = {"signature": signature, "casting": casting}  # NumPy's refuses None's
+        return self._np.resolve_dtypes(dtypes, reduction=reduction,
+                                       **{k: v for k, v in given.items() if v is not None})
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._np, name)
 

@@ -51,7 +51,8 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
         if copy:
             return np.array(a._data, dtype=dtype, copy=True)
         data = shared_host(a)
-        return data if dtype is None else np.asarray(data, dtype=dtype)
+        # copy=False with another dtype: NumPy's ValueError (a cast cannot share memory)
+        return data if dtype is None else np.asarray(data, dtype=dtype, copy=copy)
     if copy is False:
         raise ValueError(
             f"Unable to avoid a copy: this array lives on {a._device}. "

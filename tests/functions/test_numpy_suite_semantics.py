@@ -4,7 +4,9 @@ protocol's owner, and the other differences its expected-failures list names."""
 
 from __future__ import annotations
 
+import inspect
 import sys
+from contextlib import nullcontext
 from typing import Any
 
 import numpy
@@ -448,3 +450,80 @@ def test_outer_refuses_a_subclass_that_reshapes_itself_as_numpys(device):
         return type(xp.add.outer([1, 2], a.view(Reshaping))) is Reshaping
 
     assert run(autodev, put(numpy.ones((2, 3)), device)) is run(numpy, numpy.ones((2, 3)))
+
+
+def _array_like(base: Any, takes_copy: bool) -> Any:
+    """An array-like whose ``__array__`` returns ``base`` (recording the copy= it got),
+    with or without the ``copy`` keyword."""
+    class ArrayLike:
+        copies: list[Any] = []
+
+        if takes_copy:
+            def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+                self.copies.append(copy)
+                return base
+        else:
+            def __array__(self, dtype: Any = None) -> Any:
+                self.copies.append("none passed")
+                return base
+    return ArrayLike()
+
+
+@pytest.mark.parametrize("takes_copy", [True, False])
+@pytest.mark.parametrize("copy", [True, None, False])
+@pytest.mark.parametrize("order", ["K", "F"])
+def test_array_trusts_an_array_likes_array_as_numpys(device, takes_copy, copy, order):
+    # NumPy passes copy= to __array__ (not None) and trusts the result: copy=True gives
+    # the very array it returned; an __array__ without the keyword gets a
+    # DeprecationWarning, a copy of its result for copy=True, ValueError for copy=False
+    def outcome(xp: Any, base: Any) -> tuple[Any, ...]:
+        like = _array_like(base, takes_copy)
+        with pytest.warns() if copy is not None and not takes_copy else nullcontext() as w:
+            try:
+                res = xp.array(like, copy=copy, order=order)
+            except ValueError:
+                res = "ValueError"
+        got = "same" if res is base else res if isinstance(res, str) else "copy"
+        return got, like.copies, [x.category for x in w or []]
+
+    base = numpy.arange(12.0).reshape(3, 4)
+    assert outcome(autodev, put(base, device)) == outcome(numpy, base)
+
+
+def test_array_method_refuses_a_cast_without_a_copy_as_numpys(device):
+    a = numpy.ones((2, 3), dtype=int)
+    error_parity(lambda xp, x: x.__array__(float, copy=False), a, device=device)
+    x = put(a, device)
+    assert x.__array__(float, copy=True).dtype == a.__array__(float, copy=True).dtype
+
+
+def test_broadcast_iterators_view_their_arguments_as_numpys(device):
+    # broadcast(...).iters: one flat iterator an argument, whose base is that argument,
+    # stepping over the broadcast shape; nested broadcasts give their arguments
+    a, b = numpy.arange(3.0), numpy.arange(6.0).reshape(2, 1, 3)
+    x, y = put(a, device), put(b, device)
+    for xp, args in ((numpy, (a, b)), (autodev, (x, y))):
+        for made in (xp.broadcast(*args), xp.broadcast(xp.broadcast(args[0]), args[1])):
+            assert [it.base is arg for it, arg in zip(made.iters, args)] == [True, True]
+    got, want = autodev.broadcast(x, y), numpy.broadcast(a, b)
+    assert (got.shape, got.ndim, got.nd, got.size, got.numiter) == \
+        (want.shape, want.ndim, want.nd, want.size, want.numiter)
+    assert [len(it) for it in got.iters] == [len(it) for it in want.iters]
+    assert list(got.iters[0]) == list(want.iters[0])
+    assert list(got) == list(want) and got.index == want.index
+    got.reset()
+    want.reset()
+    assert next(got) == next(want) and got.index == want.index
+    assert str(inspect.signature(autodev.broadcast)) == str(inspect.signature(numpy.broadcast))
+    error_parity(lambda xp: xp.broadcast(1, x=1), device=device)
+    error_parity(lambda xp: xp.broadcast([[1, 2, 3]], [[4], [5]], [6, 7]), device=device)
+
+
+def test_ufunc_resolve_dtypes_as_numpys():
+    def parameters(method: Any) -> list[tuple[Any, ...]]:  # after self
+        return [(p.name, p.kind, p.default)
+                for p in list(inspect.signature(method).parameters.values())[1:]]
+
+    assert parameters(autodev.ufunc.resolve_dtypes) == parameters(numpy.ufunc.resolve_dtypes)
+    dtypes = (numpy.dtype(int), numpy.dtype(numpy.float32), None)
+    assert autodev.add.resolve_dtypes(dtypes) == numpy.add.resolve_dtypes(dtypes)
