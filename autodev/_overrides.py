@@ -35,10 +35,12 @@ def _is_default(method: Any) -> bool:
 
 
 def overriding(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """The operands (inputs, then ``out=``'s arrays) whose class overrides
+    """The operands (inputs, then ``out=``'s arrays, then ``where=``) whose class overrides
     ``__array_ufunc__``, one per class, subclasses before their bases (NumPy's order)."""
     out = kwargs.get("out") if kwargs else None
     outs = out if type(out) is tuple else () if out is None else (out,)
+    if kwargs and "where" in kwargs:
+        outs = (*outs, kwargs["where"])
     found: list[Any] = []
     for obj in (*args, *outs):
         t = type(obj)
@@ -62,10 +64,10 @@ def run(ufunc: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             raise TypeError(f"operand '{type(obj).__name__}' does not support ufuncs "
                             "(__array_ufunc__=None)")
     out = kwargs.get("out", _ABSENT)
-    if out is not _ABSENT:  # a tuple, and no out= at all where every output is None
+    if out is not _ABSENT:  # a tuple; no out= at all where every output is None, or for ...
         outs = out if type(out) is tuple else (out,)
         kwargs = {k: v for k, v in kwargs.items() if k != "out"} \
-            if all(o is None for o in outs) else {**kwargs, "out": outs}
+            if out is Ellipsis or all(o is None for o in outs) else {**kwargs, "out": outs}
     for obj in found:
         result = type(obj).__array_ufunc__(obj, ufunc, method, *args, **kwargs)
         if result is not NotImplemented:
