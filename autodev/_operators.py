@@ -378,20 +378,34 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     return op
 
 
-#: data, and ``bool ** 2`` is int8. Exponent -> (ufunc, dtype kinds it is used for).
-_SCALAR_POWERS = {(int, 2): ("square", "biufc"), (int, -1): ("reciprocal", "fc"),
+#: NumPy's ``a ** e`` runs another ufunc than ``power`` for an exponent that is exactly
+#: a Python int 2 or -1 or float 0.5 (numpy/_core/src/multiarray/number.c,
+#: ``fast_scalar_power``): its results, errors and overrides are that ufunc's (``bool ** 2``
+#: is int8). Exponent -> (ufunc, dtype kinds it is used for).
+_SCALAR_POWERS = {(int, 2): ("square", "biufcmMUSV"), (int, -1): ("reciprocal", "fc"),
                   (float, 0.5): ("sqrt", "fc")}
+
+
+def scalar_power(array: Any, exponent: Any) -> str | None:
+    """The name of the ufunc NumPy's ``array ** exponent`` runs in place of ``power``
+    (:data:`_SCALAR_POWERS`: ``square`` for every dtype but object, even one ``square``
+    refuses), or None."""
+    t = type(exponent)
+    if t is int or t is float:
+        found = _SCALAR_POWERS.get((t, exponent))
+        if found is not None and array.dtype.kind in found[1]:
+            return found[0]
+    return None
 
 
 def _power(forward: _Binary, in_place: bool) -> _Binary:
     """``__pow__`` (``__ipow__`` if ``in_place``) from ``forward``, the operator of the
     ufunc ``power``, with NumPy's ufunc for an exponent in :data:`_SCALAR_POWERS`."""
     def op(self: Array, other: Any) -> Any:
-        t = type(other)
-        if t is int or t is float:
-            found = _SCALAR_POWERS.get((t, other))
-            if found is not None and self._data.dtype.kind in found[1]:
-                ufunc = PROTOCOLS.ufunc_for(getattr(np, found[0]))
+        if type(other) is int or type(other) is float:
+            name = scalar_power(self._data, other)
+            if name is not None:
+                ufunc = PROTOCOLS.ufunc_for(getattr(np, name))
                 if in_place:
                     ufunc(self, out=self)
                     return self

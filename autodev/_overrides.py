@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dispatch as D
+from ._operators import scalar_power
 
 _ABSENT = object()
 #: autodev's ufunc standing for a NumPy one (``autodev._namespace.ufunc_for``, which sits
@@ -170,11 +171,24 @@ def install(cls: type, ufunc_for: Callable[[Any], Any]) -> None:
     def unary(ufunc_name: str) -> Callable[[Any], Any]:
         return lambda self: ufunc_for(getattr(np, ufunc_name))(self)
 
+    def power(general: Callable[[Any, Any], Any], is_in_place: bool
+              ) -> Callable[[Any, Any], Any]:
+        def op(self: Any, other: Any) -> Any:  # x ** 2 runs square, as NumPy's operator
+            name = scalar_power(self, other)
+            if name is None:
+                return general(self, other)
+            ufunc = ufunc_for(getattr(np, name))
+            return ufunc(self, out=(self,)) if is_in_place else ufunc(self)
+        return op
+
     for op, name in _OPERATORS.items():
-        _set(cls, f"__{op}__", binary(name, False))
+        forward, inplace = binary(name, False), in_place(name)
+        if op == "pow":
+            forward, inplace = power(forward, False), power(inplace, True)
+        _set(cls, f"__{op}__", forward)
         _set(cls, f"__r{op}__", binary(name, True))
         if op != "divmod":
-            _set(cls, f"__i{op}__", in_place(name))
+            _set(cls, f"__i{op}__", inplace)
     for op, name in _COMPARISONS.items():
         _set(cls, f"__{op}__", binary(name, False))
     for op, name in _UNARY.items():

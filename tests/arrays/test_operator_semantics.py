@@ -509,3 +509,33 @@ def test_operators_of_subclasses_wrap_by_priority_as_numpys(device, op):
 
     a = numpy.arange(1, 4)
     assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "i8", "?", "m8[s]", "U2", "O",
+                                   [("a", "i4"), ("b", "i4")]])
+@pytest.mark.parametrize("exponent", [2, -1, 0.5, 2.0, 3, True])
+def test_power_by_a_python_scalar_runs_numpys_ufunc(device, dtype, exponent):
+    # NumPy's a ** e runs square for an int 2 (every dtype but object, even one square
+    # refuses), reciprocal for an int -1 and sqrt for a float 0.5 (float and complex): an
+    # override sees that ufunc, for a ** e and a **= e alike
+    def run(xp: Any, a: Any) -> Any:
+        class Seen(xp.ndarray):
+            def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any,
+                                **kwargs: Any) -> Any:
+                return ufunc.__name__, len(inputs), sorted(kwargs)
+
+        def outcome(f: Callable[[], Any]) -> Any:
+            try:
+                result = f()
+            except (TypeError, ValueError) as e:
+                return type(e).__name__, str(e)
+            return str(result.dtype), result.tolist()
+
+        seen = a.view(Seen)
+        plain = a.copy()
+        return seen ** exponent, seen.__ipow__(exponent), outcome(lambda: plain ** exponent)
+
+    a = numpy.ones(3, dtype=dtype)
+    # (a device holds numbers only: the other dtypes' arrays are the host's)
+    given = put(a, device) if a.dtype.kind in "biufc" else autodev.asarray(a)
+    assert run(autodev, given) == run(numpy, a)

@@ -468,6 +468,9 @@ WRAPPED_CALLS = {
     "reduceat": lambda xp, w, v, z: xp.add.reduceat(w, [0, 1]),
     "outer": lambda xp, w, v, z: xp.add.outer(w, [1, 2]),
     "outer-second": lambda xp, w, v, z: xp.add.outer([1, 2], w),
+    "power-as-square": lambda xp, w, v, z: w ** 2,
+    "power-as-sqrt": lambda xp, w, v, z: w ** 0.5,
+    "power": lambda xp, w, v, z: w ** 3,
 }
 
 
