@@ -17,7 +17,6 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dispatch as D
-from ._operators import scalar_power
 
 _ABSENT = object()
 #: autodev's ufunc standing for a NumPy one (``autodev._namespace.ufunc_for``, which sits
@@ -142,6 +141,26 @@ _OPERATORS = {
     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
     "rshift": "right_shift", "divmod": "divmod",
 }
+
+#: NumPy's ``a ** e`` runs another ufunc than ``power`` for an exponent that is exactly
+#: a Python int 2 or -1 or float 0.5 (numpy/_core/src/multiarray/number.c,
+#: ``fast_scalar_power``): its results, errors and overrides are that ufunc's (``bool ** 2``
+#: is int8). Exponent -> (ufunc, dtype kinds it is used for).
+_SCALAR_POWERS = {(int, 2): ("square", "biufcmMUSV"), (int, -1): ("reciprocal", "fc"),
+                  (float, 0.5): ("sqrt", "fc")}
+
+
+def scalar_power(array: Any, exponent: Any) -> str | None:
+    """The name of the ufunc NumPy's ``array ** exponent`` runs in place of ``power``
+    (:data:`_SCALAR_POWERS`: ``square`` for every dtype but object, even one ``square``
+    refuses), or None."""
+    t = type(exponent)
+    if t is int or t is float:
+        found = _SCALAR_POWERS.get((t, exponent))
+        if found is not None and array.dtype.kind in found[1]:
+            return found[0]
+    return None
+
 _COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
                 "eq": "equal", "ne": "not_equal"}
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}

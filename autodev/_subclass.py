@@ -26,7 +26,8 @@ from . import _dispatch as D
 from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
 from ._capability.specs import METHODS
-from ._operators import PROTOCOLS, scalar_power
+from ._operators import PROTOCOLS
+from ._overrides import scalar_power
 
 #: Subclasses defined so far (ufuncs give their results the subclass of an input).
 SUBCLASSES: set[type] = set()

@@ -539,3 +539,39 @@ def test_power_by_a_python_scalar_runs_numpys_ufunc(device, dtype, exponent):
     # (a device holds numbers only: the other dtypes' arrays are the host's)
     given = put(a, device) if a.dtype.kind in "biufc" else autodev.asarray(a)
     assert run(autodev, given) == run(numpy, a)
+
+
+class _Answers:
+    """An override answering with the ufunc, its inputs' count and keywords."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return ufunc.__name__, len(inputs), {k: v if k == "axes" else len(v)
+                                             for k, v in kwargs.items()}
+
+
+@pytest.mark.parametrize("op", [operator.iadd, operator.ipow, operator.imatmul])
+@pytest.mark.parametrize("shape", [(2, 2), (2,)])
+def test_in_place_operator_returns_the_overrides_answer(device, op, shape):
+    # NumPy's a += other is the ufunc with out=(a,) (a @= other: with the axes that keep
+    # a's shape): an override's answer is the operator's
+    def run(xp: Any, a: Any) -> Any:
+        return op(a, _Answers())
+
+    a = numpy.ones(shape)
+    assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("method", ["__add__", "__radd__", "__pow__", "__rpow__",
+                                    "__divmod__", "__matmul__", "__lt__"])
+def test_base_operator_given_a_subclass_wraps_as_numpys(device, method):
+    # a.__add__(sub), where sub's own operators are not asked: NumPy's operator runs the
+    # ufunc, whose result sub's __array_wrap__ wraps (its __array_priority__ the highest)
+    def run(xp: Any, a: Any) -> Any:
+        class Sub(xp.ndarray):
+            __array_priority__ = 1
+
+        result = getattr(a, method)(a.view(Sub))
+        return [type(r).__name__ for r in (result if type(result) is tuple else (result,))]
+
+    a = numpy.arange(1.0, 5.0).reshape(2, 2)
+    assert run(autodev, put(a, device)) == run(numpy, a)
