@@ -23,6 +23,7 @@ from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
 from ._config import SPEEDUPS, policy_now
+from ._overrides import overriding, scalar_power
 from ._deferral import _defers, _defers_in_place, _structured, _subclass_turn
 from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
 from ._dispatch import call, cpu_arg, gpu_operand, new
@@ -154,7 +155,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 o = other._data
             elif t in _PLAIN_OPERANDS:
                 o = other
-            elif isinstance(other, _np_ndarray):  # a subclass of NumPy's: its turn first
+            elif isinstance(other, (_np_ndarray, ndarray)):
+                # a subclass of NumPy's (its turn first) or of autodev's array (its wrap)
                 return _decided(func, spec, reflected, self, other, answer)
             elif _defers(self, other, None if reflected else answer):
                 return NotImplemented
@@ -229,6 +231,9 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
             return turn
     if _defers(a, other, None if reflected else answer):
         return NotImplemented
+    if _meets_a_subclass(func, a, other):
+        ufunc = PROTOCOLS.ufunc_for(func)
+        return ufunc(other, a) if reflected else ufunc(a, other)
     if _FUSABLE and isinstance(func, np.ufunc) and not a._face:
         pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
         if pending is not _fusion.DECLINED:
@@ -247,6 +252,16 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
     if type(result) is tuple:
         return tuple(_zero_d(r, a, other) for r in result)
     return _zero_d(result, a, other)
+
+
+def _meets_a_subclass(func: Callable[..., Any], a: Array, other: Any) -> bool:
+    """True where the base array ``a`` meets an instance of a subclass of autodev's array
+    whose own operator declined or was not asked (``a.__add__(sub)``): NumPy's operator
+    then runs the ufunc, which the subclass's ``__array_wrap__`` wraps where its
+    ``__array_priority__`` is the highest (a subclass's own operators wrap their results)."""
+    return type(a) is ndarray and not a._face and type(other) is not ndarray \
+        and isinstance(other, ndarray) and isinstance(func, np.ufunc) \
+        and not _structured(a, other) and not _no_loop(func, a, other)
 
 
 def _no_loop(func: Callable[..., Any], a: Array, other: Any) -> bool:
@@ -315,13 +330,21 @@ def _zero_d(result: Any, a: Any, other: Any = None) -> Any:
     return result
 
 
+#: The axes NumPy's ``a @= b`` gives the ufunc matmul, for ``a`` of two or more
+#: dimensions and of one: ``a`` keeps its shape.
+_IN_PLACE_MATMUL_AXES = ([(-2, -1), (-2, -1), (-2, -1)], [(-1,), (-2, -1), (-1,)])
+
+
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     matmul = spec.name == "matmul"
 
     def op(self: Array, other: Any) -> Any:
-        if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray \
-                and _defers_in_place(self, other):
-            return NotImplemented
+        if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray:
+            if _defers_in_place(self, other):
+                return NotImplemented
+            if overriding((other,), {}):  # NumPy's operator: the ufunc, the override's answer
+                axes = {"axes": _IN_PLACE_MATMUL_AXES[self.ndim == 1]} if matmul else {}
+                return PROTOCOLS.ufunc_for(func)(self, other, out=(self,), **axes)
         if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
@@ -378,20 +401,14 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     return op
 
 
-#: data, and ``bool ** 2`` is int8. Exponent -> (ufunc, dtype kinds it is used for).
-_SCALAR_POWERS = {(int, 2): ("square", "biufc"), (int, -1): ("reciprocal", "fc"),
-                  (float, 0.5): ("sqrt", "fc")}
-
-
 def _power(forward: _Binary, in_place: bool) -> _Binary:
     """``__pow__`` (``__ipow__`` if ``in_place``) from ``forward``, the operator of the
     ufunc ``power``, with NumPy's ufunc for an exponent in :data:`_SCALAR_POWERS`."""
     def op(self: Array, other: Any) -> Any:
-        t = type(other)
-        if t is int or t is float:
-            found = _SCALAR_POWERS.get((t, other))
-            if found is not None and self._data.dtype.kind in found[1]:
-                ufunc = PROTOCOLS.ufunc_for(getattr(np, found[0]))
+        if type(other) is int or type(other) is float:
+            name = scalar_power(self._data, other)
+            if name is not None:
+                ufunc = PROTOCOLS.ufunc_for(getattr(np, name))
                 if in_place:
                     ufunc(self, out=self)
                     return self

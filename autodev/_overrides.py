@@ -35,10 +35,12 @@ def _is_default(method: Any) -> bool:
 
 
 def overriding(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """The operands (inputs, then ``out=``'s arrays) whose class overrides
+    """The operands (inputs, then ``out=``'s arrays, then ``where=``) whose class overrides
     ``__array_ufunc__``, one per class, subclasses before their bases (NumPy's order)."""
     out = kwargs.get("out") if kwargs else None
     outs = out if type(out) is tuple else () if out is None else (out,)
+    if kwargs and "where" in kwargs:
+        outs = (*outs, kwargs["where"])
     found: list[Any] = []
     for obj in (*args, *outs):
         t = type(obj)
@@ -62,10 +64,10 @@ def run(ufunc: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             raise TypeError(f"operand '{type(obj).__name__}' does not support ufuncs "
                             "(__array_ufunc__=None)")
     out = kwargs.get("out", _ABSENT)
-    if out is not _ABSENT:  # a tuple, and no out= at all where every output is None
+    if out is not _ABSENT:  # a tuple; no out= at all where every output is None, or for ...
         outs = out if type(out) is tuple else (out,)
         kwargs = {k: v for k, v in kwargs.items() if k != "out"} \
-            if all(o is None for o in outs) else {**kwargs, "out": outs}
+            if out is Ellipsis or all(o is None for o in outs) else {**kwargs, "out": outs}
     for obj in found:
         result = type(obj).__array_ufunc__(obj, ufunc, method, *args, **kwargs)
         if result is not NotImplemented:
@@ -139,6 +141,26 @@ _OPERATORS = {
     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
     "rshift": "right_shift", "divmod": "divmod",
 }
+
+#: NumPy's ``a ** e`` runs another ufunc than ``power`` for an exponent that is exactly
+#: a Python int 2 or -1 or float 0.5 (numpy/_core/src/multiarray/number.c,
+#: ``fast_scalar_power``): its results, errors and overrides are that ufunc's (``bool ** 2``
+#: is int8). Exponent -> (ufunc, dtype kinds it is used for).
+_SCALAR_POWERS = {(int, 2): ("square", "biufcmMUSV"), (int, -1): ("reciprocal", "fc"),
+                  (float, 0.5): ("sqrt", "fc")}
+
+
+def scalar_power(array: Any, exponent: Any) -> str | None:
+    """The name of the ufunc NumPy's ``array ** exponent`` runs in place of ``power``
+    (:data:`_SCALAR_POWERS`: ``square`` for every dtype but object, even one ``square``
+    refuses), or None."""
+    t = type(exponent)
+    if t is int or t is float:
+        found = _SCALAR_POWERS.get((t, exponent))
+        if found is not None and array.dtype.kind in found[1]:
+            return found[0]
+    return None
+
 _COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
                 "eq": "equal", "ne": "not_equal"}
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
@@ -168,11 +190,24 @@ def install(cls: type, ufunc_for: Callable[[Any], Any]) -> None:
     def unary(ufunc_name: str) -> Callable[[Any], Any]:
         return lambda self: ufunc_for(getattr(np, ufunc_name))(self)
 
+    def power(general: Callable[[Any, Any], Any], is_in_place: bool
+              ) -> Callable[[Any, Any], Any]:
+        def op(self: Any, other: Any) -> Any:  # x ** 2 runs square, as NumPy's operator
+            name = scalar_power(self, other)
+            if name is None:
+                return general(self, other)
+            ufunc = ufunc_for(getattr(np, name))
+            return ufunc(self, out=(self,)) if is_in_place else ufunc(self)
+        return op
+
     for op, name in _OPERATORS.items():
-        _set(cls, f"__{op}__", binary(name, False))
+        forward, inplace = binary(name, False), in_place(name)
+        if op == "pow":
+            forward, inplace = power(forward, False), power(inplace, True)
+        _set(cls, f"__{op}__", forward)
         _set(cls, f"__r{op}__", binary(name, True))
         if op != "divmod":
-            _set(cls, f"__i{op}__", in_place(name))
+            _set(cls, f"__i{op}__", inplace)
     for op, name in _COMPARISONS.items():
         _set(cls, f"__{op}__", binary(name, False))
     for op, name in _UNARY.items():

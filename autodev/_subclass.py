@@ -27,6 +27,7 @@ from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
 from ._capability.specs import METHODS
 from ._operators import PROTOCOLS
+from ._overrides import scalar_power
 
 #: Subclasses defined so far (ufuncs give their results the subclass of an input).
 SUBCLASSES: set[type] = set()
@@ -314,8 +315,9 @@ def _operator(method: Callable[..., Any], ufunc_name: str,
     @functools.wraps(method)
     def op(self: Any, *other: Any) -> Any:
         result = method(self, *other)
-        if result is NotImplemented:
-            return result
+        if result is NotImplemented or ufunc_name == "power" and not reflected \
+                and scalar_power(self, other[0]) is not None:
+            return result  # (x ** 2 ran the ufunc square, which wrapped its result)
         inputs = (*other, self) if reflected else (self, *other)
         return wrap_ufunc(PROTOCOLS.ufunc_for(getattr(np, ufunc_name)), "__call__", inputs,
                           {}, result)

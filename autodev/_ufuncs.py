@@ -143,7 +143,11 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         return self._method("reduceat", args, kwargs)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("outer", args, kwargs)
+        # NumPy checks outer's arguments as a call's, before any override is asked
+        if len(args) != 2:
+            raise TypeError("exactly two arguments expected")  # NumPy's words
+        _check_keywords(self._np, kwargs)
+        return self._method("outer", args, _signature_renamed(kwargs))
 
     def _method(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``self.<name>(*args, **kwargs)``: an override's (NEP 13) where an operand has
@@ -177,7 +181,7 @@ class ufunc(functools.partial, metaclass=_UfuncType):
                 "To work around this issue, please convert the inputs to numpy arrays.")
         return self(reshaped, b, **kwargs)
 
-    def at(self, a: ndarray, indices: Any, b: Any = None) -> None:
+    def at(self, a: ndarray, indices: Any, b: Any = None) -> Any:
         """Unbuffered in-place operation on ``a`` at ``indices`` (runs where ``a`` lives).
 
         A read-only ``a`` is refused on every device (NumPy 2.4's own ``at`` writes into
@@ -185,9 +189,8 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         """
         inputs = (a, indices) if b is None else (a, indices, b)
         found = overriding(inputs, {}) if _may_override(inputs, {}) else None
-        if found:
-            run(self, "at", inputs, {}, found)
-            return
+        if found:  # the override's result, as NumPy returns it
+            return run(self, "at", inputs, {}, found)
         R.check_writeable(a, "output array is read-only")
         device = a._device
         func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
@@ -317,10 +320,7 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
                   (*outs, *(None,) * (nout - len(outs)))}
     else:
         _check_call(np_ufunc, args, kwargs)
-    if "sig" in kwargs:  # NumPy's old name of signature=, given to overrides by the new one
-        if "signature" in kwargs:
-            raise TypeError("cannot specify both 'sig' and 'signature'")
-        kwargs = {("signature" if k == "sig" else k): v for k, v in kwargs.items()}
+    kwargs = _signature_renamed(kwargs)
     found = overriding(args, kwargs)
     if found:
         return run(ufunc_for(np_ufunc), "__call__", args, kwargs, found)
@@ -353,6 +353,12 @@ def _check_call(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
                         f"{given} {'was' if given == 1 else 'were'} given")
     if len(args) > nin and "out" in kwargs:
         raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    _check_keywords(np_ufunc, kwargs)
+
+
+def _check_keywords(np_ufunc: Any, kwargs: dict[str, Any]) -> None:
+    """NumPy's checks of a ufunc call's keywords (a call's, ``outer``'s)."""
+    nout, name = np_ufunc.nout, np_ufunc.__name__
     unknown = next((k for k in kwargs if k not in _CALL_KEYWORDS), None)
     if unknown is not None:
         raise TypeError(f"{name}() got an unexpected keyword argument '{unknown}'")
@@ -362,6 +368,16 @@ def _check_call(np_ufunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     check_out_tuple(out)
     if type(out) is tuple and len(out) != nout:
         raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+
+
+def _signature_renamed(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with ``sig=``, NumPy's old name of ``signature=``, given by the new one
+    (as NumPy hands it to overrides)."""
+    if "sig" not in kwargs:
+        return kwargs
+    if "signature" in kwargs:
+        raise TypeError("cannot specify both 'sig' and 'signature'")  # NumPy's words
+    return {("signature" if k == "sig" else k): v for k, v in kwargs.items()}
 
 
 def _floor(family: str) -> int:

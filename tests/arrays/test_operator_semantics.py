@@ -509,3 +509,69 @@ def test_operators_of_subclasses_wrap_by_priority_as_numpys(device, op):
 
     a = numpy.arange(1, 4)
     assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "i8", "?", "m8[s]", "U2", "O",
+                                   [("a", "i4"), ("b", "i4")]])
+@pytest.mark.parametrize("exponent", [2, -1, 0.5, 2.0, 3, True])
+def test_power_by_a_python_scalar_runs_numpys_ufunc(device, dtype, exponent):
+    # NumPy's a ** e runs square for an int 2 (every dtype but object, even one square
+    # refuses), reciprocal for an int -1 and sqrt for a float 0.5 (float and complex): an
+    # override sees that ufunc, for a ** e and a **= e alike
+    def run(xp: Any, a: Any) -> Any:
+        class Seen(xp.ndarray):
+            def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any,
+                                **kwargs: Any) -> Any:
+                return ufunc.__name__, len(inputs), sorted(kwargs)
+
+        def outcome(f: Callable[[], Any]) -> Any:
+            try:
+                result = f()
+            except (TypeError, ValueError) as e:
+                return type(e).__name__, str(e)
+            return str(result.dtype), result.tolist()
+
+        seen = a.view(Seen)
+        plain = a.copy()
+        return seen ** exponent, seen.__ipow__(exponent), outcome(lambda: plain ** exponent)
+
+    a = numpy.ones(3, dtype=dtype)
+    # (a device holds numbers only: the other dtypes' arrays are the host's)
+    given = put(a, device) if a.dtype.kind in "biufc" else autodev.asarray(a)
+    assert run(autodev, given) == run(numpy, a)
+
+
+class _Answers:
+    """An override answering with the ufunc, its inputs' count and keywords."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return ufunc.__name__, len(inputs), {k: v if k == "axes" else len(v)
+                                             for k, v in kwargs.items()}
+
+
+@pytest.mark.parametrize("op", [operator.iadd, operator.ipow, operator.imatmul])
+@pytest.mark.parametrize("shape", [(2, 2), (2,)])
+def test_in_place_operator_returns_the_overrides_answer(device, op, shape):
+    # NumPy's a += other is the ufunc with out=(a,) (a @= other: with the axes that keep
+    # a's shape): an override's answer is the operator's
+    def run(xp: Any, a: Any) -> Any:
+        return op(a, _Answers())
+
+    a = numpy.ones(shape)
+    assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("method", ["__add__", "__radd__", "__pow__", "__rpow__",
+                                    "__divmod__", "__matmul__", "__lt__"])
+def test_base_operator_given_a_subclass_wraps_as_numpys(device, method):
+    # a.__add__(sub), where sub's own operators are not asked: NumPy's operator runs the
+    # ufunc, whose result sub's __array_wrap__ wraps (its __array_priority__ the highest)
+    def run(xp: Any, a: Any) -> Any:
+        class Sub(xp.ndarray):
+            __array_priority__ = 1
+
+        result = getattr(a, method)(a.view(Sub))
+        return [type(r).__name__ for r in (result if type(result) is tuple else (result,))]
+
+    a = numpy.arange(1.0, 5.0).reshape(2, 2)
+    assert run(autodev, put(a, device)) == run(numpy, a)

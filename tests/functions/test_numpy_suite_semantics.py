@@ -345,6 +345,12 @@ BAD_UFUNC_CALLS = {
     "reduce-out-ellipsis-in-tuple": lambda xp, a: xp.add.reduce(a, out=(...,)),
     "override-reduce-out-tuple-length": lambda xp, a: xp.add.reduce(_Echo(), out=(a, a)),
     "override-reduce-axis-twice": lambda xp, a: xp.add.reduce(_Echo(), 0, axis=0),
+    "override-outer-one-input": lambda xp, a: xp.multiply.outer(_Echo()),
+    "override-outer-four-inputs": lambda xp, a: xp.multiply.outer(_Echo(), a, a, a),
+    "override-outer-sig-and-signature": lambda xp, a: xp.multiply.outer(
+        _Echo(), a, sig="a", signature="a"),
+    "override-outer-unknown-keyword": lambda xp, a: xp.multiply.outer(_Echo(), a, foo=1),
+    "outer-three-inputs": lambda xp, a: xp.multiply.outer(a, a, a),
 }
 
 
@@ -364,10 +370,63 @@ def test_ufunc_call_arguments_checked_as_numpys(device, call):
     lambda xp: xp.modf(_Echo(), "o1", "o2"), lambda xp: xp.add(1, _Echo(), where=True),
     lambda xp: xp.add(_Echo(), 1, sig="ii->i"), lambda xp: xp.add(_Echo(), 1, signature="i"),
     lambda xp: xp.add.reduce(_Echo(), 0, None, None, False, numpy._NoValue, True),
+    lambda xp: xp.sin(_Echo(), out=...), lambda xp: xp.add.reduce(_Echo(), out=...),
+    lambda xp: xp.multiply.outer(_Echo(), 1, sig="ii->i"),
+    lambda xp: xp.multiply.outer(_Echo(), 1, out=...),
+    lambda xp: xp.multiply.outer(_Echo(), 1, out="o"),
+    lambda xp: xp.multiply.at(_Echo(), [0], 1),
 ])
 def test_override_handed_outputs_as_numpys(device, call):
-    # no out= where every output is None; a tuple of them where any is given
+    # no out= where every output is None or it is ...; a tuple of them where any is
+    # given; the override's answer returned (at's too)
     assert call(autodev) == call(numpy)
+
+
+def _where_overriding(xp: Any) -> tuple[type, type]:
+    """NumPy's test_ufunc_override_where classes: ``Old`` unwraps its inputs and outputs
+    only, ``New`` its ``where=`` too; both view their result as their own class."""
+    def unwrap(cls: type, objs: Any) -> Any:
+        if any(not isinstance(o, cls) and type(o) is not xp.ndarray for o in objs):
+            return NotImplemented
+        return [xp.array(o) if isinstance(o, cls) else o for o in objs]
+
+    class Old(xp.ndarray):
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+            inputs = unwrap(type(self), inputs)
+            if "out" in kwargs:
+                kwargs = {**kwargs, "out": unwrap(type(self), kwargs["out"])}
+            if inputs is NotImplemented or kwargs.get("out") is NotImplemented:
+                return NotImplemented
+            kwargs = {**kwargs, "out": kwargs["out"][0]} if "out" in kwargs else kwargs
+            result = super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+            return result if result is NotImplemented else result.view(type(self))
+
+    class New(Old):
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+            if "where" in kwargs:
+                where = unwrap(type(self), (kwargs["where"],))
+                if where is NotImplemented:
+                    return NotImplemented
+                kwargs = {**kwargs, "where": where[0]}
+            return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+    return Old, New
+
+
+def test_where_operand_overrides_as_numpys(device):
+    # where= is an operand NumPy asks for __array_ufunc__ (after the inputs and outputs):
+    # an override that leaves it wrapped gets NotImplemented from the base class
+    def run(xp: Any, put_on: Any) -> Any:
+        Old, New = _where_overriding(xp)
+        a, out = put_on(numpy.array([1, 2, 3])), put_on(numpy.zeros(3, dtype=int))
+        where = put_on(numpy.array([True, False, True]))
+        with pytest.raises(TypeError):
+            xp.negative(a, where=where.view(Old), out=out)
+        got = xp.negative(a, where=where.view(New), out=out)
+        both = xp.negative(a.view(New), where=where.view(New), out=out.view(New))
+        return [(type(r).__name__, xp.asarray(r).tolist()) for r in (got, both)]
+
+    assert run(autodev, lambda a: put(a, device)) == run(numpy, lambda a: a)
 
 
 def _wrapping(xp: Any) -> tuple[type, type, list[Any]]:
@@ -411,6 +470,9 @@ WRAPPED_CALLS = {
     "reduceat": lambda xp, w, v, z: xp.add.reduceat(w, [0, 1]),
     "outer": lambda xp, w, v, z: xp.add.outer(w, [1, 2]),
     "outer-second": lambda xp, w, v, z: xp.add.outer([1, 2], w),
+    "power-as-square": lambda xp, w, v, z: w ** 2,
+    "power-as-sqrt": lambda xp, w, v, z: w ** 0.5,
+    "power": lambda xp, w, v, z: w ** 3,
 }
 
 
