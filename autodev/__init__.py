@@ -178,4 +178,4 @@ _PROTOCOLS.array_namespace = _array_api_face
 from ._dask.register import install as _install_dask  # noqa: E402
 
 # Last: registering may use any public name (dask.array may be loaded already).
-_install_dask()  # autodev arrays as Dask chunks, once dask.array is (or gets) imported
+_install_dask()  # autodev arrays as Dask chunks: now, or when autodev and Dask first meet

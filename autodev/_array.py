@@ -22,7 +22,8 @@ from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_devi
 from ._device import AUTO, CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._cost.cache import HOST_FLOOR_WORK
-from ._dispatch import DEFER_TO, bind_array, cpu_arg, defers_to_other, new
+from ._dispatch import DEFER_TO, WRAPPER_FINDERS, bind_array, cpu_arg, defers_to_other, \
+    found_wrapper, new
 from ._indexing import _FlatIter
 from ._methods import _host_buffer, _own, _view_attr
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
@@ -285,10 +286,19 @@ class ndarray(_BufferBase):
                            kwargs: Any) -> Any:
         if DEFER_TO and not DEFER_TO.isdisjoint(types):
             return NotImplemented  # a Dask array among the arguments runs it (NEP 18)
+        if WRAPPER_FINDERS and len(types) > 1 and any(map(found_wrapper, types)):
+            # a Dask array met for the first time (Dask imported after autodev), which
+            # declined before it knew autodev's array: the call again, which it now runs
+            return func(*args, **kwargs)
         found = PROTOCOLS.function_for(func)
         if found is None:
             return NotImplemented
         return found(*args, **kwargs)
+
+    def __dask_tokenize__(self) -> Any:
+        """What Dask hashes for this array's token (bound by :mod:`autodev._dask`, which
+        registers autodev with Dask here where Dask was imported after autodev)."""
+        return PROTOCOLS.dask_tokenize(self)
 
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
         """The array-API face (:mod:`autodev.array_api`): the standard's semantics over

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _dispatch as D
-from ._dispatch import DEFER_TO
+from ._dispatch import DEFER_TO, WRAPPER_FINDERS, found_wrapper
 from ._typing import Array
 
 _np_ndarray = np.ndarray
@@ -50,6 +50,20 @@ def _defers(a: Array, other: Any, answer: str | None) -> bool:
     return hasattr(t, answer) and _priority(other) > _own_priority(a)
 
 
+def _first_meeting(a: Array, other: Any, answer: str) -> Any:
+    """``other``'s answer (its method ``answer``, given ``a``) where ``other`` is an array
+    that wraps autodev's (a Dask array) and autodev meets its type for the first time, its
+    library imported after autodev: a finder (``WRAPPER_FINDERS``) registers autodev with
+    it just now. Python gave ``other`` its turn already where it declined before it knew
+    autodev's array (``dask_array + a``, ``dask_array < a``), or gives it next: either way
+    it answers now, as it does from then on. NotImplemented where ``other`` is no such
+    array (the operator goes on as before)."""
+    t = type(other)
+    if getattr(t, "__array_ufunc__", None) is None or t in DEFER_TO or not found_wrapper(t):
+        return NotImplemented
+    return getattr(other, answer)(a)
+
+
 def _subclass_turn(a: Array, other: Any, method: str) -> Any:
     """What a subclass of NumPy's array answers to NumPy's array standing for ``a``, or
     NotImplemented: Python's turn for it, which autodev's array (no NumPy array) does not
@@ -81,6 +95,8 @@ def _defers_in_place(a: Array, other: Any) -> bool:
     if t in DEFER_TO:
         return True
     override = getattr(t, "__array_ufunc__", _NO_OVERRIDE)
+    if WRAPPER_FINDERS and override is not _NO_OVERRIDE and found_wrapper(t):
+        return True  # met for the first time (see _first_meeting): the forward one runs it
     if override is None:
         raise TypeError(f"operand '{t.__name__}' does not support ufuncs "
                         "(__array_ufunc__=None)")

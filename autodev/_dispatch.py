@@ -46,6 +46,18 @@ FOREIGN_RESULTS: dict[type, Callable[[Any, Device, tuple[Any, ...]], Any]] = {}
 #: Array types that hold autodev arrays as their chunks (Dask's, once autodev is registered
 #: with Dask): a call given one of them is theirs to run (NEP 13/18), see :func:`hand_over`.
 DEFER_TO: set[type] = set()
+#: Finders of such types that autodev meets before it knows them (their library was
+#: imported after autodev, so nothing registered them at ``import autodev``): each is
+#: given the type of an operand that overrides NumPy's protocols and is no ``DEFER_TO``
+#: type, and says whether it made it one (registering autodev with that library).
+#: autodev._dask's waits for Dask's array and leaves once autodev is registered with
+#: Dask. Only operands of a foreign type that overrides NumPy reach them.
+WRAPPER_FINDERS: list[Callable[[type], bool]] = []
+
+
+def found_wrapper(t: type) -> bool:
+    """True if ``t`` has just become a ``DEFER_TO`` type: a finder knew it."""
+    return any(find(t) for find in tuple(WRAPPER_FINDERS))
 
 
 def cpu_arg(obj: Any) -> Any:

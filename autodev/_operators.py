@@ -24,9 +24,10 @@ from ._backends import STATE
 from ._device import CPU, Device
 from ._config import SPEEDUPS, policy_now
 from ._overrides import overriding, scalar_power
-from ._deferral import _defers, _defers_in_place, _structured, _subclass_turn
+from ._deferral import _defers, _defers_in_place, _first_meeting, _structured, \
+    _subclass_turn
 from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
-from ._dispatch import call, cpu_arg, gpu_operand, new
+from ._dispatch import WRAPPER_FINDERS, call, cpu_arg, gpu_operand, new
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide
 from ._trace import tick
@@ -158,6 +159,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             elif isinstance(other, (_np_ndarray, ndarray)):
                 # a subclass of NumPy's (its turn first) or of autodev's array (its wrap)
                 return _decided(func, spec, reflected, self, other, answer)
+            elif WRAPPER_FINDERS and answer is not None and \
+                    (turn := _first_meeting(self, other, answer)) is not NotImplemented:
+                return turn
             elif _defers(self, other, None if reflected else answer):
                 return NotImplemented
             else:
@@ -227,6 +231,10 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
     """An operator call that takes the general path: the cost model decides."""
     if answer is not None and isinstance(other, _np_ndarray):
         turn = _subclass_turn(a, other, answer)
+        if turn is not NotImplemented:
+            return turn
+    if WRAPPER_FINDERS and answer is not None:
+        turn = _first_meeting(a, other, answer)
         if turn is not NotImplemented:
             return turn
     if _defers(a, other, None if reflected else answer):
@@ -547,6 +555,10 @@ def _no_face() -> Any:
     raise RuntimeError("autodev's array-API face is not bound: import autodev first")
 
 
+def _no_dask(obj: Any) -> Any:
+    raise RuntimeError("autodev's Dask registration is not bound: import autodev first")
+
+
 
 @dataclass
 class _Protocols:
@@ -554,11 +566,13 @@ class _Protocols:
     function namespace (autodev._namespace) fills in how ``__array_ufunc__`` and
     ``__array_function__`` find autodev's callable standing for a NumPy one when it is
     built; the package (autodev/__init__.py) fills in ``__array_namespace__``'s face,
-    :mod:`autodev.array_api`, which it imports on first use."""
+    :mod:`autodev.array_api`, which it imports on first use; :mod:`autodev._dask` fills
+    in ``__dask_tokenize__`` (what Dask hashes for an array's token)."""
 
     ufunc_for: Callable[[Any], Any]
     function_for: Callable[[Any], Any]
     array_namespace: Callable[[], Any]
+    dask_tokenize: Callable[[Any], Any]
 
 
-PROTOCOLS = _Protocols(_not_bound, _not_bound, _no_face)
+PROTOCOLS = _Protocols(_not_bound, _not_bound, _no_face, _no_dask)

@@ -47,6 +47,8 @@ def overriding(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         if t in _PLAIN or t is D.ndarray or t in D.DEFER_TO:
             continue
         method = getattr(t, "__array_ufunc__", _ABSENT)
+        if D.WRAPPER_FINDERS and method is not _ABSENT and D.found_wrapper(t):
+            continue  # a wrapper met for the first time, now a DEFER_TO type: see call()
         if method is _ABSENT or (method is not None and _is_default(method)) \
                 or any(type(f) is t for f in found):
             continue

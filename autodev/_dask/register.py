@@ -7,25 +7,29 @@ stays a Dask array of autodev chunks, NEP 13), tells autodev to hand calls that
 involve a Dask array to Dask (NEP 13/18), and gives Dask's ``sizeof`` the bytes
 an autodev array holds (distributed's memory accounting and transfer costs).
 
-Nothing here imports Dask at ``import autodev``. :func:`install` registers at
-once when ``dask.array`` is already loaded, and otherwise waits for it with an
-import hook that fires once, when ``dask.array`` finishes loading, and then
-removes itself. The ``array.backend`` entry point (``autodev._dask.backend``)
-calls :func:`register` as well.
+Nothing here imports Dask at ``import autodev``, and nothing waits on imports: no
+``sys.meta_path`` finder (issue 20). :func:`install` registers at once when
+``dask.array`` is loaded already (as in every worker process, which unpickles autodev's
+arrays after Dask is running). Where autodev comes first, registration waits for the
+first meeting, which Dask's protocols and autodev's own bring to autodev before Dask
+needs it: Dask hashing an autodev array for a graph's key (``__dask_tokenize__``:
+``da.from_array``, ``da.asarray``, ``delayed``, array arguments of ``map_blocks``), or an
+autodev operator, ufunc or NumPy function meeting a Dask array (a finder in
+``autodev._dispatch.WRAPPER_FINDERS``, which is handed only types that override NumPy).
+The ``array.backend`` entry point (``autodev._dask.backend``) registers as well.
 """
 
 from __future__ import annotations
 
-import importlib.machinery
 import sys
 import threading
-from types import ModuleType
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from .._array import ndarray
-from .._dispatch import DEFER_TO
+from .._dispatch import DEFER_TO, WRAPPER_FINDERS
+from .._operators import PROTOCOLS
 from .._namespace import resolve_name
 
 _LOCK = threading.Lock()
@@ -38,11 +42,13 @@ def is_registered() -> bool:
 
 
 def install() -> None:
-    """Register with Dask now if ``dask.array`` is loaded, else when it is (no Dask import)."""
+    """Register with Dask now if ``dask.array`` is loaded, else on first meeting Dask
+    (no Dask import, no import hook)."""
+    PROTOCOLS.dask_tokenize = _token
     if "dask.array" in sys.modules:
         register()
-    elif not any(isinstance(f, _AfterDaskArray) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterDaskArray())
+    elif _meets not in WRAPPER_FINDERS:
+        WRAPPER_FINDERS.append(_meets)
 
 
 def register() -> None:
@@ -54,6 +60,32 @@ def register() -> None:
         _register_lookups()
         _register_chunk_type()
         _REGISTERED = True
+        if _meets in WRAPPER_FINDERS:
+            WRAPPER_FINDERS.remove(_meets)
+
+
+def _meets(t: type) -> bool:
+    """The finder: registers, and says so, where ``t`` is Dask's array (whose module is
+    loaded where one exists: nothing is imported to find out)."""
+    dask_array = sys.modules.get("dask.array")
+    found = getattr(dask_array, "Array", None)
+    if found is None or not isinstance(t, type) or not issubclass(t, found):
+        return False
+    register()
+    return True
+
+
+def _token(a: ndarray) -> tuple[Any, ...]:
+    """``a.__dask_tokenize__()``: what ``a`` pickles as (its values on the host, where it
+    lives, its flags), each hashed as Dask hashes it. Only Dask calls it: where
+    ``dask.array`` is loaded, autodev registers with it first if it has not yet."""
+    if not _REGISTERED and "dask.array" in sys.modules:
+        register()
+    from dask.base import normalize_token
+
+    kind = type(a)
+    return (f"{kind.__module__}.{kind.__qualname__}", str(a._device), a._scalar, a._face,
+            normalize_token(a._host()))
 
 
 def _register_lookups() -> None:
@@ -110,45 +142,3 @@ def _to_cupy(data: Any, **kwargs: Any) -> Any:
 
 def _sizeof(data: Any) -> int:
     return int(data.nbytes)
-
-
-class _AfterDaskArray:
-    """Runs :func:`register` right after ``dask.array`` has loaded, then leaves ``sys.meta_path``.
-
-    (A meta path finder by protocol, not by ``importlib.abc``: importing that module
-    loads ``importlib.resources``, ``tempfile`` and ``shutil``, ~3 ms of ``import autodev``.)
-
-    It loads nothing itself: it takes the spec the standard path finder gives for
-    ``dask.array`` and wraps its loader, so the module loads exactly as it would have.
-    It stays in place until the module actually executes (a mere ``find_spec`` probe
-    for ``dask.array`` must not use it up).
-    """
-
-    def find_spec(self, name: str, path: Sequence[str] | None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if name != "dask.array":
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _RegisteringLoader(spec.loader, self)  # type: ignore[assignment]
-        return spec
-
-
-class _RegisteringLoader:
-    """A loader that runs the wrapped one, then removes the finder and calls :func:`register`."""
-
-    def __init__(self, inner: Any, finder: _AfterDaskArray) -> None:
-        self._inner = inner
-        self._finder = finder
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._inner.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        self._inner.exec_module(module)
-        if self._finder in sys.meta_path:
-            sys.meta_path.remove(self._finder)
-        register()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -335,30 +335,53 @@ def run_python(code: str) -> str:
     return proc.stdout
 
 
-CHECK_REGISTERED = """
+IMPORT_AUTODEV_FIRST = """
     import sys
+    before = list(sys.meta_path)
+    import autodev
+    assert sys.meta_path == before, sys.meta_path  # no import hook (issue 20)
+    assert not [m for m in sys.modules if m.split(".")[0] in ("dask", "distributed")]
+    import dask, dask.array as da
+"""
+IMPORT_DASK_FIRST = """
+    import dask, dask.array as da
+    import autodev
+"""
+
+#: Each a fresh interpreter's first meeting of autodev and Dask, and its chunks' types.
+FIRST_MEETINGS: dict[str, str] = {
+    "dask+autodev": "da.ones((8, 8), chunks=4) + autodev.linspace(0.0, 1.0, 8)",
+    "autodev*dask": "autodev.linspace(0.0, 1.0, 8) * da.ones((8, 8), chunks=4)",
+    "dask<autodev": "da.ones((8, 8), chunks=4) < autodev.linspace(0.0, 1.0, 8)",
+    "numpy.add(dask, autodev)": "numpy.add(da.ones((8, 8), chunks=4), autodev.ones(8))",
+    "concatenate": "da.concatenate([da.from_array(autodev.ones((4, 8)), chunks=2)] * 2)",
+    "from_array": "da.from_array(autodev.ones((8, 8)), chunks=4)",
+    "percentile": "da.percentile(da.from_array(autodev.arange(16.0), chunks=4), [50.0])",
+    "tensordot": "da.tensordot(*[da.from_array(autodev.ones((8, 8)), chunks=4)] * 2, axes=1)",
+}
+CHECK_MEETING = """
+    import numpy
     from dask.array.chunk_types import is_valid_chunk_type
     from dask.array.dispatch import percentile_lookup
+    from dask.sizeof import sizeof
     from autodev._dask import register as _dask
+    result = {expression}
+    assert isinstance(result, da.Array), type(result)
+    chunks = dask.compute(*result.to_delayed().ravel().tolist(), scheduler="sync")
+    assert {{type(c) for c in chunks}} == {{autodev.ndarray}}, chunks
     assert _dask.is_registered() and is_valid_chunk_type(autodev.ndarray)
     assert percentile_lookup.dispatch(autodev.ndarray) is not None
-    assert not any(type(f).__name__ == "_AfterDaskArray" for f in sys.meta_path)
+    assert sizeof(autodev.zeros((1000, 10))) == 80_000
     print("ok")
 """
 
 
-@pytest.mark.parametrize("first", ["autodev", "dask.array"])
-def test_registration_in_either_import_order(first: str) -> None:
-    if first == "autodev":  # importing autodev imports no Dask; importing dask.array registers
-        code = """
-            import sys
-            import autodev
-            assert not [m for m in sys.modules if m.split(".")[0] in ("dask", "distributed")]
-            import importlib.util
-            assert importlib.util.find_spec("dask.array")  # a probe, as libraries do: no import
-            import dask.array
-        """
-    else:
-        code = "import dask.array\nimport autodev\n"
-    out = run_python(textwrap.dedent(code) + textwrap.dedent(CHECK_REGISTERED))
-    assert out.strip() == "ok"
+@pytest.mark.parametrize("meeting", FIRST_MEETINGS)
+@pytest.mark.parametrize("first", ["autodev", "dask"])
+def test_registration_in_either_import_order(first: str, meeting: str) -> None:
+    """autodev first: ``import autodev`` adds no import hook and imports no Dask, and the
+    first meeting registers; Dask first: ``import autodev`` registers."""
+    imports = IMPORT_AUTODEV_FIRST if first == "autodev" else IMPORT_DASK_FIRST
+    code = textwrap.dedent(imports) + textwrap.dedent(
+        CHECK_MEETING.format(expression=FIRST_MEETINGS[meeting]))
+    assert run_python(code).strip() == "ok"
