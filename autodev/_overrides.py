@@ -211,11 +211,39 @@ def install(cls: type, ufunc_for: Callable[[Any], Any]) -> None:
         if op != "divmod":
             _set(cls, f"__i{op}__", inplace)
     for op, name in _COMPARISONS.items():
-        _set(cls, f"__{op}__", binary(name, False))
+        compare = binary(name, False)
+        _set(cls, f"__{op}__", structured(op, compare) if op in ("eq", "ne") else compare)
     for op, name in _UNARY.items():
         _set(cls, f"__{op}__", unary(name))
     for method, (name, names) in _REDUCING_METHODS.items():
         _set(cls, method, reducing(name, names))
+
+
+def structured(op: str, compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``==``/``!=`` of a structured array as NumPy's operator (``_void_compare``): no
+    ufunc compares structured dtypes, so the fields are compared one by one, each through
+    its own operator (and so the override), and joined with ``logical_and`` (``==``) or
+    ``logical_or`` (``!=``); a field's subarray axes are reduced the same way."""
+    join = "logical_and" if op == "eq" else "logical_or"
+
+    def op_(self: Any, other: Any) -> Any:
+        names = self.dtype.names
+        other_dtype = getattr(other, "dtype", None)
+        if names is None or other_dtype is None or other_dtype.names != names \
+                or getattr(type(other), "__array_ufunc__", _ABSENT) is None:
+            return compare(self, other)
+        if not isinstance(other, D.ndarray):  # a NumPy void or array: an array, as NumPy's
+            other = D.new(np.array(other), D.CPU)
+        ufunc = _UFUNC_FOR[0](getattr(np, join))
+        ndim = max(self.ndim, np.ndim(other))
+        result = None
+        for name in names:
+            field = self[name] == other[name] if op == "eq" else self[name] != other[name]
+            if np.ndim(field) > ndim:
+                field = ufunc.reduce(field, axis=tuple(range(ndim, np.ndim(field))))
+            result = field if result is None else ufunc(result, field)
+        return result
+    return op_
 
 
 def reducing(ufunc_name: str, names: tuple[str, ...]) -> Callable[..., Any]:

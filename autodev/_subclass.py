@@ -297,11 +297,17 @@ def own_method(a: Any, name: str) -> Callable[..., Any] | None:
 def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
     wraps_scalar = name in WRAPPED_REDUCTIONS
 
+    indexes = name == "__getitem__"
+
     @functools.wraps(method)
     def keeping(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = method(self, *args, **kwargs)
         if wraps_scalar and isinstance(result, np.generic):  # a.sum(): a 0-d subclass array
             return self.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
+        if indexes and type(result) is D.ndarray and result._data.base is None:
+            # NumPy's copying index (s[[0, 1]], s[mask]) makes a base-class array and
+            # returns a subclass view of it: that array is the result's .base
+            result._data = result._data.view()
         return keep_class(result, type(self), self)
 
     keeping._keeps_class = True  # type: ignore[attr-defined]

@@ -82,10 +82,20 @@ def move_home(a: R.Resident) -> bool:
         return False
     writeable = R.is_writeable(a)
     host = R.host_copy(a._data, a._device)
+    if _views_all_of(a._data):  # (a subclass's s[[0, 1]]): still a view, as NumPy's
+        host = host.view()
     R.promote(a, CPU, host)
     if not writeable:
         host.flags.writeable = False
     return True
+
+
+def _views_all_of(native: Any) -> bool:
+    """Whether device array ``native`` views the whole of its base array, as it laid it
+    out: its host copy is then a view of a copy of that base."""
+    base = native.base
+    return (base is not None and base.base is None and base.shape == native.shape
+            and base.strides == native.strides and base.dtype == native.dtype)
 
 
 def _shared_views(what: str, a: R.Resident) -> str:

@@ -493,3 +493,22 @@ def test_device_scalars_as_arguments(device):
     assert [10, 20, 30, 40, 50][x.argmin()] == [10, 20, 30, 40, 50][a.argmin()]
     assert_same(autodev.linspace(autodev.zeros(2), autodev.ones(2), 3),
                 numpy.linspace(numpy.zeros(2), numpy.ones(2), 3))
+
+
+@pytest.mark.parametrize("key", [[0, 1, 2], "mask"])
+def test_subclass_index_that_copies_is_a_view_of_a_new_base_array_as_numpys(device, key):
+    # NumPy's s[[0, 1, 2]] or s[mask] of a subclass instance s copies into a base-class
+    # array and returns a subclass view of it (its .base)
+    def run(xp, a):
+        sub = type("Sub", (xp.ndarray,), {})
+        s = a.view(sub)
+        r = s[s > 0] if key == "mask" else s[key]
+        numpy.asarray(r)  # (a device array held alone moves to the host: still a view)
+        base = r.base
+        shares = xp.shares_memory(r, a)
+        r[0] = 7  # seen through its base
+        return (type(r).__name__, type(base).__name__, r.flags.owndata, shares,
+                base.tolist(), r.base.tolist())
+
+    a = numpy.arange(5)
+    assert run(autodev, put(a, device)) == run(numpy, a)

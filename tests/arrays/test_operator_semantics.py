@@ -575,3 +575,31 @@ def test_base_operator_given_a_subclass_wraps_as_numpys(device, method):
 
     a = numpy.arange(1.0, 5.0).reshape(2, 2)
     assert run(autodev, put(a, device)) == run(numpy, a)
+
+
+@pytest.mark.parametrize("op", [operator.eq, operator.ne])
+@pytest.mark.parametrize("dtype", ["f8,f8,f8", [("a", "f8"), ("b", "f8", (2,))]])
+@pytest.mark.parametrize("row", [True, False])
+def test_structured_comparison_of_a_subclass_compares_fields_as_numpys(device, op, dtype,
+                                                                       row):
+    # no ufunc compares structured dtypes: NumPy's == and != compare field by field,
+    # each through the override (which sees arrays, even for a void scalar operand), and
+    # join the fields with logical_and / logical_or (numpy's test_structured_equal)
+    def run(xp: Any, s: Any) -> Any:
+        seen = []
+
+        class Sub(xp.ndarray):
+            def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any,
+                                **kwargs: Any) -> Any:
+                seen.append((ufunc.__name__, [type(i).__name__ for i in inputs]))
+                return getattr(ufunc, method)(*(i.view(xp.ndarray) for i in inputs),
+                                              **kwargs)
+
+        result = op(s.view(Sub), s[0] if row else s[::-1].copy())
+        return seen, type(result).__name__, result.tolist()
+
+    a = numpy.arange(12.0).reshape(4, 3)
+    a[3, 1:] = a[0, 1:]
+    s = a.view(dtype).squeeze()
+    # (on the host: a device array has no field views, s['a'], the suite's open entry)
+    assert run(autodev, autodev.asarray(s)) == run(numpy, s)

@@ -10,7 +10,7 @@ import numpy
 import pytest
 
 import autodev
-from diffcheck import assert_same, differential, error_parity, put, sample
+from diffcheck import assert_same, differential, dyadic, error_parity, put, sample
 
 
 # ---------------------------------------------------------------------- functions on classes
@@ -444,6 +444,20 @@ def test_methods_return_the_array_itself_or_out_as_numpys(device):
     out = autodev.empty_like(c)
     assert c.conjugate(out) is out
     assert_same(out, numpy.array([1 + 1j, -2j]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, f, v, r: xp.dot(f, v, r), lambda xp, f, v, r: xp.dot(f, v, out=r),
+    lambda xp, f, v, r: f.dot(v, r), lambda xp, f, v, r: f.dot(v, out=r),
+])
+@pytest.mark.parametrize("vshape", [(4, 3), (4,)])
+def test_dot_returns_its_out_itself_as_numpys(device, call, vshape):
+    def run(xp, f, v):
+        r = xp.empty((5,) + vshape[1:])
+        assert call(xp, f, v, r) is r
+        return r
+
+    differential(run, dyadic((5, 4)), dyadic(vshape, seed=1), device=device)
 
 
 @pytest.mark.parametrize("method", [
