@@ -133,8 +133,8 @@ def _device_memory(a: Any, b: Any) -> bool | None:
 
 def copyto(dst: ndarray, src: Any, casting: Casting = "same_kind", where: Any = True) -> None:
     """Copy ``src`` into ``dst`` where ``dst`` lives (NumPy's ``copyto``)."""
-    if type(dst) is not ndarray:  # a NumPy destination
-        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))  # type: ignore[arg-type]
+    if not isinstance(dst, ndarray):  # a NumPy destination
+        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
         return
     def copy(data: Any, device: Device) -> None:
         xp = backend_for(device).xp

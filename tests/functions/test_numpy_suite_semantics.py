@@ -589,3 +589,14 @@ def test_ufunc_resolve_dtypes_as_numpys():
     assert parameters(autodev.ufunc.resolve_dtypes) == parameters(numpy.ufunc.resolve_dtypes)
     dtypes = (numpy.dtype(int), numpy.dtype(numpy.float32), None)
     assert autodev.add.resolve_dtypes(dtypes) == numpy.add.resolve_dtypes(dtypes)
+
+
+def test_copyto_writes_into_a_subclass_as_numpys(device):
+    # a subclass destination is autodev's array: written where it lives (it recursed
+    # through NumPy's copyto and __array_function__)
+    a = numpy.zeros(4)
+    where = numpy.array([True, False, True, False])
+    for xp, dst, mask in ((numpy, a.view(_Sub.of(numpy)), where),
+                          (autodev, put(a, device).view(_Sub.of(autodev)), put(where, device))):
+        xp.copyto(dst, xp.arange(4.0), where=mask)
+        assert dst.tolist() == [0.0, 0.0, 2.0, 0.0] and _kinds(dst) == "sub"
