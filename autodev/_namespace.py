@@ -28,6 +28,8 @@ from ._capability.specs import SPECS
 from ._typing import Casting, DeviceLike
 from ._creation import CREATION, array, asanyarray, asarray, from_dlpack, make_creation
 from ._functions import WRITES_INTO, cpu_function, make_function, writing_function
+from ._numpy_code import on_autodev
+from ._subclass import SUBCLASSES
 from ._ufuncs import UFUNCS, _REDUCE_AS, _build_ufuncs, make_reduction, ufunc, ufunc_for
 
 
@@ -133,8 +135,8 @@ def _device_memory(a: Any, b: Any) -> bool | None:
 
 def copyto(dst: ndarray, src: Any, casting: Casting = "same_kind", where: Any = True) -> None:
     """Copy ``src`` into ``dst`` where ``dst`` lives (NumPy's ``copyto``)."""
-    if type(dst) is not ndarray:  # a NumPy destination
-        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))  # type: ignore[arg-type]
+    if not isinstance(dst, ndarray):  # a NumPy destination
+        np.copyto(dst, cpu_arg(src), casting=casting, where=cpu_arg(where))
         return
     def copy(data: Any, device: Device) -> None:
         xp = backend_for(device).xp
@@ -217,6 +219,8 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
     value = getattr(module, name)  # AttributeError propagates: not a NumPy name
     if prefix == "" and isinstance(value, np.ufunc):
         return UFUNCS[value.__name__]
+    if prefix == "" and name in NUMPY_CODE:
+        return on_autodev(value, _autodev_for)
     spec = SPECS.get(prefix + name)
     if prefix == "" and name in WRITES_INTO:
         return writing_function(value, *WRITES_INTO[name],
@@ -233,7 +237,45 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
         function = _counting_arrays(function)
     if prefix + name == "diff":
         function = _diff_of_order_zero(function)
+    if prefix + name in NUMPY_CODE_FOR_SUBCLASSES:
+        function = _numpy_code_for_subclasses(function, value)
     return placing(function) if prefix + name in PLACED else function
+
+
+#: NumPy's functions and classes whose own Python code autodev runs, on autodev arrays (see
+#: :mod:`autodev._numpy_code`): the calls they make on their arguments (``func1d``'s, the
+#: vectorized function's) and the classes of their results are NumPy's.
+NUMPY_CODE = frozenset({"vectorize", "apply_along_axis"})
+
+#: NumPy's functions whose own Python code runs for a subclass array: it calls the
+#: subclass's methods (``median`` its ``partition`` and ``mean``, ``mean`` its ``mean``).
+NUMPY_CODE_FOR_SUBCLASSES = frozenset({"median", "mean", "std", "var"})
+
+
+def _numpy_code_for_subclasses(function: Callable[..., Any], np_func: Any
+                               ) -> Callable[..., Any]:
+    """``function`` running NumPy's own code where its array is a subclass's."""
+    numpy_code = on_autodev(np_func, _autodev_for)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if SUBCLASSES and type(args[0] if args else kwargs.get("a")) in SUBCLASSES:
+            return numpy_code(*args, **kwargs)
+        return function(*args, **kwargs)
+
+    return functools.update_wrapper(run, function)
+
+
+def _autodev_for(value: Any) -> Any:
+    """autodev's object where NumPy's code names ``value``: its function for a public
+    NumPy function or ufunc, its array class for NumPy's, else ``value`` itself."""
+    if value is np.ndarray:
+        return ndarray
+    if isinstance(value, np.ufunc) or _is_plain_function(value):
+        found = _numpy_index().get(id(value))
+        if found is not None:
+            prefix, name = found
+            return resolve_name(_MODULES[prefix], prefix, name)
+    return value
 
 
 def _diff_of_order_zero(diff: Callable[..., Any]) -> Callable[..., Any]:
@@ -296,6 +338,8 @@ def _numpy_index() -> dict[int, tuple[str, str]]:
     return index
 
 
+_MODULES = {"": np, "linalg.": np.linalg, "fft.": np.fft}
+
 _FOREIGN_FUNCTIONS: dict[Any, Callable[..., Any]] = {}
 
 
@@ -304,7 +348,7 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
     found = _numpy_index().get(id(func))
     if found is not None:
         prefix, name = found
-        return resolve_name({"": np, "linalg.": np.linalg, "fft.": np.fft}[prefix], prefix, name)
+        return resolve_name(_MODULES[prefix], prefix, name)
     wrapper = _FOREIGN_FUNCTIONS.get(func)
     if wrapper is None:
         wrapper = _FOREIGN_FUNCTIONS[func] = cpu_function(func, getattr(func, "__name__", "?"))

@@ -425,10 +425,16 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
         if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
                           **scipy_special_ufunc(name))
-        else:  # a ufunc only NumPy can run (e.g. numpy.frompyfunc)
-            found = ufunc(np_ufunc, name, "elementwise", numpy=False, where="cpu")
+        else:
+            found = cpu_ufunc(np_ufunc)
         _FOREIGN_UFUNCS[np_ufunc] = found
     return found
+
+
+def cpu_ufunc(np_ufunc: Any) -> ufunc:
+    """A new autodev ufunc for ``np_ufunc``, a ufunc only NumPy can run
+    (``numpy.frompyfunc``'s): it runs on the host."""
+    return ufunc(np_ufunc, np_ufunc.__name__, "elementwise", numpy=False, where="cpu")
 
 
 

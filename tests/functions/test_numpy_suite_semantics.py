@@ -589,3 +589,118 @@ def test_ufunc_resolve_dtypes_as_numpys():
     assert parameters(autodev.ufunc.resolve_dtypes) == parameters(numpy.ufunc.resolve_dtypes)
     dtypes = (numpy.dtype(int), numpy.dtype(numpy.float32), None)
     assert autodev.add.resolve_dtypes(dtypes) == numpy.add.resolve_dtypes(dtypes)
+
+
+def test_copyto_writes_into_a_subclass_as_numpys(device):
+    # a subclass destination is autodev's array: written where it lives (it recursed
+    # through NumPy's copyto and __array_function__)
+    a = numpy.zeros(4)
+    where = numpy.array([True, False, True, False])
+    for xp, dst, mask in ((numpy, a.view(_Sub.of(numpy)), where),
+                          (autodev, put(a, device).view(_Sub.of(autodev)), put(where, device))):
+        xp.copyto(dst, xp.arange(4.0), where=mask)
+        assert dst.tolist() == [0.0, 0.0, 2.0, 0.0] and _kinds(dst) == "sub"
+
+
+def _own_statistics(xp: Any) -> type:
+    """A subclass whose ``mean``, ``std`` and ``var`` say how they were called."""
+
+    def method(name: str) -> Any:
+        return lambda self, *args, **kwargs: (name, args, kwargs)
+
+    return type("S", (xp.ndarray,), {n: method(n) for n in ("mean", "std", "var")})
+
+
+STATISTICS = {
+    "median": lambda xp, a: xp.median(a),
+    "median-axis": lambda xp, a: xp.median(a.reshape(2, 3), axis=1),
+    "median-axes": lambda xp, a: xp.median(a.reshape(1, 2, 3), axis=(0, 2)),
+    "mean": lambda xp, a: xp.mean(a),
+    "mean-keepdims": lambda xp, a: xp.mean(a, 0, keepdims=True),
+    "std-ddof": lambda xp, a: xp.std(a, ddof=1),
+    "var-where": lambda xp, a: xp.var(a, where=a > 1),
+}
+
+
+@pytest.mark.parametrize("call", sorted(STATISTICS))
+def test_statistics_hand_a_subclass_to_its_own_methods_as_numpys(device, call):
+    # np.mean(x) calls x.mean(axis=None, dtype=None, out=None); np.median(x) partitions x
+    # and calls its mean on the middle (NumPy's TestMedian::test_subclass)
+    run, a = STATISTICS[call], numpy.arange(6)
+    got = run(autodev, put(a, device).view(_own_statistics(autodev)))
+    expected = run(numpy, a.view(_own_statistics(numpy)))
+    assert (got[0], got[1], {k: v for k, v in got[2].items() if k != "where"}) == \
+        (expected[0], expected[1], {k: v for k, v in expected[2].items() if k != "where"})
+    if "where" in expected[2]:
+        assert got[2]["where"].tolist() == expected[2]["where"].tolist()
+    plain = lambda xp, a: run(xp, a.view(_Sub.of(xp)))  # noqa: E731
+    got, expected = plain(autodev, put(a * 1.5, device)), plain(numpy, a * 1.5)
+    assert _kinds(got) == _kinds(expected)
+    assert numpy.array_equal(numpy.asarray(got), expected)
+
+
+VECTORIZED = {
+    "elementwise": lambda xp, a, b: xp.vectorize(lambda x, y: x * y)(a, b),
+    "two-outputs": lambda xp, a, b: xp.vectorize(lambda x, y: (x + y, x - y))(a, b),
+    "otypes": lambda xp, a, b: xp.vectorize(lambda x: x > 2, otypes=[bool])(a),
+    "signature": lambda xp, a, b: xp.vectorize(xp.matmul, signature="(m,m),(m)->(m)")(
+        a.reshape(2, 3)[:, :2].repeat(2, 0).reshape(2, 2, 2), b.reshape(2, 3)[:, :2]),
+    "0-d": lambda xp, a, b: xp.vectorize(lambda x, y: x + y)(a[2], b[1]),
+}
+
+
+@pytest.mark.parametrize("subclass", [False, True], ids=["base", "subclass"])
+@pytest.mark.parametrize("call", sorted(VECTORIZED))
+def test_vectorize_keeps_the_arguments_class_as_numpys(device, call, subclass):
+    # NumPy's vectorize runs asanyarray, a frompyfunc ufunc and empty_like on its
+    # arguments: a subclass gives the subclass (TestVectorize::test_subclasses), an
+    # autodev array an autodev array
+    run, a, b = VECTORIZED[call], numpy.arange(6.0), numpy.arange(6.0)[::-1].copy()
+    cast = (lambda xp, x: x.view(_Sub.of(xp))) if subclass else (lambda xp, x: x)
+    expected = run(numpy, cast(numpy, a), cast(numpy, b))
+    got = run(autodev, cast(autodev, put(a, device)), cast(autodev, put(b, device)))
+    kinds = _kinds(expected)
+    assert _kinds(got) == (kinds if subclass else
+                           ["ndarray" for _ in kinds] if isinstance(kinds, list) else "ndarray")
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+        assert g.dtype == e.dtype and numpy.array_equal(numpy.asarray(g), e)
+
+
+def test_vectorize_object_output_is_the_object_as_numpys(device):
+    # otypes=[object]: a 0-d object array holding what the function returned
+    y = [1, 2, 3]
+    for xp in (numpy, autodev):
+        f = xp.vectorize(lambda x: y, otypes=[object])
+        assert f(None).item() is y and f([None]).item() is y
+        assert f(put(numpy.zeros(1), device) if xp is autodev else numpy.zeros(1)).item() is y
+
+
+def _with_data(xp: Any) -> type:
+    """A subclass with a class attribute ``data`` (NumPy's TestApplyAlongAxis)."""
+    return type("A", (xp.ndarray,), {"data": 1})
+
+
+ALONG_AXIS = {
+    "attribute": lambda xp, a: xp.apply_along_axis(lambda r: r.data, 0, a.view(_with_data(xp))),
+    "insertion-base": lambda xp, a: xp.apply_along_axis(
+        lambda r: (r[::-1] * r[1:, None]).view(xp.ndarray), 0, a),
+    "insertion-subclass": lambda xp, a: xp.apply_along_axis(
+        lambda r: (r[::-1] * r[1:, None]).view(_Sub.of(xp)), 1, a),
+    "subclass-input": lambda xp, a: xp.apply_along_axis(lambda r: r.sum(), 1,
+                                                        a.view(_Sub.of(xp))),
+    "masked": lambda xp, a: xp.apply_along_axis(
+        lambda r: numpy.ma.masked_where(numpy.asarray(r) % 5 == 0, numpy.asarray(r)), 0, a),
+    "0-d": lambda xp, a: xp.apply_along_axis(lambda r: r.sum(), 0, a[0]),
+}
+
+
+@pytest.mark.parametrize("call", sorted(ALONG_AXIS))
+def test_apply_along_axis_gives_func1d_arrays_of_the_argument_as_numpys(device, call):
+    # func1d gets views of the argument (a subclass's attributes seen), its results'
+    # class is kept and the argument's __array_wrap__ wraps the whole
+    run, a = ALONG_AXIS[call], numpy.arange(18).reshape(6, 3)
+    expected, got = run(numpy, a), run(autodev, put(a, device))
+    assert _kinds(got) == _kinds(expected)
+    assert got.shape == expected.shape and numpy.array_equal(numpy.asarray(got), expected)
+    if isinstance(expected, numpy.ma.MaskedArray):
+        assert type(got) is numpy.ma.MaskedArray and got.mask.tolist() == expected.mask.tolist()

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_dispatch", "_decide", "_chains"),                      # decide, run, wrap; chains' place
     ("_subclass", "_overrides", "_refcounts", "_deferral", "_operators", "_methods",
      "_indexing", "_array"),                                  # the array class
-    ("_namespace", "_creation", "_ufuncs", "_functions", "_broadcast",
+    ("_namespace", "_creation", "_ufuncs", "_functions", "_broadcast", "_numpy_code",
      "fft", "linalg", "random"),                              # NumPy's namespace
     ("_inspection", "_calibrate/", "_dask/", "testing", "_info", "_doctor"),  # services
     ("__init__",),                                            # the package: the public API
