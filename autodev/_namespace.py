@@ -274,7 +274,7 @@ def _autodev_for(value: Any) -> Any:
         found = _numpy_index().get(id(value))
         if found is not None:
             prefix, name = found
-            return resolve_name(_MODULES[prefix], prefix, name)
+            return resolve_name(_module(prefix), prefix, name)
     return value
 
 
@@ -338,7 +338,10 @@ def _numpy_index() -> dict[int, tuple[str, str]]:
     return index
 
 
-_MODULES = {"": np, "linalg.": np.linalg, "fft.": np.fft}
+def _module(prefix: str) -> Any:
+    """NumPy's module of ``prefix`` (read when asked: ``np.fft`` loads ``numpy.fft``, which
+    ``import numpy`` does not)."""
+    return {"": np, "linalg.": np.linalg, "fft.": np.fft}[prefix]
 
 _FOREIGN_FUNCTIONS: dict[Any, Callable[..., Any]] = {}
 
@@ -348,7 +351,7 @@ def function_for(func: Callable[..., Any]) -> Callable[..., Any] | None:
     found = _numpy_index().get(id(func))
     if found is not None:
         prefix, name = found
-        return resolve_name(_MODULES[prefix], prefix, name)
+        return resolve_name(_module(prefix), prefix, name)
     wrapper = _FOREIGN_FUNCTIONS.get(func)
     if wrapper is None:
         wrapper = _FOREIGN_FUNCTIONS[func] = cpu_function(func, getattr(func, "__name__", "?"))

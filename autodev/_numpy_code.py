@@ -36,18 +36,22 @@ def on_autodev(np_obj: Any, autodev_for: AutodevFor) -> Any:
     ``autodev_for``: a function (its Python implementation, past ``__array_function__``)
     rebuilt on first call, or a subclass of the class whose methods are rebuilt."""
     if isinstance(np_obj, type):
-        names = _names(vars(np_obj)["__init__"].__globals__["__name__"], autodev_for)
-        methods = {k: _rebuilt(f, names) for k, f in _functions_of(np_obj).items()}
+        methods = {k: _on_first_call(f, autodev_for) for k, f in _functions_of(np_obj).items()}
         return type(np_obj.__name__, (np_obj,),
                     {**methods, "__module__": "autodev", "__qualname__": np_obj.__qualname__})
-    implementation = getattr(np_obj, "_implementation", np_obj)
+    return _on_first_call(getattr(np_obj, "_implementation", np_obj), autodev_for)
 
-    @functools.wraps(implementation)
+
+def _on_first_call(function: types.FunctionType, autodev_for: AutodevFor
+                   ) -> Callable[..., Any]:
+    """``function`` rebuilt on autodev's names when first called, not before: the module's
+    names include the function autodev is resolving now (``apply_along_axis``), and
+    resolving them all at ``import autodev`` would load NumPy submodules (``numpy.fft``)
+    that ``import numpy`` does not."""
+    @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
-        # rebuilt on first call: the module's names include the function autodev is
-        # resolving now (``apply_along_axis``)
-        names = _names(implementation.__globals__["__name__"], autodev_for)
-        return _rebuilt(implementation, names)(*args, **kwargs)
+        names = _names(function.__globals__["__name__"], autodev_for)
+        return _rebuilt(function, names)(*args, **kwargs)
 
     return run
 
