@@ -17,6 +17,7 @@ from autodev._indexing import is_basic_key
 from autodev._residency.storage import mirror_on
 from autodev.testing import simulated_gpu
 from diffcheck import assert_same, differential, error_parity, put, sample
+from fusecheck import defer_small_host_calls
 
 #: Keys whose items need no conversion (autodev._indexing._BASIC_KEYS).
 BASIC_KEYS = [(1, 2), (-1, -3), (), Ellipsis, (Ellipsis,), (Ellipsis, 0), (1, Ellipsis),
@@ -156,16 +157,7 @@ def test_host_writes_through_a_view_make_mirrors_stale(mirrored):
 
 @pytest.fixture
 def fuse_small(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Defer every elementwise call of 8 elements or more (no GPU usable only)."""
-    from autodev._backends import STATE
-
-    autodev.ones(1) + 1  # (settles whether a GPU is usable)
-    if STATE.gpu is not None:
-        pytest.skip("chains are deferred only with no GPU usable")
-    monkeypatch.setattr(F, "BLOCK", 5)
-    F.set_floor(8)
-    yield
-    F.set_floor(None)
+    yield from defer_small_host_calls(monkeypatch)
 
 
 @pytest.mark.parametrize("op", ["b[1, 2]", "b[()]", "b[...]", "b[1, 2] = 5.0", "b[()] = 5.0",

@@ -15,32 +15,15 @@ from hypothesis.extra import numpy as hnp
 
 import autodev
 from autodev import _fusion as F
+from fusecheck import defer_small_host_calls, pending, same_bits
 
 
 @pytest.fixture(autouse=True)
 def fuse_small(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Defer every call of 8 elements or more, in blocks of 5 elements (with no GPU usable:
-    chains are deferred only then)."""
-    from autodev._backends import STATE
-
-    autodev.ones(1) + 1  # (settles whether a GPU is usable)
-    if STATE.gpu is not None:
-        pytest.skip("chains are deferred only with no GPU usable")
-    monkeypatch.setattr(F, "BLOCK", 5)
-    F.set_floor(8)
-    yield
-    F.set_floor(None)
+    yield from defer_small_host_calls(monkeypatch)
 
 
-def pending(x: Any) -> bool:
-    return id(x) in F.PENDING
-
-
-def same(got: Any, want: np.ndarray) -> None:
-    got = np.asarray(got)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    assert got.tobytes() == want.tobytes()
-    assert got.strides == want.strides or got.size <= 1
+same = same_bits
 
 
 def chain(m: Any, a: Any, b: Any) -> Any:

@@ -12,6 +12,7 @@ import pytest
 
 import autodev
 from autodev import _fusion as F
+from fusecheck import pending, same_bits
 from autodev.testing import gpu_costs, simulated_gpu
 
 #: A GPU where one transcendental call on host data stays on the CPU (the move costs
@@ -31,14 +32,8 @@ def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         F.set_floor(None)
 
 
-def pending(x: Any) -> bool:
-    return id(x) in F.PENDING
-
-
 def same(got: Any, want: np.ndarray) -> None:
-    got = np.asarray(got)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    assert got.tobytes() == want.tobytes()
+    same_bits(got, want, strides=False)
 
 
 def chain(m: Any, a: Any, b: Any) -> Any:
