@@ -37,6 +37,7 @@ from ._cost.model import dtype_class
 from ._device import CPU, Device
 from ._fusion import Node
 from ._residency import storage as R
+from ._residency.memory import retrying
 from ._trace import STATS
 
 #: The share of an eager elementwise call's time a call in a blocked pass costs: its
@@ -129,38 +130,42 @@ def price(nodes: list[Node]) -> tuple[float, float, str]:
 def run(nodes: list[Node], alive: dict[int, Any]
         ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
     """Run ``nodes`` on the active GPU, CuPy's calls in the program's order on inputs
-    moved once: the natives of the alive nodes' arrays, the moves, the device. None
-    where the GPU ran out of memory (the chain then runs on the CPU)."""
+    moved once: the natives of the alive nodes' arrays, the moves, the device. Faults go
+    the way of every device call (:func:`autodev._residency.memory.retrying`: out of
+    memory frees and retries once); None where the CPU must run the chain after all."""
     gpu = STATE.gpu
     assert gpu is not None  # (only while a GPU is usable is this module the placer)
     device = gpu.device
+    ran = retrying("fused chain", device, lambda: _run_on(gpu, nodes), lambda: None)
+    if ran is None:
+        return None
+    values, moves = ran
+    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + len(nodes)
+    return {key: values[key] for key in alive}, moves, device
+
+
+def _run_on(gpu: Any, nodes: list[Node]) -> tuple[dict[int, Any], list[tuple[str, int]]]:
+    """One attempt of :func:`run`: the nodes' natives on ``gpu`` and the moves made."""
     moves: list[tuple[str, int]] = []
     moved: dict[int, Any] = {}
     values: dict[int, Any] = {}
-    try:
-        for node in nodes:
-            spec = _spec(node.ufunc)
-            func = spec.impl(gpu) if spec is not None else None
-            assert func is not None  # (admitted only where the GPU has the ufunc)
-            operands = []
-            for a in node.args:
-                if type(a) is Node:
-                    operands.append(values[id(a)])
-                elif type(a) is np.ndarray:
-                    native = moved.get(id(a))
-                    if native is None:
-                        native = moved[id(a)] = R.transfer(a, CPU, device, moves)
-                    operands.append(native)
-                else:
-                    operands.append(a)
-            values[id(node)] = func(*operands)
-    except gpu.oom_errors:
-        STATS.fallbacks += 1
-        key = f"fused chain: out of memory on {device}"
-        STATS.fallback_reasons[key] = STATS.fallback_reasons.get(key, 0) + 1
-        return None
-    STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + len(nodes)
-    return {key: values[key] for key in alive}, moves, device
+    for node in nodes:
+        spec = _spec(node.ufunc)
+        func = spec.impl(gpu) if spec is not None else None
+        assert func is not None  # (admitted only where the GPU has the ufunc)
+        operands = []
+        for a in node.args:
+            if type(a) is Node:
+                operands.append(values[id(a)])
+            elif type(a) is np.ndarray:
+                native = moved.get(id(a))
+                if native is None:
+                    native = moved[id(a)] = R.transfer(a, CPU, gpu.device, moves)
+                operands.append(native)
+            else:
+                operands.append(a)
+        values[id(node)] = func(*operands)
+    return values, moves
 
 
 PLACER = _Placer()

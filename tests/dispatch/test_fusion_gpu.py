@@ -139,6 +139,26 @@ def test_chain_cheaper_on_the_gpu_moves_once_and_runs_there() -> None:
         same(got, _loop(x0, np.sin))  # (the simulator runs NumPy's loops)
 
 
+def test_chain_out_of_memory_on_the_gpu_runs_on_the_cpu(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """A chain that crosses takes the device's one fault mechanism: out of memory frees and
+    retries once, then the CPU's pass runs it, counted and warned as every fallback."""
+    from autodev import _trace
+
+    monkeypatch.setattr(_trace.STATS, "warned", False)  # (the once-per-process warning)
+    x0 = np.linspace(0, 1, BIG, dtype=np.float32)
+    with simulated_gpu(SLOW_LINK) as sim:
+        x = autodev.array(x0)
+        sim.inject_fault("oom", count=None)
+        with pytest.warns(autodev.FallbackWarning):
+            got = _loop(x, autodev.sin)
+            same(got, _loop(x0, np.sin))
+        sim.clear_faults()
+        assert str(got.location) == "cpu"
+        assert autodev.stats()["fallback_reasons"]
+        assert sim.freed >= 1
+
+
 def test_chain_cheaper_on_the_cpu_stays_there() -> None:
     x0 = np.linspace(0, 1, BIG, dtype=np.float32)
     with simulated_gpu(SLOW_LINK) as sim, autodev.policy("cpu"):
