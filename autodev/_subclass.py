@@ -27,7 +27,7 @@ from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
 from ._capability.specs import METHODS
 from ._operators import PROTOCOLS
-from ._overrides import scalar_power
+from ._overrides import _COMPARISONS, _OPERATORS as _ARITHMETIC, _UNARY, scalar_power
 
 #: Subclasses defined so far (ufuncs give their results the subclass of an input).
 SUBCLASSES: set[type] = set()
@@ -37,19 +37,12 @@ _RESULT_METHODS = (
     "__getitem__", "copy", "astype", "flatten", *METHODS,
 )
 
-#: Operators and the NumPy ufunc each runs: a subclass's results are that ufunc's, wrapped
-#: by the ``__array_wrap__`` of the operand NumPy's ufunc picks (:func:`wrap_ufunc`).
-_OPERATORS = {
-    **{f"__{op}__": name for op, name in (
-        ("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
-        ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
-        ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
-        ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift"),
-        ("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
-        ("eq", "equal"), ("ne", "not_equal"), ("neg", "negative"), ("pos", "positive"),
-        ("abs", "absolute"), ("invert", "invert"))},
-}
-_REFLECTED = {f"__r{name[2:]}": ufunc for name, ufunc in list(_OPERATORS.items())[:13]}
+#: Operators and the NumPy ufunc each runs (the override protocol's tables, less
+#: ``divmod``): a subclass's results are that ufunc's, wrapped by the ``__array_wrap__``
+#: of the operand NumPy's ufunc picks (:func:`wrap_ufunc`).
+_OPERATORS = {f"__{op}__": name for table in (_ARITHMETIC, _COMPARISONS, _UNARY)
+              for op, name in table.items() if op != "divmod"}
+_REFLECTED = {f"__r{op}__": name for op, name in _ARITHMETIC.items() if op != "divmod"}
 
 
 def install(cls: type) -> None:
