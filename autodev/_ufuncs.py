@@ -407,7 +407,10 @@ def _build_ufuncs() -> None:
         UFUNCS[name] = ufunc(np_ufunc, name, NUMPY_UFUNCS[name][1].family)
 
 
-_FOREIGN_UFUNCS: dict[Any, ufunc] = {}
+#: scipy.special's ufuncs, made once: a fixed set. Other foreign ufuncs (``frompyfunc``'s,
+#: made by user code, any number of them) are wrapped anew at each meeting (a few us), so that
+#: autodev keeps none of them, nor the Python function each holds, alive.
+_SCIPY_UFUNCS: dict[Any, ufunc] = {}
 
 
 def ufunc_for(np_ufunc: Any) -> ufunc | None:
@@ -415,7 +418,7 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
     found = UFUNCS.get(np_ufunc.__name__)
     if found is not None and found._np is np_ufunc:
         return found
-    found = _FOREIGN_UFUNCS.get(np_ufunc)
+    found = _SCIPY_UFUNCS.get(np_ufunc)
     if found is None:
         import scipy.special
 
@@ -425,9 +428,9 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
         if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
                           **scipy_special_ufunc(name))
+            _SCIPY_UFUNCS[np_ufunc] = found
         else:
             found = cpu_ufunc(np_ufunc)
-        _FOREIGN_UFUNCS[np_ufunc] = found
     return found
 
 

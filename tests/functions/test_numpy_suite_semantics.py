@@ -675,6 +675,25 @@ def test_vectorize_object_output_is_the_object_as_numpys(device):
         assert f(put(numpy.zeros(1), device) if xp is autodev else numpy.zeros(1)).item() is y
 
 
+def test_a_frompyfunc_ufunc_is_not_kept_alive(device):
+    # NumPy keeps nothing of a frompyfunc ufunc once the caller drops it (TestLeaks): autodev,
+    # which wraps it at the call, must not either, nor the Python function it holds
+    import gc
+    import weakref
+
+    def double(x: Any, y: Any = 0) -> Any:
+        return 2 * x + y
+
+    gone = weakref.ref(double)
+    f = numpy.frompyfunc(double, 2, 1)
+    a = put(numpy.arange(3.0), device)
+    assert numpy.array_equal(numpy.asarray(f(a, 1), dtype=float), [1.0, 3.0, 5.0])
+    assert numpy.array_equal(numpy.asarray(f.reduce(a), dtype=float), 4.0)
+    del f, double
+    gc.collect()
+    assert gone() is None
+
+
 def _with_data(xp: Any) -> type:
     """A subclass with a class attribute ``data`` (NumPy's TestApplyAlongAxis)."""
     return type("A", (xp.ndarray,), {"data": 1})
