@@ -15,9 +15,9 @@ around it, the simulated GPU's imitation) is the capability table's
 the CPU, its inputs moved to the host once. How to add a function: docs/dispatch.md.
 
 This module imports nothing of autodev (it sits at the foundation: every room reads it).
+Its annotations are evaluated (no ``from __future__ import annotations``): the rows are
+named tuples, which would otherwise compile each annotation's string at import.
 """
-
-from __future__ import annotations
 
 from types import MappingProxyType
 from typing import Any, Callable, Literal, Mapping, NamedTuple
