@@ -4,9 +4,9 @@ A :class:`Name` row says, for one name of NumPy (``"sum"``, ``"linalg.solve"``,
 ``"fft.fft"``, ``"zeros"``): its cost family and NumPy's scalar rule (the function
 table's spec, :mod:`autodev._capability.specs`), whether it runs where its input lives,
 the array method that dispatches like it, whether it writes into its argument, the ufunc
-it reduces as, its creation signature, and the few wrappers it takes. Every table the
-package reads about names is derived from ``ROWS`` below, once, at import (so the hot
-paths read plain dicts and sets); ``tests/package/test_names.py`` checks each against
+it reduces as, its creation signature, whether it takes ``device=`` or runs NumPy's own
+code. The tables the package reads about NumPy's functions are derived from ``ROWS``
+below, once, at import (so the hot paths read plain dicts and sets); ``tests/package/test_names.py`` checks each against
 the rows, and docs/coverage.md is rendered from them (``autodev coverage``).
 
 What CuPy does differently for a name (keywords it lacks, the correction autodev wraps
