@@ -25,7 +25,7 @@ import numpy as np
 from . import _dispatch as D
 from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
-from ._capability.specs import METHODS
+from ._names import METHODS
 from ._operators import PROTOCOLS
 from ._overrides import _COMPARISONS, _OPERATORS as _ARITHMETIC, _UNARY, scalar_power
 

@@ -28,6 +28,7 @@ from ._overrides import check_out_tuple, normalized, overriding, run
 from ._subclass import SUBCLASSES, needs_wrap, of_inputs, own_method, wrap_ufunc
 from ._trace import tick
 from ._functions import _named, _out_by_keyword
+from ._names import METHOD_OF as _METHOD_OF, REDUCE_AS
 
 _np_ndarray = np.ndarray
 _onew = object.__new__
@@ -444,13 +445,7 @@ def cpu_ufunc(np_ufunc: Any) -> ufunc:
 #: Reductions that NumPy itself implements as ``ufunc.reduce(a, axis=None, ...)`` for
 #: ndarray input; called so directly, they skip ``numpy.sum``'s Python-level wrapper.
 _REDUCE_AS: dict[str, tuple[Any, frozenset[str]]] = {
-    "sum": (np.add, frozenset({"axis", "dtype", "keepdims"})),
-    "prod": (np.multiply, frozenset({"axis", "dtype", "keepdims"})),
-    "max": (np.maximum, frozenset({"axis", "keepdims"})),
-    "amax": (np.maximum, frozenset({"axis", "keepdims"})),
-    "min": (np.minimum, frozenset({"axis", "keepdims"})),
-    "amin": (np.minimum, frozenset({"axis", "keepdims"})),
-}
+    name: (getattr(np, ufunc), keys) for name, (ufunc, keys) in REDUCE_AS.items()}
 
 
 def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
@@ -490,8 +485,6 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
 
 
-#: The array method a reduction function hands a subclass to, where it is not its name.
-_METHOD_OF = {"amax": "max", "amin": "min"}
 
 
 def _by_method(method: Callable[..., Any], np_func: Any, a: Any, args: tuple[Any, ...],

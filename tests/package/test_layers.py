@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "autodev"
 #: Rooms from the ground up: a module may import modules of its own room or of a room
 #: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).
 LAYERS: list[tuple[str, ...]] = [
-    ("_config", "_device", "_typing", "_speedups", "_hostpool"),  # foundation
+    ("_config", "_device", "_typing", "_speedups", "_hostpool", "_names"),  # foundation
     ("_host_buffers",),                                       # the host buffer pool's scope
     ("_trace",),                                              # visibility: stats, records
     ("_cost/", "_parallel", "_threads", "_fusion"),          # the cost model, profiles; threads, fusion
