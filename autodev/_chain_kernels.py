@@ -18,7 +18,9 @@ kernel computes each call in exactly those:
   (``x += dt * v`` with a new ``dt``) reuses one kernel;
 - the loop CuPy's fusion chooses for those operands (the first of the device ufunc's
   ``types`` that every operand reaches: ``_guess_routine_from_in_types``, which takes
-  each scalar for a weak one) must be that same loop, output dtype included.
+  each scalar for a weak one) must be that same loop, or one of the same output dtype
+  whose input types NumPy's reach by a safe cast (CuPy compares small integers as 64-bit
+  ones: the same values, and what its unfused call does).
 
 So each value is what CuPy's unfused call computes, in the dtype NumPy gives.
 
@@ -117,10 +119,9 @@ def plan(xp: Any, device: str, group: list[Node], wanted: Any) -> Program | str:
                 continue
             weaks.append(False)
             casts.append(None if a.dtype == want else want)
-        chosen = _device_loop(func.types, loop[:node.ufunc.nin], weaks)
-        if chosen != loop:
-            return (f"CuPy's fusion computes `{name}` in "
-                    f"{_sig(chosen) if chosen else 'no loop'}, NumPy in {_sig(loop)}")
+        refusal = _loop_refusal(_device_loop(func.types, loop[:node.ufunc.nin], weaks), loop)
+        if refusal:
+            return f"`{name}`: {refusal}"
         refs.append((name, operands, casts))
     base = {"leaf": 0, "scalar": len(leaf_arrays), "node": len(leaf_arrays) + len(scalars)}
     steps = tuple((name, tuple(base[kind] + i for kind, i in operands), tuple(casts))
@@ -170,6 +171,22 @@ def _device_loop(types: list[str], ins: tuple[np.dtype, ...], weaks: list[Any]
         else:
             return loop
     return None
+
+
+def _loop_refusal(chosen: tuple[np.dtype, ...] | None, loop: tuple[np.dtype, ...]) -> str:
+    """Why the device's loop ``chosen`` cannot stand for NumPy's ``loop`` (empty: it can).
+
+    It can where it is the same loop, or where it computes in wider input types that
+    every one of NumPy's reaches by a safe cast and gives the same output type: CuPy has
+    no comparison loops for small integers, and compares them as 64-bit ones (the same
+    values), as its unfused call does too."""
+    if chosen is None:
+        return f"CuPy's fusion has no loop for {_sig(loop)}"
+    if chosen == loop:
+        return ""
+    if chosen[-1] == loop[-1] and all(np.can_cast(t, c) for t, c in zip(loop, chosen)):
+        return ""
+    return f"CuPy's fusion computes in {_sig(chosen)}, NumPy in {_sig(loop)}"
 
 
 def _sig(loop: tuple[np.dtype, ...]) -> str:

@@ -15,6 +15,7 @@ indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 from types import ModuleType
 from typing import Any, ContextManager, Iterator
@@ -60,6 +61,20 @@ class _SimUfunc:
         imitation = IMITATIONS.get("ufunc." + name)
         return _wrap_callable(imitation(value) if imitation is not None else value,
                               self._backend)
+
+
+def _outside_fusion(func: Any, name: str) -> Any:
+    """``func``, refusing to run inside a fused function: the simulated GPU fuses its
+    ufuncs and ``astype`` only (CuPy's fusion also fuses a final reduction; the
+    simulator is the stricter)."""
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if tracing() is not None:
+            raise NotImplementedError(f"`{name}` in a fused function: the simulated GPU "
+                                      "fuses its ufuncs and astype only")
+        return func(*args, **kwargs)
+
+    return call
 
 
 _FAMILIES: dict[str, str] = {}
@@ -127,7 +142,8 @@ class _SimModule:
         elif callable(value):
             if qualified in IMITATIONS:
                 value = IMITATIONS[qualified](value)
-            value = _wrap_callable(value, self._backend, self._prefix + name)
+            value = _outside_fusion(_wrap_callable(value, self._backend, self._prefix + name),
+                                    qualified)
         cache[name] = value
         return value
 
@@ -239,14 +255,14 @@ class SimBackend(Backend):
     def _launch(self, name: str, arrays: list[SimArray], ops: int) -> None:
         """One fused kernel launched: one device call (its fault, if one is injected) and
         its time, one launch doing the elementwise work of its ``ops`` operations."""
-        self.kernels += 1
-        self.last_kernel = name
         if arrays:
             size = max(a._a.size for a in arrays)
             dclass = dtype_class(max(arrays, key=lambda a: a.dtype.itemsize).dtype)
             self._charge(self.true_model().compute("gpu", "elementwise", dclass,
                                                    size * max(ops, 1)))
         self._tick()
+        self.kernels += 1
+        self.last_kernel = name
 
     def clock(self) -> float:
         """The virtual clock: seconds of simulated device time so far."""

@@ -53,13 +53,36 @@ def tracing() -> "_History | None":
     return getattr(_LOCAL, "history", None)
 
 
+_SMALL_INTS = frozenset("bBhHiI")
+_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"})
+
+
+def _cupy_lacks(name: str, ins: str) -> bool:
+    """True for a loop of NumPy's that CuPy 14's ufunc ``name`` does not have (inputs
+    ``ins``): comparisons and ``logical_and``/``logical_or`` of small integers (CuPy's
+    first loop for them is the 64-bit one), ``isfinite``/``isinf``/``isnan`` of integers
+    and booleans (CuPy's is a floating one) and logical operations on complex numbers."""
+    if name in _COMPARISONS:
+        return ins[0] in _SMALL_INTS
+    if name in ("logical_and", "logical_or"):
+        return ins[0] in _SMALL_INTS or ins[0] in "FD"
+    if name in ("logical_not", "logical_xor"):
+        return ins[0] in "FD"
+    if name in ("isfinite", "isinf", "isnan"):
+        return ins[0] not in "efdFD"
+    return False
+
+
 def loops(ufunc: np.ufunc) -> list[tuple[tuple[np.dtype, ...], tuple[np.dtype, ...]]]:
-    """A ufunc's loops as the simulated CuPy lists them: NumPy's, in NumPy's order, those
-    whose every type is one CuPy computes in (input types, output types)."""
+    """A ufunc's loops as the simulated CuPy lists them (input types, output types):
+    NumPy's, in NumPy's order, in the dtypes CuPy computes in, less those CuPy lacks
+    (:func:`_cupy_lacks`; the loops CuPy has and NumPy lacks are for operands NumPy
+    refuses, which no fused call of autodev's has)."""
     found = []
     for sig in ufunc.types:
         ins, outs = sig.split("->")
-        if all(c in KINDS for c in ins + outs):
+        if all(c in KINDS for c in ins + outs) and not _cupy_lacks(ufunc.__name__, ins):
             found.append((tuple(map(np.dtype, ins)), tuple(map(np.dtype, outs))))
     return found
 
