@@ -249,3 +249,54 @@ def test_out_of_memory_at_the_kernel_frees_and_retries(sim: Any,
     assert sim.freed == freed + 1 and sim.kernels == kernels + 1
     same_bits(host(got), func(np, a0, b0))
 
+
+
+UFUNCS = sorted(name for name, u in vars(np).items()
+                if isinstance(u, np.ufunc) and name == u.__name__ and u.nout == 1
+                and u.nin in (1, 2) and u.signature is None and hasattr(autodev, name))
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64, np.float16,
+          np.float32, np.float64, np.complex64, np.complex128]
+SCALARS: list[Any] = [None, 3, -2, 2.5, 1 - 2j, np.float32(1.5), np.int16(-3)]
+
+
+def _operands(name: str, dtype: Any, scalar: Any) -> tuple[np.ndarray, ...] | None:
+    a = (np.arange(24) % 7 - 3).astype(dtype)
+    b = (np.arange(24) % 5 + 1).astype(dtype)
+    if getattr(np, name).nin == 1:
+        return (a,) if scalar is None else None
+    return (a, b) if scalar is None else (a,)
+
+
+@pytest.mark.parametrize("name", UFUNCS)
+def test_every_ufunc_as_a_kernel_computes_in_numpys_dtypes(
+        sim: Any, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Each call a chain may hold, alone in a chain that crosses at once: as one kernel
+    (or, for a named reason, the GPU's call: a Python integer out of range, a loop CuPy
+    lacks), NumPy's result, bit for bit, in NumPy's dtype (weak Python scalars, strong
+    NumPy ones, mixed kinds)."""
+    crossing_at(monkeypatch, 1)
+    np_ufunc, ours = getattr(np, name), getattr(autodev, name)
+    fused = 0
+    for dtype in DTYPES:
+        for scalar in SCALARS:
+            hosts = _operands(name, dtype, scalar)
+            if hosts is None:
+                continue
+            args = hosts if scalar is None else (*hosts, scalar)
+            try:
+                with np.errstate(all="ignore"):
+                    want = np_ufunc(*args)
+            except (TypeError, ValueError, OverflowError) as err:
+                with pytest.raises(type(err)):
+                    ours(*(autodev.array(h) for h in hosts), *args[len(hosts):])
+                continue
+            arrays = [autodev.array(h) for h in hosts]
+            kernels, unfused = sim.kernels, dict(autodev.stats()["unfused"])
+            with np.errstate(all="ignore"):
+                got = ours(*arrays, *args[len(hosts):])
+            ran = sim.kernels - kernels
+            fused += ran
+            if ran == 0 and str(got.location) == "sim:0":  # (crossed, yet not one kernel)
+                assert autodev.stats()["unfused"] != unfused
+            same_bits(host(got), want)
+    assert fused > 0 or getattr(sim.xp, name, None) is None  # (one the GPU lacks stays)
