@@ -300,3 +300,31 @@ def test_every_ufunc_as_a_kernel_computes_in_numpys_dtypes(
                 assert autodev.stats()["unfused"] != unfused
             same_bits(host(got), want)
     assert fused > 0 or getattr(sim.xp, name, None) is None  # (one the GPU lacks stays)
+
+
+def test_each_result_shape_is_one_kernel_and_broadcasts(sim: Any,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two chains pending together cross as two kernels (one per result shape); a kernel
+    broadcasts its inputs as the calls did; a chain whose results are all dropped runs
+    nothing on the GPU."""
+    col0 = np.arange(8.0).reshape(8, 1)
+    row0 = np.linspace(-1, 1, 5).reshape(1, 5)
+    flat0 = np.arange(40, dtype=np.float32)
+    crossing_at(monkeypatch, 7)
+    col, row, flat = autodev.array(col0), autodev.array(row0), autodev.array(flat0)
+    other = autodev.array(np.arange(12.0))
+    kernels, moved = sim.kernels, sim.h2d
+    with autodev.trace() as records:
+        grid = col * row + 1.0
+        line = flat * 2
+        dropped = flat - 1
+        unused = other * 2 + 1
+        del dropped, unused
+        grid = autodev.sin(grid)
+    assert sim.kernels == kernels + 2 and sim.h2d == moved + 3  # (other is not moved)
+    (record,) = records
+    assert record.reason.count("one fused kernel of") == 2
+    assert "2 calls whose results are unused: not run" in record.reason
+    same_bits(host(grid), np.sin(col0 * row0 + 1.0))
+    same_bits(host(line), flat0 * 2)
+
