@@ -19,8 +19,9 @@ backends, so this module, above them, decides for it (it is the fusion's
   fused kernel (:mod:`autodev._chain_kernels`), or, where the device cannot fuse it, as
   its calls in the program's order, for a reason the chain's trace record and
   ``stats()["unfused"]`` name. Its results live on the GPU, placed ``auto``, so the
-  calls after it follow them there. Deciding when a call joins, not when a value is read, keeps a read
-  from seeing an array change device under it: a chain read later runs on the CPU.
+  calls after it follow them there. Deciding when a call joins, not when a value is
+  read, keeps a read from seeing an array change device under it: a chain read later
+  runs on the CPU.
 """
 
 from __future__ import annotations
