@@ -22,7 +22,9 @@ kernel computes each call in exactly those:
   whose input types NumPy's reach by a safe cast (CuPy compares small integers as 64-bit
   ones: the same values, and what its unfused call does).
 
-So each value is what CuPy's unfused call computes, in the dtype NumPy gives.
+So each value is what CuPy's unfused call computes, in the dtype NumPy gives (to within
+the last bit or so on a real GPU, whose compiler may contract a multiply and an add of
+one kernel into one fused multiply-add).
 
 **Refusals.** A group runs as the device's calls in the program's order instead, for a
 reason that :func:`plan` names (the trace record of the chain and
