@@ -15,7 +15,6 @@ indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 from types import ModuleType
 from typing import Any, ContextManager, Iterator
@@ -61,20 +60,6 @@ class _SimUfunc:
         imitation = IMITATIONS.get("ufunc." + name)
         return _wrap_callable(imitation(value) if imitation is not None else value,
                               self._backend)
-
-
-def _outside_fusion(func: Any, name: str) -> Any:
-    """``func``, refusing to run inside a fused function: the simulated GPU fuses its
-    ufuncs and ``astype`` only (CuPy's fusion also fuses a final reduction; the
-    simulator is the stricter)."""
-    @functools.wraps(func)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if tracing() is not None:
-            raise NotImplementedError(f"`{name}` in a fused function: the simulated GPU "
-                                      "fuses its ufuncs and astype only")
-        return func(*args, **kwargs)
-
-    return call
 
 
 _FAMILIES: dict[str, str] = {}
@@ -142,8 +127,7 @@ class _SimModule:
         elif callable(value):
             if qualified in IMITATIONS:
                 value = IMITATIONS[qualified](value)
-            value = _outside_fusion(_wrap_callable(value, self._backend, self._prefix + name),
-                                    qualified)
+            value = _wrap_callable(value, self._backend, self._prefix + name)
         cache[name] = value
         return value
 
@@ -296,6 +280,9 @@ class SimBackend(Backend):
 
     def _tick(self, name: str = "", args: tuple[Any, ...] = ()) -> None:
         if name:
+            if tracing() is not None:  # (a ufunc there is an operation: it ticks not)
+                raise NotImplementedError(f"`{name}` in a fused function: the simulated "
+                                          "GPU fuses its ufuncs and astype only")
             self._charge_call(name, args)
         self.calls += 1
         fault = self._faults.pop(self.calls, None)
