@@ -29,8 +29,8 @@ class Backend(ABC):
     - ``owner(native)`` returns the object owning a native array's memory, so
       views can be tied to the storage they write through.
     - ``oom_errors`` names the exception types meaning "out of device memory";
-      ``free_memory()`` releases cached blocks. No other exception is ever
-      caught around a call.
+      ``free_memory()`` releases cached blocks; ``fusion_errors`` names what ``xp.fuse``
+      raises for a chain it cannot fuse. No other exception is ever caught around a call.
     - ``linalg_errors()`` is a context in which singular or not positive-definite
       matrices raise ``numpy.linalg.LinAlgError`` as NumPy does.
     - ``synchronize()`` waits for queued work (for timing).
@@ -42,6 +42,9 @@ class Backend(ABC):
     device: Device
     is_gpu: bool = False
     oom_errors: tuple[type[BaseException], ...] = ()
+    #: What the array module's ``fuse`` raises for a function it cannot fuse (when it
+    #: traces or compiles it): a deferred chain then runs as the device's calls in order.
+    fusion_errors: tuple[type[BaseException], ...] = ()
     #: dtype kinds (``dtype.kind``) this device computes on at all.
     dtype_kinds: frozenset[str] = frozenset("biufc")
 

@@ -86,6 +86,12 @@ class CupyBackend(Backend):
         self._cp = cupy
         self.device = Device("cuda", index)
         self.oom_errors = (cupy.cuda.memory.OutOfMemoryError,)
+        # cupy.fuse traces the function at its first call with new argument kinds: it
+        # raises TypeError (an operand, keyword or cast its fusion lacks) or
+        # NotImplementedError (a call it does not fuse); NVRTC's CompileException where
+        # the generated kernel does not compile
+        self.fusion_errors = (TypeError, NotImplementedError,
+                              cupy.cuda.compiler.CompileException)
         self._scipy: dict[str, Any] = {}
         self._cupyx = importlib.import_module("cupyx")
 

@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_backends/",),                                          # numpy, cupy, sim, the registry
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
-    ("_dispatch", "_decide", "_chains"),                      # decide, run, wrap; chains' place
+    ("_dispatch", "_decide", "_chains", "_chain_kernels"),    # decide, run, wrap; chains' place
     ("_subclass", "_overrides", "_refcounts", "_deferral", "_operators", "_methods",
      "_indexing", "_array"),                                  # the array class
     ("_namespace", "_creation", "_ufuncs", "_functions", "_broadcast", "_numpy_code",
