@@ -131,7 +131,8 @@ def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
         raise ValueError(
             "cannot resize an array that references or is referenced\nby another "
             "array in this way.\nUse the np.resize function or refcheck=False")
-    if self._device is CPU or _buffers.move_home(self):  # (a counted transfer)
+    # (a counted transfer; never with views: refcheck=False would leave them dangling)
+    if self._device is CPU or _buffers.move_home(self, alone=True):
         self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
     else:
         _resize_shared(self, shape, refcheck)
@@ -196,7 +197,8 @@ def _host_buffer(buffer: Array) -> np.ndarray:
     if not _buffers.move_home(buffer):
         raise ValueError(
             f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}, "
-            "where views share it. Use x.to_device('cpu') as the buffer, or "
+            "where its memory is shared outside autodev (a native device array views it). "
+            "Use x.to_device('cpu') as the buffer, or "
             "autodev.lib.stride_tricks.as_strided for a view on the device.")
     return buffer._data  # the new array shares buffer's storage: its writes are seen
 

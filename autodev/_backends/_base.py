@@ -76,6 +76,17 @@ class Backend(ABC):
         base = getattr(native, "base", None)
         return native if base is None else base
 
+    def owner_to_host(self, native: Any) -> tuple[np.ndarray, int] | None:
+        """A host copy of the array owning ``native``'s memory, laid out as it is (so a view
+        of it at the same byte offset is ``native``'s host copy), and the device address of
+        its first byte; None if that owner is not a contiguous array of this device."""
+        owner = self.owner(native)
+        if not self.is_native(owner) or not (owner.flags.c_contiguous
+                                             or owner.flags.f_contiguous):
+            return None
+        host = self.to_host(owner)
+        return (host, self.address(owner)) if host.strides == owner.strides else None
+
     def address(self, native: Any) -> int:
         """The address of ``native``'s first element (with shape, strides and dtype it
         names a view of a buffer: the key of the mirrors views share)."""

@@ -292,6 +292,13 @@ class SimBackend(Backend):
         base = native._a.base
         return native._a if base is None else base
 
+    def owner_to_host(self, native: Any) -> tuple[np.ndarray, int] | None:
+        owner = self.owner(native)  # the NumPy array behind the wall
+        if type(owner) is not np.ndarray or not (owner.flags.c_contiguous
+                                                  or owner.flags.f_contiguous):
+            return None
+        return self.to_host(SimArray(owner)), int(owner.__array_interface__["data"][0])
+
     def free_memory(self) -> None:
         self.freed += 1
 
