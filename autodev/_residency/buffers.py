@@ -230,12 +230,11 @@ def set_flags(a: R.Resident, write: bool | None = None, align: bool | None = Non
 
 def set_strides(a: R.Resident, strides: Any) -> None:
     """``a.strides = ...`` (deprecated since NumPy 2.4): NumPy's, with its checks against
-    the memory ``a`` views and its DeprecationWarning, on the host. A device array's
-    memory is not re-viewed in place: refused, as CuPy refuses it."""
-    if a._device is not CPU:
-        raise AttributeError(
-            f"cannot set the strides of an array living on {a._device}. Use "
-            "autodev.lib.stride_tricks.as_strided(x, strides=...) for a new view.")
+    the memory ``a`` views and its DeprecationWarning. No device library re-views memory
+    in place, so a device array moves to the host first (:func:`move_home`), as for any
+    consumer of its host memory."""
+    if not move_home(a):
+        raise AttributeError(_shared_views("setting the strides", a))
     a._data.strides = strides
     a._mirror = None  # it has the old strides
 
@@ -296,6 +295,19 @@ class DeviceFlags:
     # strided, writable array answers True): read as NumPy answers
     farray = property(lambda self: not self.c_contiguous and (
         self.f_contiguous or self.aligned or self.writeable))
+
+    @property
+    def _warn_on_write(self) -> bool:
+        """NumPy's private flag (a first write warns: its deprecations set it); unset on
+        a device array, which takes it by moving to the host (where NumPy warns)."""
+        return False
+
+    @_warn_on_write.setter
+    def _warn_on_write(self, value: bool) -> None:
+        array = self._array
+        if not move_home(array):
+            raise AttributeError(_shared_views("flags._warn_on_write", array))
+        array._data.flags._warn_on_write = value
 
     @property
     def writeable(self) -> bool:

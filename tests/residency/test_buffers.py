@@ -278,3 +278,19 @@ def test_flags_attributes_as_numpys(device, make):
                      "writeable", "aligned", "writebackifcopy", "behaved", "carray",
                      "farray", "fnc", "forc", "num"):
             assert getattr(x.flags, name) == getattr(a.flags, name), (name, writeable)
+
+
+def test_numpys_warn_on_write_flag(device):
+    """NumPy's private ``flags._warn_on_write`` (its deprecations set it): a device array
+    takes it by moving to the host, and its first write warns once, as NumPy's does."""
+    warned = []
+    for xp in (numpy, autodev):
+        x = put(numpy.arange(4), device) if xp is autodev else numpy.arange(4)
+        x.flags._warn_on_write = True
+        assert memoryview(x).readonly and x.__array_interface__["data"][1]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x[1] = 10
+            x[2] = 10
+        warned.append([type(w.message) for w in caught])
+    assert warned[0] == warned[1] and len(warned[0]) == 1
