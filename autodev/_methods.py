@@ -62,6 +62,9 @@ def view(self: Array, dtype: Any = _SAME_DTYPE, type: Any = None) -> Array:  # n
                                                                               np.ndarray))):
         raise ValueError("Type must be a sub-type of ndarray type")  # NumPy's words
     device = self._device
+    if device is not CPU and dtype is not _SAME_DTYPE and not backend_for(device).supports_dtype(
+            np.dtype(dtype)) and _buffers.move_home(self):
+        device = CPU  # a dtype the device does not hold (bytes, str): its memory moves home
     if device is CPU:  # a host view takes its base's flag from NumPy; nothing to retry
         data = self._data
         result = new(data.view() if dtype is _SAME_DTYPE else data.view(dtype), CPU,
