@@ -143,6 +143,16 @@ def test_view_as_a_dtype_no_device_holds_shares_writes(device):
     differential(run, numpy.zeros(64, dtype=numpy.int8), device=device, resident=False)
 
 
+def test_structured_view_of_a_device_array_as_numpys(device):
+    """A structured view (no GPU holds one) is NumPy's: its fields, its comparisons."""
+    def run(xp, a):
+        ra = a.view(dtype="f8,f8,f8").squeeze()
+        ra["f1"][1] = -1.0
+        return ra["f1"], ra == ra[0], ra != ra[1], ra, a
+
+    differential(run, numpy.arange(12.0).reshape(4, 3), device=device, resident=False)
+
+
 # ---------------------------------------------------------------------- indexing
 
 def test_basic_indexing(device):
