@@ -158,7 +158,7 @@ def _sharing(a: R.Resident) -> list[Any] | None:
     return arrays if sys.getrefcount(storage) == len(arrays) + 2 else None
 
 
-def _shared_views(what: str, a: R.Resident) -> str:
+def shared_views_message(what: str, a: R.Resident) -> str:
     """The message refusing ``what`` on a device array whose memory cannot move."""
     return (f"{what}: this array lives on {a._device}, where its memory is shared outside "
             "autodev (a native device array views it), so it cannot move to the host; "
@@ -180,7 +180,7 @@ def array_interface(a: R.Resident) -> dict[str, Any]:
     """``__array_interface__``: the host memory (:func:`move_home`); AttributeError
     where the device memory cannot move, so NumPy takes ``__array__``'s read-only copy."""
     if not move_home(a):
-        raise AttributeError(_shared_views("__array_interface__", a))
+        raise AttributeError(shared_views_message("__array_interface__", a))
     return shared_host(a).__array_interface__
 
 
@@ -189,7 +189,7 @@ def array_struct(a: R.Resident) -> Any:
     memory; AttributeError where the device memory cannot move, as
     :func:`array_interface`."""
     if a._data.dtype.names is None and not move_home(a):
-        raise AttributeError(_shared_views("__array_struct__", a))
+        raise AttributeError(shared_views_message("__array_struct__", a))
     if a._data.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
         raise AttributeError("__array_struct__: a structured array is read through "
                              "__array_interface__, which keeps its fields")
@@ -200,7 +200,7 @@ def ctypes(a: R.Resident) -> Any:
     """``a.ctypes`` of the host memory (:func:`move_home`); ValueError where the device
     memory cannot move (a host pointer would miss writes to it)."""
     if not move_home(a):
-        raise ValueError(_shared_views("x.ctypes", a))
+        raise ValueError(shared_views_message("x.ctypes", a))
     return shared_host(a).ctypes
 
 
@@ -234,7 +234,7 @@ def set_strides(a: R.Resident, strides: Any) -> None:
     in place, so a device array moves to the host first (:func:`move_home`), as for any
     consumer of its host memory."""
     if not move_home(a):
-        raise AttributeError(_shared_views("setting the strides", a))
+        raise AttributeError(shared_views_message("setting the strides", a))
     a._data.strides = strides
     a._mirror = None  # it has the old strides
 
@@ -306,7 +306,7 @@ class DeviceFlags:
     def _warn_on_write(self, value: bool) -> None:
         array = self._array
         if not move_home(array):
-            raise AttributeError(_shared_views("flags._warn_on_write", array))
+            raise AttributeError(shared_views_message("flags._warn_on_write", array))
         array._data.flags._warn_on_write = value
 
     @property
@@ -379,7 +379,7 @@ def buffer(a: R.Resident, flags: int) -> memoryview:
     would take a copy without the ValueError NumPy promises); refused, NumPy goes on to
     ``__array__``."""
     if not move_home(a):
-        raise BufferError(_shared_views("the buffer protocol", a))
+        raise BufferError(shared_views_message("the buffer protocol", a))
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
     view = memoryview(shared_host(a))  # type: ignore[arg-type]
     if a._data.dtype.names is not None and not _exact_format(view, a._data.dtype):

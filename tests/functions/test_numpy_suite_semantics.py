@@ -721,3 +721,31 @@ def test_apply_along_axis_gives_func1d_arrays_of_the_argument_as_numpys(device, 
     assert got.shape == expected.shape and numpy.array_equal(numpy.asarray(got), expected)
     if isinstance(expected, numpy.ma.MaskedArray):
         assert type(got) is numpy.ma.MaskedArray and got.mask.tolist() == expected.mask.tolist()
+
+
+def test_a_ufunc_that_writes_its_operand_writes_the_array(device):
+    """A C extension's ufunc whose operand is ``readwrite`` (NumPy's operand flags, which
+    Python cannot read) writes into the array's own memory on every device: a device
+    array (with the views sharing its memory) moves to the host for it."""
+    from numpy._core._operand_flag_tests import inplace_add
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        inplace_add(a[:-1, :-1], b)
+        zero_d = xp.array(0)
+        inplace_add(zero_d, 3)
+        return a.tolist(), zero_d.tolist()
+
+    a, b = numpy.arange(16).reshape(4, 4), numpy.arange(9).reshape(3, 3)
+    assert run(autodev, put(a, device), put(b, device)) == run(numpy, a.copy(), b)
+
+
+def test_a_ufunc_that_writes_its_operand_makes_its_mirrors_stale():
+    from numpy._core._operand_flag_tests import inplace_add
+
+    from autodev.testing import simulated_gpu
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        x = autodev.array(numpy.arange(4), device="cpu").to_device("auto")
+        d = autodev.asarray(numpy.ones(4, int), device=sim.device).to_device("auto")
+        _ = x + d  # leaves a mirror of x on the device
+        inplace_add(x, numpy.full(4, 10))
+        assert (x + d).tolist() == [11, 12, 13, 14]
