@@ -100,23 +100,27 @@ def move_home(a: R.Resident, alone: bool = False) -> bool:
 
 def _move_shared(a: R.Resident) -> bool:
     """Move the device memory ``a`` views to the host with every array sharing it: the
-    array owning that memory is copied once, and each array becomes the view of the copy
-    it was of the original (same offset, strides and flags), so writes through any of them
-    are seen by all, as before. Mirrors of the memory are dropped (they mirrored the host)."""
+    array owning that memory is copied once (or, where that owner is not an array of the
+    device they all view, as with ``as_strided``'s views, the bytes they read), and each array
+    becomes the view of the copy it was of the original (same offset, strides and flags),
+    so writes through any of them are seen by all, as before. Mirrors of the memory are
+    dropped (they mirrored the host)."""
     arrays = _sharing(a)
     if arrays is None:
         return False
     backend = backend_for(a._device)
-    owner = backend.owner(a._data)
-    if any(backend.owner(b._data) is not owner for b in arrays):
-        return False
-    found = backend.owner_to_host(a._data)
+    owner = backend.owner(a._data)  # (views of one storage are of one allocation)
+    found = backend.owner_to_host(a._data) if all(
+        backend.owner(b._data) is owner for b in arrays) else None
+    owned = found is not None
     if found is None:
-        return False
+        found = backend.span_to_host([b._data for b in arrays])
+        if found is None:
+            return False
     host_owner, start = found
     R.count_transfer("d2h", host_owner.nbytes)
     read_only = [not R.is_writeable(b) for b in arrays]
-    hosts = [_host_view(backend, b._data, host_owner, start) for b in arrays]
+    hosts = [_host_view(backend, b._data, host_owner, start, owned) for b in arrays]
     for b, host, frozen in zip(arrays, hosts, read_only):
         if frozen:
             host.flags.writeable = False
@@ -131,10 +135,11 @@ def _move_shared(a: R.Resident) -> bool:
     return True
 
 
-def _host_view(backend: Any, native: Any, host_owner: np.ndarray, start: int) -> np.ndarray:
-    """The view of ``host_owner`` (the host copy of device memory starting at ``start``)
-    that device array ``native`` is of that memory."""
-    if getattr(native, "base", None) is None:
+def _host_view(backend: Any, native: Any, host_owner: np.ndarray, start: int,
+               owned: bool) -> np.ndarray:
+    """The view of ``host_owner`` (the host copy of device memory starting at ``start``:
+    of the array owning it, if ``owned``) that device array ``native`` is of that memory."""
+    if owned and getattr(native, "base", None) is None:
         return host_owner  # the owner itself
     offset = backend.address(native) - start if native.size else 0
     return np.ndarray(native.shape, native.dtype, host_owner, offset, native.strides)

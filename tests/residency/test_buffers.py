@@ -15,7 +15,7 @@ import pytest
 
 import autodev
 from autodev.testing import simulated_gpu, to_numpy
-from diffcheck import put, sample
+from diffcheck import error_parity, put, sample
 
 DTYPES = ("float64", "int32", "complex64", "bool")
 
@@ -294,3 +294,19 @@ def test_numpys_warn_on_write_flag(device):
             x[2] = 10
         warned.append([type(w.message) for w in caught])
     assert warned[0] == warned[1] and len(warned[0]) == 1
+
+
+def test_a_view_of_memory_no_device_array_owns_moves_as_the_bytes_it_reads(device):
+    """``as_strided``'s view of one element as (10, 10) with strides (0, 0): its host memory
+    is the element it reads, so NumPy's geometry and its checks against that memory hold."""
+    def view(xp, a):
+        return xp.lib.stride_tricks.as_strided(a, (10, 10), (0, 0))
+
+    x = view(autodev, put(numpy.arange(1), device))
+    assert numpy.asarray(x).strides == (0, 0) and x.tolist() == numpy.zeros((10, 10)).tolist()
+
+    def restride(xp, a):
+        with pytest.warns(DeprecationWarning):
+            view(xp, a).strides = (80, 8)  # past the memory viewed
+
+    error_parity(restride, numpy.arange(1), device=device)
