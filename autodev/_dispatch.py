@@ -529,6 +529,8 @@ def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: boo
     a._scalar = scalar
     a._pin = pin
     a._face = face
+    if storage is not None and device is not CPU:
+        R.track(storage, a)  # device memory views share: it moves to the host with them all
     return a
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _fusion, _threads
 from ._residency import storage as R
+from ._residency.buffers import move_home, shared_views_message
 from ._array import ndarray
 from ._indexing import _index_native
 from ._operators import PLAIN_SCALARS as _PLAIN, compiled
@@ -331,9 +332,35 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
                                  kwargs.get("where", True))
         if pending is not _fusion.DECLINED:
             return pending
-    result = call(spec, args, kwargs)
+    if spec.where == "cpu" and _may_write_operands(np_ufunc):
+        result = _on_own_memory(spec, args, kwargs)
+    else:
+        result = call(spec, args, kwargs)
     return wrap_ufunc(ufunc_for(np_ufunc), "__call__", args, kwargs, result) if wraps \
         else result
+
+
+def _may_write_operands(np_ufunc: Any) -> bool:
+    """Whether ``np_ufunc``, a ufunc NumPy alone runs, may write into an input: NumPy's
+    operand flags (``readwrite``, which C extensions set) cannot be read from Python, so
+    any ufunc with a loop over other than objects is taken to; frompyfunc's (object loops)
+    call Python on each element, which cannot write into the array."""
+    return any(char != "O" for types in np_ufunc.types for char in types.replace("->", ""))
+
+
+def _on_own_memory(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``call(spec, ...)`` on the array operands' own host memory, for a ufunc that may
+    write into them: a device operand moves to the host with its views (as for any consumer
+    of its host memory), and each is marked written after (its mirrors are stale)."""
+    arrays = [a for a in args if isinstance(a, ndarray)]
+    for a in arrays:
+        if not move_home(a):
+            raise ValueError(shared_views_message(f"{spec.name} (it may write into it)", a))
+    try:
+        return call(spec, args, kwargs)
+    finally:
+        for a in arrays:
+            R.mark_written(a)
 
 
 #: The keywords of a ufunc call :mod:`autodev._fusion` may defer.

@@ -79,6 +79,23 @@ class Backend(ABC):
         base = getattr(native, "base", None)
         return native if base is None else base
 
+    def owner_to_host(self, native: Any) -> tuple[np.ndarray, int] | None:
+        """A host copy of the array owning ``native``'s memory, laid out as it is (so a view
+        of it at the same byte offset is ``native``'s host copy), and the device address of
+        its first byte; None if that owner is not a contiguous array of this device."""
+        owner = self.owner(native)
+        if not self.is_native(owner) or not (owner.flags.c_contiguous
+                                             or owner.flags.f_contiguous):
+            return None
+        host = self.to_host(owner)
+        return (host, self.address(owner)) if host.strides == owner.strides else None
+
+    def span_to_host(self, natives: list[Any]) -> tuple[np.ndarray, int] | None:
+        """A host copy (bytes) of the device memory from the first to the last byte any of
+        ``natives`` (views of one allocation) reads, and the device address of its first
+        byte; None where this device copies no raw ranges of memory."""
+        return None
+
     def address(self, native: Any) -> int:
         """The address of ``native``'s first element (with shape, strides and dtype it
         names a view of a buffer: the key of the mirrors views share)."""
@@ -131,3 +148,20 @@ def import_optional(name: str) -> ModuleType | None:
         return importlib.import_module(name)
     except ImportError:
         return None
+
+
+def byte_span(natives: list[Any], addresses: list[int]) -> tuple[int, int] | None:
+    """The first and one past the last byte that arrays ``natives``, whose first elements
+    are at ``addresses``, read (None if all are empty)."""
+    spans = []
+    for native, start in zip(natives, addresses):
+        if native.size == 0:
+            continue
+        low = high = start
+        for n, stride in zip(native.shape, native.strides):
+            low += min(0, (n - 1) * stride)
+            high += max(0, (n - 1) * stride)
+        spans.append((low, high + native.itemsize))
+    if not spans:
+        return None
+    return min(low for low, _ in spans), max(high for _, high in spans)

@@ -15,6 +15,7 @@ indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 from types import ModuleType
 from typing import Any, ContextManager, Iterator
@@ -24,7 +25,7 @@ import numpy as np
 from .._cost.model import CostModel, dtype_class
 from .._device import Device
 from .._cost.families import WORK, dispatched_families
-from ._base import Backend
+from ._base import Backend, byte_span
 from ._sim_array import (_LATEST, SimArray, SimDeviceError, SimOutOfMemoryError, _unwrap,
                          _wrap_callable, _wrap_out)
 from ._sim_cupy import _LINALG_RAISE, CUPY_MISSING, IMITATIONS
@@ -337,6 +338,24 @@ class SimBackend(Backend):
     def owner(self, native: Any) -> Any:
         base = native._a.base
         return native._a if base is None else base
+
+    def owner_to_host(self, native: Any) -> tuple[np.ndarray, int] | None:
+        owner = self.owner(native)  # the NumPy array behind the wall
+        if type(owner) is not np.ndarray or not (owner.flags.c_contiguous
+                                                  or owner.flags.f_contiguous):
+            return None
+        return self.to_host(SimArray(owner)), int(owner.__array_interface__["data"][0])
+
+    def span_to_host(self, natives: list[Any]) -> tuple[np.ndarray, int] | None:
+        span = byte_span(natives, [self.address(native) for native in natives])
+        if span is None:
+            return None
+        low, high = span  # bytes the arrays read, all of them live memory
+        raw = (ctypes.c_char * (high - low)).from_address(low)
+        host = np.frombuffer(memoryview(raw), np.uint8).copy()
+        self.d2h += 1
+        self._charge(self.true_model().d2h(host.nbytes))
+        return host, low
 
     def free_memory(self) -> None:
         self.freed += 1
