@@ -112,6 +112,14 @@ PENDING: dict[int, Node] = {}
 #: id(array) -> (array, its native array), for locked input arrays.
 LEAVES: dict[int, tuple[Any, np.ndarray]] = {}
 _HELD = [0]  # bytes of LEAVES
+#: id(storage) -> (storage, its write version when first read): the memory pending chains
+#: read through arrays that share it with views (*watched* inputs). Non-empty only while
+#: such a chain is pending; every write to an autodev array and every hand-out of host
+#: memory first evaluates the chains then (:func:`before_write`).
+WATCHED: dict[int, tuple[Any, int]] = {}
+#: Called with True when a chain starts reading watched memory, False when none does:
+#: the compiled ``setitem`` then hands every write to Python (where the check is).
+WATCH_LISTENERS: list[Callable[[bool], None]] = []
 #: The trace blocks active when the pending calls were made (each gets the chain's record).
 _SINKS: list[list[Record]] = []
 _BUSY = [False]  # recording or evaluating (a dropped array then waits for the next flush)
@@ -237,11 +245,12 @@ def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
 class _Gather:
     """The operands of one call as a node reads them, and the arrays it would lock."""
 
-    __slots__ = ("array_type", "to_lock", "pending")
+    __slots__ = ("array_type", "to_lock", "to_watch", "pending")
 
     def __init__(self, array_type: type) -> None:
         self.array_type = array_type
         self.to_lock: list[tuple[Any, np.ndarray]] = []
+        self.to_watch: list[Any] = []  # the storages of its watched inputs
         self.pending = False
 
     def operand(self, x: Any) -> Any:
@@ -262,10 +271,29 @@ class _Gather:
             found = _lockable(x)
             if found is not None:
                 self.to_lock.append((x, found))
+                return found
+            found = _watchable(x)
+            if found is not None:
+                self.to_watch.append(x._storage)
             return found
         if t in _SCALARS:
             return x
         return None
+
+    def target(self, x: Any) -> Any:
+        """The native array a call writes into for ``out=x``: a locked input's (never a
+        watched one's: a chain writes only memory nothing else reaches); None if none."""
+        key = id(x)
+        held = LEAVES.get(key)
+        if held is not None:
+            return held[1]
+        for seen, native in self.to_lock:
+            if seen is x:
+                return native
+        found = _lockable(x)
+        if found is not None:
+            self.to_lock.append((x, found))
+        return found
 
 
 def _shape_of(a: Any) -> tuple[int, ...] | None:
@@ -328,6 +356,13 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         del x._data
         LEAVES[id(x)] = (x, native)
         _HELD[0] += native.nbytes
+    if gather.to_watch:  # watch the new memory read through views: its writes force them
+        if not WATCHED:
+            for listener in WATCH_LISTENERS:
+                listener(True)
+        for storage in gather.to_watch:
+            if id(storage) not in WATCHED:
+                WATCHED[id(storage)] = (storage, storage.version)
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target, node.gpu = mask, target, movable
     NODES.append(node)
@@ -365,7 +400,7 @@ def _output(out: Any, gather: _Gather, mask: Any) -> tuple[Any, Node | None] | N
         if node.target is not None:
             return node.target, node
         return (None, node) if mask is True else None
-    native = gather.operand(out)
+    native = gather.target(out)
     if type(native) is not np.ndarray:
         return None
     return native, None
@@ -411,6 +446,28 @@ def _lockable(x: Any) -> np.ndarray | None:
             or not native.flags.writeable or not _row_major(native) or native.ndim == 0:
         return None
     return native
+
+
+def _watchable(x: Any) -> np.ndarray | None:
+    """``x``'s native array if autodev watches every write to its memory, though other
+    arrays share it (a view, or an array views were made of), else None: its storage
+    (what the arrays sharing one buffer share) never escaped (no buffer of it was handed
+    out, it wraps no memory a caller holds), holds no mirror, and its memory is owned by
+    a NumPy array, which only autodev's arrays reach."""
+    storage = x._storage
+    if storage is None or storage.escaped or storage.mirrored or storage.shared \
+            or x._mirror is not None or x._scalar or x._face or x._pin is not None \
+            or x._device is not CPU:
+        return None
+    native = x._data
+    if type(native) is not np.ndarray or native.dtype.kind not in _KINDS \
+            or native.ndim == 0 or not _row_major(native):
+        return None
+    root = native.base
+    if root is not None and (type(root) is not np.ndarray or root.base is not None):
+        return None
+    # (a view of its own: setting x.shape or x.strides later changes x's, not the chain's)
+    return native.view()
 
 
 def _row_major(a: np.ndarray) -> bool:
@@ -460,6 +517,16 @@ def flush() -> None:
             _flush_locked()
 
 
+def before_write() -> None:
+    """Called before a write to any autodev array, and before host memory is handed
+    out: evaluate the pending chains if one reads memory through a view (callers on hot
+    paths test :data:`WATCHED` first). Any write, not only one to watched memory: the
+    written array's storage may not be known yet (a view made on the host path), and a
+    write seldom meets a pending chain over views."""
+    if WATCHED:
+        flush()
+
+
 ON_TRACE_EXIT.append(flush)
 
 
@@ -471,6 +538,9 @@ def _flush_locked(placer: Placer | None = None) -> None:
     busy = _BUSY[0]
     _BUSY[0] = True
     nodes, leaves, watching = NODES[:], list(LEAVES.values()), tuple(_SINKS)
+    # a write to watched memory evaluates the chains first (before_write): a version
+    # moved means a write path without that call, and values read late. Never expected.
+    stale = [s for s, version in WATCHED.values() if s.version != version]
     alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
              if ref is not None}
     found: list[tuple[Node, int]] = []
@@ -487,6 +557,10 @@ def _flush_locked(placer: Placer | None = None) -> None:
     PENDING.clear()
     _SINKS.clear()
     _HELD[0] = 0
+    if WATCHED:
+        WATCHED.clear()
+        for listener in WATCH_LISTENERS:
+            listener(False)
     for x, native in leaves:
         x._data = native
     device = CPU if ran is None else ran[2]
@@ -502,6 +576,10 @@ def _flush_locked(placer: Placer | None = None) -> None:
     if watching:
         _trace(nodes, watching, ran, placer if placer is not None else _PLACER[0])
     _report(found)  # (last: a warning's handler may read arrays)
+    if stale:
+        raise RuntimeError("autodev: memory a deferred chain read through a view was "
+                           "written before the chain ran (a write path that does not "
+                           "call autodev._fusion.before_write); please report this")
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -435,6 +435,8 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     primary = spec.where == "primary"
 
     def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+        if _fusion.WATCHED:  # a pending chain reads memory through views: it runs first
+            _fusion.before_write()  # (the call may write, through out=)
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
             given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are
