@@ -30,10 +30,27 @@ but its own wrapper can reach its memory: it owns its memory (no base), shares n
 storage with a view (``_storage is None``: no view of it, and no buffer of it handed
 out, was ever made), holds no mirror, and NumPy's reference count shows no other holder
 of its native array. Its slot is emptied too (it is *locked*) until the chain is
-evaluated, so any read of it, and so any write to it, first evaluates the chain. Memory
-autodev cannot watch (an array wrapping a NumPy array the caller still holds, memory
-handed out through ``__array__``, ``ctypes`` or DLPack, a view) is never an input: such
-a call runs at once (after forcing its pending operands). Scalar operands are Python or
+evaluated, so any read of it, and so any write to it, first evaluates the chain.
+
+An array sharing its memory with views (``u[1:-1, 1:-1]``, or ``u`` once a view of it was
+made) cannot be locked: other arrays reach the memory, and not all of them are known.
+It is a *watched* input instead when autodev sees every write to that memory: its
+storage never escaped (no buffer of it was handed out, it wraps nothing a caller holds),
+holds no mirror, and a NumPy array owning its memory is the root of the view. The chain
+reads a view of its own of that memory (:func:`_watchable`), and the storage is kept in
+:data:`WATCHED` while the chain is pending. Every write path of an autodev array
+(setitem, in-place operators, ``out=``, ``copyto``, ``put``, ``fill``, ``sort``,
+``resize``, flat writes, ...) and every hand-out of host memory (``__array__``, the
+buffer protocol, ``ctypes``, DLPack) calls :func:`before_write` first, which evaluates the
+chains while :data:`WATCHED` is not empty; the compiled ``setitem`` hands every write to
+Python meanwhile. A chain never writes into watched memory (an ``out=`` there runs at
+once, after the chains). Every write moves the storage's version: a version moved under
+a pending chain is a write path that missed the call, reported as a RuntimeError when
+the chain runs rather than read silently.
+
+Memory autodev cannot watch (an array wrapping a NumPy array the caller still holds,
+memory handed out through ``__array__``, ``ctypes`` or DLPack) is never an input: such a
+call runs at once (after forcing its pending operands). Scalar operands are Python or
 NumPy scalars, immutable.
 
 Floating-point errors: a call is recorded only if the ``np.errstate`` in force at the
@@ -42,8 +59,8 @@ at once). Each node keeps that state; evaluation records the errors of each node
 all blocks and then warns once per node and category, in the program's order, with
 NumPy's message, at the user's line that forced the value.
 
-Bounds: at most :data:`MAX_NODES` pending calls, and leaves of at most
-:data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
+Bounds: at most :data:`MAX_NODES` pending calls, and leaves (and watched memory) of at
+most :data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
 dropped unread is evaluated (for its warnings) once no pending array is left alive.
 Calls are recorded on the main thread only; any thread's read evaluates them under one
 lock.
@@ -111,7 +128,7 @@ NODES: list[Node] = []
 PENDING: dict[int, Node] = {}
 #: id(array) -> (array, its native array), for locked input arrays.
 LEAVES: dict[int, tuple[Any, np.ndarray]] = {}
-_HELD = [0]  # bytes of LEAVES
+_HELD = [0]  # bytes of LEAVES and of the memory WATCHED
 #: id(storage) -> (storage, its write version when first read): the memory pending chains
 #: read through arrays that share it with views (*watched* inputs). Non-empty only while
 #: such a chain is pending; every write to an autodev array and every hand-out of host
@@ -250,7 +267,7 @@ class _Gather:
     def __init__(self, array_type: type) -> None:
         self.array_type = array_type
         self.to_lock: list[tuple[Any, np.ndarray]] = []
-        self.to_watch: list[Any] = []  # the storages of its watched inputs
+        self.to_watch: list[tuple[Any, np.ndarray]] = []  # watched inputs: storage, native
         self.pending = False
 
     def operand(self, x: Any) -> Any:
@@ -274,7 +291,7 @@ class _Gather:
                 return found
             found = _watchable(x)
             if found is not None:
-                self.to_watch.append(x._storage)
+                self.to_watch.append((x._storage, found))
             return found
         if t in _SCALARS:
             return x
@@ -360,9 +377,10 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         if not WATCHED:
             for listener in WATCH_LISTENERS:
                 listener(True)
-        for storage in gather.to_watch:
+        for storage, native in gather.to_watch:
             if id(storage) not in WATCHED:
                 WATCHED[id(storage)] = (storage, storage.version)
+                _HELD[0] += native.base.nbytes  # (the memory its views keep alive)
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target, node.gpu = mask, target, movable
     NODES.append(node)
