@@ -380,7 +380,8 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         for storage, native in gather.to_watch:
             if id(storage) not in WATCHED:
                 WATCHED[id(storage)] = (storage, storage.version)
-                _HELD[0] += native.base.nbytes  # (the memory its views keep alive)
+                root = native.base  # (the memory its views keep alive)
+                _HELD[0] += (native if root is None else root).nbytes
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target, node.gpu = mask, target, movable
     NODES.append(node)
