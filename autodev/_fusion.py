@@ -684,17 +684,25 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     return flags
 
 
-def _cut(a: Any, ndim: int) -> Any:
-    """How a block ``[lo, hi)`` reads operand ``a``: a node (by index), a slicer, or as is."""
+#: How a block ``[lo, hi)`` reads an operand (:func:`_cut`): the block's value of a node
+#: of its group, rows ``lo:hi`` of an array, or the operand whole.
+_NODE, _ROWS, _WHOLE = 0, 1, 2
+
+
+def _cut(a: Any, ndim: int) -> tuple[int, Any]:
+    """How a block ``[lo, hi)`` of a result with ``ndim`` dimensions reads operand ``a``:
+    ``(_NODE, its index in the group)``, ``(_ROWS, a)``, or ``(_WHOLE, a)`` for a scalar,
+    the mask ``True``, or an array broadcast along the first axis."""
     if type(a) is Node:
-        return a
-    if type(a) is np.ndarray:
-        return _parallel._slicer(a, ndim, 0)
-    return a
+        return _NODE, a.index
+    if type(a) is np.ndarray and a.ndim == ndim and a.shape[0] != 1:
+        return _ROWS, a
+    return _WHOLE, a
 
 
 def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
-              cuts: list[list[Any]], outs: dict[int, np.ndarray], shape: tuple[int, ...],
+              cuts: list[list[tuple[int, Any]]], outs: dict[int, np.ndarray],
+              shape: tuple[int, ...],
               step: int, lo: int, hi: int, flags: list[int]) -> None:
     scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
     current = [0]
@@ -702,22 +710,37 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
     def seen(kind: str, flag: int) -> None:
         flags[current[0]] |= flag
 
+    # (per node: its ufunc, its result array or scratch slot, how it reads its mask and
+    # its operands; the loop below reads them inline: it runs once per node and block)
+    plans: list[tuple[Any, Any, Any, tuple[int, Any], list[tuple[int, Any]]]] = \
+        [(node.ufunc, outs.get(i), slots[i], cuts[i][0], cuts[i][1:])
+         for i, node in enumerate(group)]
     with np.errstate(all="call", call=seen):
         values: list[Any] = [None] * len(group)
         for start in range(lo, hi, step):
             stop = min(start + step, hi)
             n = stop - start
-            for i, node in enumerate(group):
-                slot = slots[i]
-                out = outs[i][start:stop] if slot is None else \
+            for i, (ufunc, result, slot, (mk, m), operands) in enumerate(plans):
+                out = result[start:stop] if slot is None else \
                     (scratch[slot] if n == step else scratch[slot][:n])
-                ins = [values[c.index] if type(c) is Node else
-                       (c(start, stop) if callable(c) else c) for c in cuts[i]]
+                ins = [values[a] if k == _NODE else (a[start:stop] if k == _ROWS else a)
+                       for k, a in operands] if len(operands) != 2 else None
+                if ins is None:  # (two operands, the commonest: read without a list)
+                    (k, a), (k2, a2) = operands
+                    x = values[a] if k == _NODE else (a[start:stop] if k == _ROWS else a)
+                    y = values[a2] if k2 == _NODE else (a2[start:stop] if k2 == _ROWS else a2)
                 current[0] = i
-                if ins[0] is True:
-                    node.ufunc(*ins[1:], out=out)
+                if m is True:
+                    if ins is None:
+                        ufunc(x, y, out=out)
+                    else:
+                        ufunc(*ins, out=out)
                 else:
-                    node.ufunc(*ins[1:], out=out, where=ins[0])
+                    mask = values[m] if mk == _NODE else (m[start:stop] if mk == _ROWS else m)
+                    if ins is None:
+                        ufunc(x, y, out=out, where=mask)
+                    else:
+                        ufunc(*ins, out=out, where=mask)
                 values[i] = out
 
 
