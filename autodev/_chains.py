@@ -13,12 +13,15 @@ backends, so this module, above them, decides for it (it is the fusion's
 - **A chain** is priced as one call each time a call joins it (:func:`price`): on the
   CPU, its blocked pass (one pass over the bytes it reads and writes, plus each call's
   arithmetic done in cache); on the GPU, its host inputs moved once, the same pass and
-  arithmetic at the GPU's rates, and one launch per call (this first version runs the
-  chain as CuPy's calls in the program's order). The moment every call of the chain may
-  run on the GPU and the GPU's price is the lower, the chain runs there, at once
-  (:func:`run`): its results live on the GPU, placed ``auto``, so the calls after it
-  follow them there. Deciding when a call joins, not when a value is read, keeps a read
-  from seeing an array change device under it: a chain read later runs on the CPU.
+  arithmetic at the GPU's rates, and one launch per result shape. The moment every call
+  of the chain may run on the GPU and the GPU's price is the lower, the chain runs
+  there, at once (:func:`run`): each group of its calls with one result shape as one
+  fused kernel (:mod:`autodev._chain_kernels`), or, where the device cannot fuse it, as
+  its calls in the program's order, for a reason the chain's trace record and
+  ``stats()["unfused"]`` name. Its results live on the GPU, placed ``auto``, so the
+  calls after it follow them there. Deciding when a call joins, not when a value is
+  read, keeps a read from seeing an array change device under it: a chain read later
+  runs on the CPU.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _fusion
+from . import _chain_kernels as K, _fusion
 from ._backends import STATE
 from ._capability.specs import NUMPY_UFUNCS, OpSpec
 from ._config import policy_now
@@ -101,10 +104,14 @@ class _Placer:
             ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
         return run(nodes, alive)
 
+    def ran_as(self) -> str:
+        return LAST_RUN[0]
+
 
 def price(nodes: list[Node]) -> tuple[float, float, str]:
     """Predicted seconds of the chain ``nodes`` on the CPU (its blocked pass) and on the
-    active GPU (its inputs moved once, then its calls), and the GPU's name."""
+    active GPU (its inputs moved once, then one fused kernel per result shape), and the
+    GPU's name."""
     gpu = STATE.gpu
     model = cost_model()
     leaves = {id(a): a.nbytes for node in nodes for a in node.args if type(a) is np.ndarray}
@@ -117,55 +124,109 @@ def price(nodes: list[Node]) -> tuple[float, float, str]:
     cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves("elementwise", dclass)
     cpu = cpu_lat + passed * cpu_inv
     on_gpu = passed * gpu_inv + sum(model.h2d(n) for n in leaves.values())
+    on_gpu += gpu_lat * len({node.shape for node in nodes})  # one kernel per result shape
     for node in nodes:
         size = math.prod(node.shape)
         f_cpu_lat, f_cpu_inv, f_gpu_lat, f_gpu_inv = model.curves(_family(node.ufunc), dclass)
         # a call's arithmetic: its eager slope less the memory traffic the pass saves
         cpu += size * max(f_cpu_inv - (1.0 - IN_CACHE) * cpu_inv, IN_CACHE * cpu_inv)
-        on_gpu += f_gpu_lat + size * max(f_gpu_inv - (1.0 - IN_CACHE) * gpu_inv,
-                                         IN_CACHE * gpu_inv)
+        on_gpu += size * max(f_gpu_inv - (1.0 - IN_CACHE) * gpu_inv, IN_CACHE * gpu_inv)
     return cpu, on_gpu, str(gpu.device) if gpu is not None else "gpu"
 
 
 def run(nodes: list[Node], alive: dict[int, Any]
         ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
-    """Run ``nodes`` on the active GPU, CuPy's calls in the program's order on inputs
-    moved once: the natives of the alive nodes' arrays, the moves, the device. Faults go
-    the way of every device call (:func:`autodev._residency.memory.retrying`: out of
-    memory frees and retries once); None where the CPU must run the chain after all."""
+    """Run ``nodes`` on the active GPU, each group of one result shape as one fused
+    kernel (:mod:`autodev._chain_kernels`; where it cannot be one, the group runs as the
+    device's calls in the program's order, for a named reason), on inputs moved once: the
+    natives of the alive nodes' arrays, the moves, the device. Faults go the way of every
+    device call (:func:`autodev._residency.memory.retrying`: out of memory frees and
+    retries once); None where the CPU must run the chain after all."""
     gpu = STATE.gpu
     assert gpu is not None  # (only while a GPU is usable is this module the placer)
     device = gpu.device
-    ran = retrying("fused chain", device, lambda: _run_on(gpu, nodes), lambda: None)
+    how: list[tuple[str, str | None]] = []
+    ran = retrying("fused chain", device, lambda: _run_on(gpu, nodes, alive, how),
+                   lambda: None)
     if ran is None:
         return None
     values, moves = ran
     STATS.calls[str(device)] = STATS.calls.get(str(device), 0) + len(nodes)
+    for _, unfused in how:
+        if unfused is None:
+            STATS.fused_kernels += 1
+        elif unfused:
+            STATS.unfused[unfused] = STATS.unfused.get(unfused, 0) + 1
+    LAST_RUN[0] = "; ".join(text for text, _ in how)
     return {key: values[key] for key in alive}, moves, device
 
 
-def _run_on(gpu: Any, nodes: list[Node]) -> tuple[dict[int, Any], list[tuple[str, int]]]:
-    """One attempt of :func:`run`: the nodes' natives on ``gpu`` and the moves made."""
+#: How the last chain run on a GPU ran (its trace record says it): one kernel per group,
+#: or the calls in order and why.
+LAST_RUN = [""]
+
+
+def _groups(nodes: list[Node]) -> list[list[Node]]:
+    by_shape: dict[tuple[int, ...], list[Node]] = {}
+    for node in nodes:
+        by_shape.setdefault(node.shape, []).append(node)
+    return list(by_shape.values())
+
+
+def _run_on(gpu: Any, nodes: list[Node], alive: dict[int, Any],
+            how: list[tuple[str, str | None]]
+            ) -> tuple[dict[int, Any], list[tuple[str, int]]]:
+    """One attempt of :func:`run`: the nodes' natives on ``gpu`` and the moves made;
+    ``how`` gets how each group ran (what the trace says, and None for one fused kernel,
+    the reason it ran unfused, or "" where it did not run)."""
+    how.clear()
     moves: list[tuple[str, int]] = []
     moved: dict[int, Any] = {}
     values: dict[int, Any] = {}
-    for node in nodes:
+    name = str(gpu.device)
+    for group in _groups(nodes):
+        if not any(id(node) in alive for node in group):
+            how.append((f"{len(group)} calls whose results are unused: not run", ""))
+            continue  # (nothing reads them, and a GPU reports no floating-point errors)
+        program = K.plan(gpu.xp, name, group, alive)
+        fused = program if isinstance(program, str) else K.kernel(gpu.xp, name, program)
+        if isinstance(program, K.Program) and not isinstance(fused, str):
+            natives = [_moved(gpu, a, moved, moves) for a in program.leaves]
+            try:
+                outs = fused(*natives, *program.scalars)
+            except gpu.fusion_errors as err:  # (traced or compiled at its first run)
+                fused = f"{name}'s fusion refused it ({type(err).__name__}: {err})"
+                K.refused(name, program, fused)
+            else:
+                values.update(zip(map(id, program.returned), outs))
+                how.append((f"one fused kernel of {len(group)} calls", None))
+                continue
+        assert isinstance(fused, str)
+        how.append((f"{len(group)} calls in order ({fused})", fused))
+        _in_order(gpu, group, values, moved, moves)
+    return values, moves
+
+
+def _moved(gpu: Any, a: np.ndarray, moved: dict[int, Any], moves: list[tuple[str, int]]
+           ) -> Any:
+    """The device copy of the chain's input ``a``, moved once per chain."""
+    native = moved.get(id(a))
+    if native is None:
+        native = moved[id(a)] = R.transfer(a, CPU, gpu.device, moves)
+    return native
+
+
+def _in_order(gpu: Any, group: list[Node], values: dict[int, Any], moved: dict[int, Any],
+              moves: list[tuple[str, int]]) -> None:
+    """Run ``group`` as the device's calls in the program's order."""
+    for node in group:
         spec = _spec(node.ufunc)
         func = spec.impl(gpu) if spec is not None else None
         assert func is not None  # (admitted only where the GPU has the ufunc)
-        operands = []
-        for a in node.args:
-            if type(a) is Node:
-                operands.append(values[id(a)])
-            elif type(a) is np.ndarray:
-                native = moved.get(id(a))
-                if native is None:
-                    native = moved[id(a)] = R.transfer(a, CPU, gpu.device, moves)
-                operands.append(native)
-            else:
-                operands.append(a)
+        operands = [values[id(a)] if type(a) is Node else
+                    _moved(gpu, a, moved, moves) if type(a) is np.ndarray else a
+                    for a in node.args]
         values[id(node)] = func(*operands)
-    return values, moves
 
 
 PLACER = _Placer()
@@ -174,6 +235,7 @@ PLACER = _Placer()
 def _bind() -> None:
     """The placer while a GPU is usable (the state's listener: every change re-binds)."""
     _fusion.bind_placer(PLACER if STATE.gpu is not None else None)
+    K.forget()
 
 
 STATE.listeners.append(_bind)

@@ -20,10 +20,8 @@ from ._residency.memory import retrying
 from ._subclass import SUBCLASSES, keep_class
 from ._typing import DeviceLike, Order
 from ._ufuncs import _NO_ARGUMENT
-
-CREATION = frozenset(
-    "zeros ones empty full arange linspace logspace geomspace eye identity tri".split()
-)
+# (creation functions by their rows: the shaped ones, those taking arrays, dtype's place)
+from ._names import ARRAY_ARGUMENTS as _ARRAY_ARGUMENTS, DTYPE_AT as _DTYPE_AT, SHAPED as _SHAPED
 
 _np_ndarray = np.ndarray
 _onew = object.__new__
@@ -125,18 +123,6 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__wrapped__ = np_func  # NumPy's signature
     return compiled("create", np_func, result, binds=hasattr(type(np_func), "__get__")) \
         if name in _SHAPED else result
-
-
-#: Creation functions taking NumPy's ``(shape, dtype=None, order="C", *, device=None,
-#: like=None)``.
-_SHAPED = frozenset({"zeros", "ones", "empty"})
-#: Creation functions whose arguments may be arrays (``linspace(start, stop)``).
-_ARRAY_ARGUMENTS = frozenset({"linspace", "logspace", "geomspace", "full"})
-
-
-#: Where each creation function takes ``dtype`` positionally.
-_DTYPE_AT = {"zeros": 1, "ones": 1, "empty": 1, "identity": 1, "full": 2, "arange": 3,
-             "eye": 3, "tri": 3, "linspace": 5, "logspace": 5, "geomspace": 4}
 
 
 def _device_holds(target: Device, name: str, args: tuple[Any, ...],

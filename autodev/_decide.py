@@ -93,6 +93,8 @@ def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out:
 def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, gpu: Backend
             ) -> tuple[Device, str, tuple[float, float] | None]:
     """Device, reason and (when predicted) costs for a call a GPU might run."""
+    if spec.where == "cpu":  # (not kept in the decisions: such a spec may be made per call)
+        return CPU, "GPU cannot run it (capability table)", None
     policy = get_policy()
     # (a traced call always shows its full prediction; out= decides the device itself)
     unwatched = out is None and STATE.watchers == 0

@@ -26,6 +26,7 @@ from ._residency.memory import after_declined, after_oom, check_not_view, host_p
 from ._host_buffers import is_large
 from ._capability.specs import OpSpec
 from ._capability.table import TABLE
+from ._names import READ_ONLY_RESULTS  # NumPy's read-only views; CuPy's are writable
 from ._trace import STATS, Record, emit, tick
 from . import _chains, _decide  # (_chains: where deferred chains run, bound at import)
 from ._cost.cache import bind_state, reset as reset_model
@@ -380,11 +381,6 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
     return wrapped
 
 
-#: Calls whose result NumPy makes a read-only view (a write raises ValueError); CuPy's
-#: results are writable, so a device result is marked read-only as NumPy's is.
-READ_ONLY_RESULTS = frozenset({"diagonal", "linalg.diagonal", "broadcast_to", "diag"})
-
-
 def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
                   moves: list[tuple[str, int]] | None, left: Device | None = None) -> Any:
     """Run on the CPU; ``out=`` arrays living on a device get written through host copies
@@ -536,6 +532,8 @@ def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: boo
     a._scalar = scalar
     a._pin = pin
     a._face = face
+    if storage is not None and device is not CPU:
+        R.track(storage, a)  # device memory views share: it moves to the host with them all
     return a
 
 

@@ -89,20 +89,6 @@ def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
     return make_function(spec, np_func)
 
 
-def _copies(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """``nan_to_num``'s ``copy`` argument (False: it writes into ``x``)."""
-    return bool(kwargs.get("copy", args[1] if len(args) > 1 else True))
-
-
-#: NumPy functions that write into their first argument (its name), and for those that
-#: do so only sometimes, the rule saying when they do not.
-WRITES_INTO: dict[str, tuple[str, Callable[..., bool] | None]] = {
-    "put": ("a", None), "place": ("arr", None), "putmask": ("a", None),
-    "fill_diagonal": ("a", None), "put_along_axis": ("arr", None),
-    "nan_to_num": ("x", _copies),
-}
-
-
 def writing_function(np_func: Callable[..., Any], param: str,
                      skip: Callable[..., bool] | None,
                      other: Callable[..., Any] | None) -> Callable[..., Any]:

@@ -168,6 +168,9 @@ class Placer(Protocol):
         """Run the chain on the GPU: the natives of the alive nodes' arrays, the moves it
         made and the device; None where the GPU ran out of memory (the CPU runs it)."""
 
+    def ran_as(self) -> str:
+        """How the last chain :meth:`run` ran there (fused kernels, calls in order)."""
+
 
 #: The placer while a GPU is usable, else None (:func:`bind_placer`).
 _PLACER: list[Placer | None] = [None]
@@ -760,8 +763,9 @@ def _trace(nodes: list[Node], watching: tuple[list[Record], ...],
         device, moves, threads = "cpu", [], _LAST_THREADS[0]
     else:
         device, moves, threads = str(ran[2]), ran[1], 1
+        how = placer.ran_as() if placer is not None else ""
         reason = (f"{len(nodes)} deferred calls priced as one, cheaper on {device}: "
-                  f"its inputs moved once, then {names}")
+                  f"its inputs moved once, then {how}: {names}")
     emit(Record(op="fused", shapes=shapes, dtype=str(nodes[-1].dtype), device=device,
                 reason=reason, costs=costs, transfers=list(moves), threads=threads),
          watching)

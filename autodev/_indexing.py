@@ -173,7 +173,8 @@ class _FlatIter:
         ``numpy.asarray`` apply ``dtype=`` and ``copy=`` to what it gives); a C-contiguous
         array's memory as one dimension (shared, with its writeable flag), else a
         read-only copy. A device array's memory is shared as ``numpy.asarray(a)``
-        shares it (moved to the host where no view shares it, else a read-only copy)."""
+        shares it (moved to the host with any views of it, :func:`autodev._residency.
+        buffers.move_home`; a read-only copy where that memory cannot move)."""
         a = self._array
         if a._device is CPU:
             data = a._data

@@ -29,7 +29,7 @@ def info(path: str | Path | None = None) -> dict[str, Any]:
     from ._backends import STATE, active_gpu, devices as _devices
     from ._config import SPEEDUPS_STATUS, VERSION
     from ._cost import fingerprint as _fingerprint, profile as _profile
-    from ._calibrate.calibrate import crossover_table
+    from ._calibrate.curves import crossover_table
 
     gpu = active_gpu()
     found = _profile.resolve(path, gpu)

@@ -63,6 +63,9 @@ def view(self: Array, dtype: Any = _SAME_DTYPE, type: Any = None) -> Array:  # n
                                                                               np.ndarray))):
         raise ValueError("Type must be a sub-type of ndarray type")  # NumPy's words
     device = self._device
+    if device is not CPU and dtype is not _SAME_DTYPE and not backend_for(device).supports_dtype(
+            np.dtype(dtype)) and _buffers.move_home(self):
+        device = CPU  # a dtype the device does not hold (bytes, str): its memory moves home
     if device is CPU:  # a host view takes its base's flag from NumPy; nothing to retry
         data = self._data
         result = new(data.view() if dtype is _SAME_DTYPE else data.view(dtype), CPU,
@@ -133,7 +136,8 @@ def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
             "cannot resize an array that references or is referenced\nby another "
             "array in this way.\nUse the np.resize function or refcheck=False")
     before_write()
-    if self._device is CPU or _buffers.move_home(self):  # (a counted transfer)
+    # (a counted transfer; never with views: refcheck=False would leave them dangling)
+    if self._device is CPU or _buffers.move_home(self, alone=True):
         self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
     else:
         _resize_shared(self, shape, refcheck)
@@ -199,7 +203,8 @@ def _host_buffer(buffer: Array) -> np.ndarray:
     if not _buffers.move_home(buffer):
         raise ValueError(
             f"ndarray(..., buffer=x) shares x's memory, and x lives on {buffer._device}, "
-            "where views share it. Use x.to_device('cpu') as the buffer, or "
+            "where its memory is shared outside autodev (a native device array views it). "
+            "Use x.to_device('cpu') as the buffer, or "
             "autodev.lib.stride_tricks.as_strided for a view on the device.")
     return buffer._data  # the new array shares buffer's storage: its writes are seen
 

@@ -26,11 +26,16 @@ from ._device import CPU, Device
 from ._dispatch import cpu_arg, native_arg, placed
 from ._capability.specs import SPECS
 from ._typing import Casting, DeviceLike
-from ._creation import CREATION, array, asanyarray, asarray, from_dlpack, make_creation
-from ._functions import WRITES_INTO, cpu_function, make_function, writing_function
+from ._creation import array, asanyarray, asarray, from_dlpack, make_creation
+from ._functions import cpu_function, make_function, writing_function
 from ._numpy_code import on_autodev
 from ._subclass import SUBCLASSES
 from ._ufuncs import UFUNCS, _REDUCE_AS, _build_ufuncs, make_reduction, ufunc, ufunc_for
+# what each name takes, by its row: NUMPY_CODE's own NumPy code runs on autodev arrays
+# (autodev._numpy_code), and NUMPY_CODE_FOR_SUBCLASSES's for a subclass array; PLACED
+# take device= as any autodev device (NumPy: "cpu" only) and put the result there
+from ._names import (CREATION, DIRECT as DIRECT_NAMES, NUMPY_CODE, NUMPY_CODE_FOR_SUBCLASSES,
+                     PLACED, WRITES_INTO)
 
 
 #: ``require``'s requirement names, each to its flag letter (NumPy's spellings).
@@ -146,13 +151,8 @@ def copyto(dst: ndarray, src: Any, casting: Casting = "same_kind", where: Any = 
     _in_place(dst, "copyto", copy)
 
 
-DIRECT: dict[str, Callable[..., Any]] = {
-    "array": array, "asarray": asarray, "asanyarray": asanyarray, "shape": shape,
-    "ndim": ndim, "size": size, "result_type": result_type, "iscomplexobj": iscomplexobj,
-    "isrealobj": isrealobj, "isscalar": isscalar, "may_share_memory": may_share_memory,
-    "shares_memory": shares_memory, "copyto": copyto, "from_dlpack": from_dlpack,
-    "require": require,
-}
+#: autodev's own implementations, by name: each direct row's function of this name here.
+DIRECT: dict[str, Callable[..., Any]] = {name: globals()[name] for name in DIRECT_NAMES}
 
 
 # ---------------------------------------------------------------------- resolution
@@ -242,15 +242,6 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
     return placing(function) if prefix + name in PLACED else function
 
 
-#: NumPy's functions and classes whose own Python code autodev runs, on autodev arrays (see
-#: :mod:`autodev._numpy_code`): the calls they make on their arguments (``func1d``'s, the
-#: vectorized function's) and the classes of their results are NumPy's.
-NUMPY_CODE = frozenset({"vectorize", "apply_along_axis"})
-
-#: NumPy's functions whose own Python code runs for a subclass array: it calls the
-#: subclass's methods (``median`` its ``partition`` and ``mean``, ``mean`` its ``mean``).
-NUMPY_CODE_FOR_SUBCLASSES = frozenset({"median", "mean", "std", "var"})
-
 
 def _numpy_code_for_subclasses(function: Callable[..., Any], np_func: Any
                                ) -> Callable[..., Any]:
@@ -302,12 +293,6 @@ def _counting_arrays(concatenate: Callable[..., Any]) -> Callable[..., Any]:
         return concatenate(arrays, *args, **kwargs)
 
     return functools.update_wrapper(counted, concatenate)
-
-
-#: Functions whose ``device=`` NumPy accepts as "cpu" only: autodev takes any device
-#: (``device=x.device``), runs the call where it would run anyway and puts the result there.
-PLACED = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "fft.fftfreq",
-                    "fft.rfftfreq"})
 
 
 def placing(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dispatch as D
+from ._names import REDUCING_METHODS  # numpy/_core/_methods.py's, by their rows
 
 _ABSENT = object()
 #: autodev's ufunc standing for a NumPy one (``autodev._namespace.ufunc_for``, which sits
@@ -125,17 +126,6 @@ def check_out_tuple(out: Any) -> None:
         raise TypeError("must use `...` as `out=...` and not per-operand/in a tuple")
 
 
-#: Array methods NumPy runs as a ufunc's ``reduce`` (numpy/_core/_methods.py), with the
-#: names of their positional arguments.
-_REDUCING_METHODS = {
-    "sum": ("add", ("axis", "dtype", "out", "keepdims", "initial", "where")),
-    "prod": ("multiply", ("axis", "dtype", "out", "keepdims", "initial", "where")),
-    "max": ("maximum", ("axis", "out", "keepdims", "initial", "where")),
-    "min": ("minimum", ("axis", "out", "keepdims", "initial", "where")),
-    "any": ("logical_or", ("axis", "out", "keepdims", "where")),
-    "all": ("logical_and", ("axis", "out", "keepdims", "where")),
-}
-
 #: Operators and the NumPy ufunc each calls (``__iadd__``: ``add`` with ``out=self``).
 _OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
@@ -215,7 +205,7 @@ def install(cls: type, ufunc_for: Callable[[Any], Any]) -> None:
         _set(cls, f"__{op}__", structured(op, compare) if op in ("eq", "ne") else compare)
     for op, name in _UNARY.items():
         _set(cls, f"__{op}__", unary(name))
-    for method, (name, names) in _REDUCING_METHODS.items():
+    for method, (name, names) in REDUCING_METHODS.items():
         _set(cls, method, reducing(name, names))
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from . import _dispatch as D
 from ._residency import storage as R
 from ._dispatch import FOREIGN_ARRAYS
-from ._capability.specs import METHODS
+from ._names import METHODS
 from ._operators import PROTOCOLS
 from ._overrides import _COMPARISONS, _OPERATORS as _ARITHMETIC, _UNARY, scalar_power
 
@@ -73,6 +73,8 @@ def cast(array: Any, cls: type, parent: Any) -> Any:
     obj._data, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin, obj._face = (
         array._data, array._device, array._storage, array._mirror, array._scalar, array._pin,
         array._face)
+    if obj._storage is not None and obj._device is not D.CPU:
+        R.track(obj._storage, obj)  # it shares the device memory as ``array`` does
     finalize = getattr(cls, "__array_finalize__", None)
     if finalize is not None:
         finalize(obj, parent)

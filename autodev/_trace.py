@@ -55,7 +55,7 @@ class _Stats:
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
                  "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
                  "reuse_bytes", "threaded_calls", "threaded_blocks", "fused_chains", "fused_ops",
-                 "fused_on")
+                 "fused_on", "fused_kernels", "unfused")
 
     def __init__(self) -> None:
         self.reset()
@@ -77,6 +77,8 @@ class _Stats:
         self.fused_chains = 0
         self.fused_ops = 0
         self.fused_on: dict[str, int] = {}
+        self.fused_kernels = 0
+        self.unfused: dict[str, int] = {}
 
 
 #: CPU calls made on the hot path, counted by a C-level counter (``tick()``)
@@ -111,7 +113,9 @@ def stats(reset: bool = False) -> dict[str, Any]:
     docs/performance.md, "Host buffer pool"), ``fused_chains``
     and ``fused_ops`` (deferred elementwise chains evaluated in one pass, and the
     operations they held; docs/performance.md, "Fusion"), ``fused_on`` (device name ->
-    chains evaluated there).
+    chains evaluated there), ``fused_kernels`` (fused kernels a GPU ran for them: one per
+    result shape of a chain) and ``unfused`` (reason -> groups of a chain that ran on a
+    GPU as its calls in order instead).
     """
     calls = dict(STATS.calls)
     fast = fast_calls() - STATS.fast_base
@@ -133,6 +137,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "fused_chains": STATS.fused_chains,
         "fused_ops": STATS.fused_ops,
         "fused_on": dict(STATS.fused_on),
+        "fused_kernels": STATS.fused_kernels,
+        "unfused": dict(STATS.unfused),
     }
     if reset:
         STATS.reset()

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _fusion, _threads
 from ._residency import storage as R
+from ._residency.buffers import move_home, shared_views_message
 from ._array import ndarray
 from ._indexing import _index_native
 from ._operators import PLAIN_SCALARS as _PLAIN, compiled
@@ -28,6 +29,7 @@ from ._overrides import check_out_tuple, normalized, overriding, run
 from ._subclass import SUBCLASSES, needs_wrap, of_inputs, own_method, wrap_ufunc
 from ._trace import tick
 from ._functions import _named, _out_by_keyword
+from ._names import METHOD_OF as _METHOD_OF, REDUCE_AS
 
 _np_ndarray = np.ndarray
 _onew = object.__new__
@@ -331,9 +333,35 @@ def _general(spec: OpSpec, np_ufunc: Any, x: Any, y: Any, rest: tuple[Any, ...],
                                  kwargs.get("where", True))
         if pending is not _fusion.DECLINED:
             return pending
-    result = call(spec, args, kwargs)
+    if spec.where == "cpu" and _may_write_operands(np_ufunc):
+        result = _on_own_memory(spec, args, kwargs)
+    else:
+        result = call(spec, args, kwargs)
     return wrap_ufunc(ufunc_for(np_ufunc), "__call__", args, kwargs, result) if wraps \
         else result
+
+
+def _may_write_operands(np_ufunc: Any) -> bool:
+    """Whether ``np_ufunc``, a ufunc NumPy alone runs, may write into an input: NumPy's
+    operand flags (``readwrite``, which C extensions set) cannot be read from Python, so
+    any ufunc with a loop over other than objects is taken to; frompyfunc's (object loops)
+    call Python on each element, which cannot write into the array."""
+    return any(char != "O" for types in np_ufunc.types for char in types.replace("->", ""))
+
+
+def _on_own_memory(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``call(spec, ...)`` on the array operands' own host memory, for a ufunc that may
+    write into them: a device operand moves to the host with its views (as for any consumer
+    of its host memory), and each is marked written after (its mirrors are stale)."""
+    arrays = [a for a in args if isinstance(a, ndarray)]
+    for a in arrays:
+        if not move_home(a):
+            raise ValueError(shared_views_message(f"{spec.name} (it may write into it)", a))
+    try:
+        return call(spec, args, kwargs)
+    finally:
+        for a in arrays:
+            R.mark_written(a)
 
 
 #: The keywords of a ufunc call :mod:`autodev._fusion` may defer.
@@ -408,7 +436,10 @@ def _build_ufuncs() -> None:
         UFUNCS[name] = ufunc(np_ufunc, name, NUMPY_UFUNCS[name][1].family)
 
 
-_FOREIGN_UFUNCS: dict[Any, ufunc] = {}
+#: scipy.special's ufuncs, made once: a fixed set. Other foreign ufuncs (``frompyfunc``'s,
+#: made by user code, any number of them) are wrapped anew at each meeting (a few us), so that
+#: autodev keeps none of them, nor the Python function each holds, alive.
+_SCIPY_UFUNCS: dict[Any, ufunc] = {}
 
 
 def ufunc_for(np_ufunc: Any) -> ufunc | None:
@@ -416,7 +447,7 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
     found = UFUNCS.get(np_ufunc.__name__)
     if found is not None and found._np is np_ufunc:
         return found
-    found = _FOREIGN_UFUNCS.get(np_ufunc)
+    found = _SCIPY_UFUNCS.get(np_ufunc)
     if found is None:
         import scipy.special
 
@@ -426,9 +457,9 @@ def ufunc_for(np_ufunc: Any) -> ufunc | None:
         if public is np_ufunc or getattr(public, "__wrapped__", None) is np_ufunc:
             found = ufunc(np_ufunc, f"scipy.special.{name}", "transcendental", numpy=False,
                           **scipy_special_ufunc(name))
+            _SCIPY_UFUNCS[np_ufunc] = found
         else:
             found = cpu_ufunc(np_ufunc)
-        _FOREIGN_UFUNCS[np_ufunc] = found
     return found
 
 
@@ -442,13 +473,7 @@ def cpu_ufunc(np_ufunc: Any) -> ufunc:
 #: Reductions that NumPy itself implements as ``ufunc.reduce(a, axis=None, ...)`` for
 #: ndarray input; called so directly, they skip ``numpy.sum``'s Python-level wrapper.
 _REDUCE_AS: dict[str, tuple[Any, frozenset[str]]] = {
-    "sum": (np.add, frozenset({"axis", "dtype", "keepdims"})),
-    "prod": (np.multiply, frozenset({"axis", "dtype", "keepdims"})),
-    "max": (np.maximum, frozenset({"axis", "keepdims"})),
-    "amax": (np.maximum, frozenset({"axis", "keepdims"})),
-    "min": (np.minimum, frozenset({"axis", "keepdims"})),
-    "amin": (np.minimum, frozenset({"axis", "keepdims"})),
-}
+    name: (getattr(np, ufunc), keys) for name, (ufunc, keys) in REDUCE_AS.items()}
 
 
 def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
@@ -488,8 +513,6 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     return compiled("reduce", reduce, _named(function, np_func, spec.name), family=family)
 
 
-#: The array method a reduction function hands a subclass to, where it is not its name.
-_METHOD_OF = {"amax": "max", "amin": "min"}
 
 
 def _by_method(method: Callable[..., Any], np_func: Any, a: Any, args: tuple[Any, ...],

@@ -29,8 +29,8 @@ class Backend(ABC):
     - ``owner(native)`` returns the object owning a native array's memory, so
       views can be tied to the storage they write through.
     - ``oom_errors`` names the exception types meaning "out of device memory";
-      ``free_memory()`` releases cached blocks. No other exception is ever
-      caught around a call.
+      ``free_memory()`` releases cached blocks; ``fusion_errors`` names what ``xp.fuse``
+      raises for a chain it cannot fuse. No other exception is ever caught around a call.
     - ``linalg_errors()`` is a context in which singular or not positive-definite
       matrices raise ``numpy.linalg.LinAlgError`` as NumPy does.
     - ``synchronize()`` waits for queued work (for timing).
@@ -42,6 +42,9 @@ class Backend(ABC):
     device: Device
     is_gpu: bool = False
     oom_errors: tuple[type[BaseException], ...] = ()
+    #: What the array module's ``fuse`` raises for a function it cannot fuse (when it
+    #: traces or compiles it): a deferred chain then runs as the device's calls in order.
+    fusion_errors: tuple[type[BaseException], ...] = ()
     #: dtype kinds (``dtype.kind``) this device computes on at all.
     dtype_kinds: frozenset[str] = frozenset("biufc")
 
@@ -75,6 +78,23 @@ class Backend(ABC):
         """The object owning ``native``'s memory (itself when it owns it)."""
         base = getattr(native, "base", None)
         return native if base is None else base
+
+    def owner_to_host(self, native: Any) -> tuple[np.ndarray, int] | None:
+        """A host copy of the array owning ``native``'s memory, laid out as it is (so a view
+        of it at the same byte offset is ``native``'s host copy), and the device address of
+        its first byte; None if that owner is not a contiguous array of this device."""
+        owner = self.owner(native)
+        if not self.is_native(owner) or not (owner.flags.c_contiguous
+                                             or owner.flags.f_contiguous):
+            return None
+        host = self.to_host(owner)
+        return (host, self.address(owner)) if host.strides == owner.strides else None
+
+    def span_to_host(self, natives: list[Any]) -> tuple[np.ndarray, int] | None:
+        """A host copy (bytes) of the device memory from the first to the last byte any of
+        ``natives`` (views of one allocation) reads, and the device address of its first
+        byte; None where this device copies no raw ranges of memory."""
+        return None
 
     def address(self, native: Any) -> int:
         """The address of ``native``'s first element (with shape, strides and dtype it
@@ -128,3 +148,20 @@ def import_optional(name: str) -> ModuleType | None:
         return importlib.import_module(name)
     except ImportError:
         return None
+
+
+def byte_span(natives: list[Any], addresses: list[int]) -> tuple[int, int] | None:
+    """The first and one past the last byte that arrays ``natives``, whose first elements
+    are at ``addresses``, read (None if all are empty)."""
+    spans = []
+    for native, start in zip(natives, addresses):
+        if native.size == 0:
+            continue
+        low = high = start
+        for n, stride in zip(native.shape, native.strides):
+            low += min(0, (n - 1) * stride)
+            high += max(0, (n - 1) * stride)
+        spans.append((low, high + native.itemsize))
+    if not spans:
+        return None
+    return min(low for low, _ in spans), max(high for _, high in spans)

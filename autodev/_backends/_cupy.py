@@ -10,7 +10,7 @@ from typing import Any, ContextManager
 import numpy as np
 
 from .._device import Device
-from ._base import Backend
+from ._base import Backend, byte_span
 
 #: What to run where CuPy is missing or unusable: ``autodev doctor`` names the exact
 #: command for this machine (the CuPy wheel for its driver, with the CUDA libraries).
@@ -86,6 +86,12 @@ class CupyBackend(Backend):
         self._cp = cupy
         self.device = Device("cuda", index)
         self.oom_errors = (cupy.cuda.memory.OutOfMemoryError,)
+        # cupy.fuse traces the function at its first call with new argument kinds: it
+        # raises TypeError (an operand, keyword or cast its fusion lacks) or
+        # NotImplementedError (a call it does not fuse); NVRTC's CompileException where
+        # the generated kernel does not compile
+        self.fusion_errors = (TypeError, NotImplementedError,
+                              cupy.cuda.compiler.CompileException)
         self._scipy: dict[str, Any] = {}
         self._cupyx = importlib.import_module("cupyx")
 
@@ -112,6 +118,17 @@ class CupyBackend(Backend):
 
     def address(self, native: Any) -> int:
         return int(native.data.ptr)
+
+    def span_to_host(self, natives: list[Any]) -> tuple[np.ndarray, int] | None:
+        span = byte_span(natives, [self.address(native) for native in natives])
+        if span is None:
+            return None
+        low, high = span
+        first = natives[0]
+        with self._cp.cuda.Device(self.device.index):
+            raw = self._cp.ndarray((high - low,), self._cp.uint8,
+                                   first.data + (low - int(first.data.ptr)))
+            return self._cp.asnumpy(raw), low
 
     def write_host(self, native: Any, host: np.ndarray) -> None:
         flags = native.flags

@@ -15,6 +15,7 @@ indices, and NaN for singular ``solve``/``inv``/``cholesky`` unless run inside
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 from types import ModuleType
 from typing import Any, ContextManager, Iterator
@@ -24,10 +25,11 @@ import numpy as np
 from .._cost.model import CostModel, dtype_class
 from .._device import Device
 from .._cost.families import WORK, dispatched_families
-from ._base import Backend
+from ._base import Backend, byte_span
 from ._sim_array import (_LATEST, SimArray, SimDeviceError, SimOutOfMemoryError, _unwrap,
                          _wrap_callable, _wrap_out)
 from ._sim_cupy import _LINALG_RAISE, CUPY_MISSING, IMITATIONS
+from ._sim_fusion import SimFusion, loops, tracing
 
 class _SimUfunc:
     """A NumPy ufunc seen through the wall, with its methods, as strict as CuPy's."""
@@ -40,8 +42,17 @@ class _SimUfunc:
         self._call = imitation(ufunc) if imitation is not None else ufunc
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        history = tracing()
+        if history is not None:  # inside a fused function: an operation of its kernel
+            return history.call(self._u, args, kwargs)
         self._backend._tick(self.__name__, args)
         return _wrap_out(self._call(*_unwrap(args), **_unwrap(kwargs)), kwargs)
+
+    @property
+    def types(self) -> list[str]:
+        """The loops, as CuPy lists them: those of dtypes CuPy computes in."""
+        return [f"{''.join(t.char for t in ins)}->{''.join(t.char for t in outs)}"
+                for ins, outs in loops(self._u)]
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
@@ -100,6 +111,10 @@ class _SimModule:
             return cache[name]
         if name == "ndarray":
             return SimArray
+        if name == "ufunc":
+            return _SimUfunc
+        if name == "fuse" and self._module is np:
+            return self._backend.fuse
         qualified = self._prefix + name
         if qualified in CUPY_MISSING and self._module.__name__.startswith("numpy"):
             raise AttributeError(name)
@@ -130,7 +145,9 @@ class SimBackend(Backend):
     Attributes
     ----------
     calls : int
-        Module-function calls made on the device so far.
+        Module-function calls made on the device so far (a fused kernel is one call).
+    kernels : int
+        Fused kernels launched so far (:meth:`fuse`, CuPy's ``cupy.fuse``).
     h2d, d2h : int
         Transfers made so far (the dispatcher keeps the byte counts).
     costs : dict or None
@@ -145,6 +162,7 @@ class SimBackend(Backend):
 
     is_gpu = True
     oom_errors = (SimOutOfMemoryError,)
+    fusion_errors = (TypeError, NotImplementedError)  # (cupy.fuse's, when it traces)
 
     def __init__(self, costs: dict[str, Any] | None = None) -> None:
         _LATEST[:] = [self]
@@ -154,6 +172,9 @@ class SimBackend(Backend):
         self.h2d = 0
         self.d2h = 0
         self.freed = 0
+        #: Fused kernels launched (:meth:`fuse`), and the last one's name.
+        self.kernels = 0
+        self.last_kernel = ""
         self.elapsed = 0.0
         self.noise = 0.0
         self._rng = np.random.default_rng(0)
@@ -205,6 +226,29 @@ class SimBackend(Backend):
         self._faults.clear()
         self._persistent = None
 
+    def fuse(self, *args: Any, **kwargs: Any) -> Any:
+        """``cupy.fuse``: ``fuse(func)`` is ``func`` fused into one kernel
+        (:mod:`._sim_fusion`); any other call (``fuse(kernel_name=...)``) is a decorator,
+        as CuPy's is."""
+        def wrapper(func: Any, kernel_name: str | None = None) -> SimFusion:
+            return SimFusion(func, kernel_name or func.__name__, self._launch)
+
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            return wrapper(args[0])
+        return lambda func: wrapper(func, *args, **kwargs)
+
+    def _launch(self, name: str, arrays: list[SimArray], ops: int) -> None:
+        """One fused kernel launched: one device call (its fault, if one is injected) and
+        its time, one launch doing the elementwise work of its ``ops`` operations."""
+        if arrays:
+            size = max(a._a.size for a in arrays)
+            dclass = dtype_class(max(arrays, key=lambda a: a.dtype.itemsize).dtype)
+            self._charge(self.true_model().compute("gpu", "elementwise", dclass,
+                                                   size * max(ops, 1)))
+        self._tick()
+        self.kernels += 1
+        self.last_kernel = name
+
     def clock(self) -> float:
         """The virtual clock: seconds of simulated device time so far."""
         return self.elapsed
@@ -237,6 +281,9 @@ class SimBackend(Backend):
 
     def _tick(self, name: str = "", args: tuple[Any, ...] = ()) -> None:
         if name:
+            if tracing() is not None:  # (a ufunc there is an operation: it ticks not)
+                raise NotImplementedError(f"`{name}` in a fused function: the simulated "
+                                          "GPU fuses its ufuncs and astype only")
             self._charge_call(name, args)
         self.calls += 1
         fault = self._faults.pop(self.calls, None)
@@ -291,6 +338,24 @@ class SimBackend(Backend):
     def owner(self, native: Any) -> Any:
         base = native._a.base
         return native._a if base is None else base
+
+    def owner_to_host(self, native: Any) -> tuple[np.ndarray, int] | None:
+        owner = self.owner(native)  # the NumPy array behind the wall
+        if type(owner) is not np.ndarray or not (owner.flags.c_contiguous
+                                                  or owner.flags.f_contiguous):
+            return None
+        return self.to_host(SimArray(owner)), int(owner.__array_interface__["data"][0])
+
+    def span_to_host(self, natives: list[Any]) -> tuple[np.ndarray, int] | None:
+        span = byte_span(natives, [self.address(native) for native in natives])
+        if span is None:
+            return None
+        low, high = span  # bytes the arrays read, all of them live memory
+        raw = (ctypes.c_char * (high - low)).from_address(low)
+        host = np.frombuffer(memoryview(raw), np.uint8).copy()
+        self.d2h += 1
+        self._charge(self.true_model().d2h(host.nbytes))
+        return host, low
 
     def free_memory(self) -> None:
         self.freed += 1

@@ -1,9 +1,9 @@
 """The function table: one immutable :class:`OpSpec` per dispatched name.
 
-A spec says how one public function dispatches: its cost family (from
-:mod:`autodev._cost.families`), whether it runs where its input lives, where each
-backend finds it, NumPy's scalar rule, and the GPU capability rule and correction
-that :data:`autodev._capability.table.TABLE` declares for its name. ``SPECS`` (functions
+A spec says how one public function dispatches: its cost family, whether it runs where
+its input lives, where each backend finds it and NumPy's scalar rule (its row in
+:mod:`autodev._names`), and the GPU capability rule and correction that
+:data:`autodev._capability.table.TABLE` declares for its name. ``SPECS`` (functions
 and ufunc aliases), :func:`ufunc_specs` (NumPy's ufuncs and their methods) and
 ``METHOD_SPECS`` (array methods) are built here, once, at import; the dispatcher,
 the array class, the function namespace, the tests and docs/coverage.md read them.
@@ -19,7 +19,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._backends import Backend
-from .._cost.families import FAMILY_FUNCTIONS, FFT_FUNCTIONS, LINALG_FUNCTIONS, WORK, WorkFn, family_of_ufunc
+from .._cost.families import WORK, WorkFn, family_of_ufunc
+from .._names import DISPATCHED, METHODS, SCALAR_METHODS
 from .table import GPU_WRAPPERS, METHOD_GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, ufunc_method_rule
 from .corrections import device_operands, ufunc_list_operands
 
@@ -130,14 +131,6 @@ def _method_caller(name: str) -> Callable[..., Any]:
 #: Dispatched names -> their specs (functions of numpy, numpy.linalg, numpy.fft; ufunc
 #: aliases).
 SPECS: dict[str, OpSpec] = {}
-_SCALAR_FAMILIES = frozenset({"reduction", "matmul"})
-
-
-#: Specs whose GPU function lives elsewhere: name -> (GPU path, CPU implementation).
-_ELSEWHERE: dict[str, tuple[str, Any]] = {
-    # cupy.linalg has no diagonal: the GPU runs the main one (its row's correction)
-    "linalg.diagonal": ("diagonal", getattr(np.linalg, "diagonal", None)),
-}
 
 
 #: Dispatched names -> their NumPy functions, whose array operands are converted for
@@ -168,38 +161,34 @@ class _LateFunction:
         return self.__wrapped__(*args, **kwargs)
 
 
-def _build_specs(prefix: str, module: ModuleType | str, table: dict[str, str]) -> None:
-    """Specs of the functions named in ``table`` (family -> names) of ``module``: the
-    module, or the name of one to read only on first use (every name must be there)."""
+#: Where each prefix's NumPy functions are: the module, or the name of one to read only on
+#: first use (every name must be there: NumPy >= 1.x has all of numpy.fft's).
+_MODULES: dict[str, ModuleType | str] = {"": np, "linalg": np.linalg, "fft": "numpy.fft"}
+
+
+def _build_specs() -> None:
+    """The spec of each dispatched row of :mod:`autodev._names` that this NumPy has."""
     rules = _GPU_RULES
-    for family, names in table.items():
-        for name in names.split():
-            np_func = _LateFunction(module, name) if type(module) is str \
-                else getattr(module, name, None)
-            if np_func is None:
-                continue  # not in this NumPy version
-            where = "primary" if family == "primary" else "dispatch"
-            full = prefix + name
-            path, cpu_impl = _ELSEWHERE.get(full, (full, None))
-            wrap = GPU_WRAPPERS.get(full)
-            if where == "dispatch":
-                OPERANDS[full] = np_func
-                wrap = device_operands(np_func, wrap)
-            SPECS[full] = OpSpec(
-                full, path, "copy" if where == "primary" else family,
-                where, scalar=(family in _SCALAR_FAMILIES or name in _SCALAR_LINALG
-                               or name in _SCALAR_OTHERS) and name not in _ARRAY_ALWAYS,
-                cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=wrap,
-            )
-
-
-_SCALAR_LINALG = frozenset({"det", "slogdet", "norm", "cond", "matrix_rank", "vector_norm",
-                            "matrix_norm", "trace"})
-#: Functions outside those families for which NumPy turns a 0-d result into a scalar.
-_SCALAR_OTHERS = frozenset({"round", "around", "clip", "interp", "angle", "nan_to_num", "take", "flip",
-                            "isclose", "sinc", "searchsorted", "choose"})
-#: Functions in those families for which NumPy returns a 0-d result as an array.
-_ARRAY_ALWAYS = frozenset({"tensordot"})
+    for row in DISPATCHED:
+        full = row.name
+        prefix, _, name = full.rpartition(".")
+        module = _MODULES[prefix]
+        np_func = _LateFunction(module, name) if type(module) is str \
+            else getattr(module, name, None)
+        if np_func is None:
+            continue  # not in this NumPy version
+        path, cpu_impl = full, None
+        if row.gpu_path is not None:  # the GPU has it elsewhere: the CPU runs NumPy's
+            path, cpu_impl = row.gpu_path, np_func
+        wrap = GPU_WRAPPERS.get(full)
+        if not row.view:
+            OPERANDS[full] = np_func
+            wrap = device_operands(np_func, wrap)
+        SPECS[full] = OpSpec(
+            full, path, row.family or "copy", "primary" if row.view else "dispatch",
+            scalar=row.scalar,
+            cpu_impl=cpu_impl, gpu_ok=rules.get(full), gpu_wrap=wrap,
+        )
 
 
 # --------------------------------------------------------------------------- ufuncs
@@ -268,34 +257,9 @@ def ufunc_spec(name: str) -> OpSpec:
 
 # --------------------------------------------------------------------------- methods
 
-#: Methods that dispatch like their function; family, and whether they are views.
-METHODS: dict[str, tuple[str, str]] = {
-    "sum": ("reduction", "dispatch"), "prod": ("reduction", "dispatch"),
-    "mean": ("reduction", "dispatch"), "std": ("reduction", "dispatch"),
-    "var": ("reduction", "dispatch"), "min": ("reduction", "dispatch"),
-    "max": ("reduction", "dispatch"), "argmin": ("reduction", "dispatch"),
-    "argmax": ("reduction", "dispatch"), "any": ("reduction", "dispatch"),
-    "all": ("reduction", "dispatch"), "cumsum": ("reduction", "dispatch"),
-    "cumprod": ("reduction", "dispatch"), "ptp": ("reduction", "dispatch"),
-    "trace": ("reduction", "dispatch"), "dot": ("matmul", "dispatch"),
-    "argsort": ("sort", "dispatch"), "argpartition": ("sort", "dispatch"),
-    "searchsorted": ("sort", "dispatch"), "nonzero": ("copy", "dispatch"),
-    "clip": ("elementwise", "dispatch"), "round": ("elementwise", "dispatch"),
-    "conj": ("elementwise", "dispatch"), "conjugate": ("elementwise", "dispatch"),
-    "take": ("copy", "dispatch"), "repeat": ("copy", "dispatch"),
-    "compress": ("copy", "dispatch"), "choose": ("copy", "dispatch"),
-    "reshape": ("copy", "primary"), "ravel": ("copy", "primary"),
-    "transpose": ("copy", "primary"), "swapaxes": ("copy", "primary"),
-    "squeeze": ("copy", "primary"), "diagonal": ("copy", "primary"),
-}
-_SCALAR_METHODS = frozenset({"sum", "prod", "mean", "std", "var", "min", "max", "argmin",
-                             "argmax", "any", "all", "ptp", "trace", "dot", "clip", "round",
-                             "take", "searchsorted", "choose"})
-
-
 def _method_spec(name: str, family: str, where: str) -> OpSpec:
     rules = _GPU_RULES
-    return OpSpec(name, "." + name, family, where, scalar=name in _SCALAR_METHODS,
+    return OpSpec(name, "." + name, family, where, scalar=name in SCALAR_METHODS,
                   gpu_wrap=METHOD_GPU_WRAPPERS.get(name),
                   # ndarray.clip takes min/max on both
                   gpu_ok=None if name == "clip" else rules.get("ndarray." + name,
@@ -309,8 +273,6 @@ METHOD_SPECS: dict[str, OpSpec] = {
 }
 
 
-_build_specs("", np, FAMILY_FUNCTIONS)
-_build_specs("linalg.", np.linalg, LINALG_FUNCTIONS)
-_build_specs("fft.", "numpy.fft", FFT_FUNCTIONS)  # every name: NumPy >= 1.x has them all
+_build_specs()
 imitate_operands(OPERANDS)  # the simulated GPU refuses host operands, as CuPy does
 _build_ufuncs()

@@ -18,9 +18,8 @@ it is used).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -74,8 +73,7 @@ def _imitate_operands(sim: ModuleType, functions: Mapping[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- the table
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """One name's CuPy difference: capability, correction and the sim's imitation.
 
     Attributes

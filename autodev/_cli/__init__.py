@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "doctor": (doctor, "check the CUDA/CuPy set-up and say how to fix problems"),
     "bench": (bench, "run the reference benchmark side by side (NumPy, CPU, GPU)"),
     "coverage": (coverage, "print the API coverage page (docs/coverage.md) from the "
-                           "capability table"),
+                           "rows of NumPy's names and the capability table"),
 }
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .._backends._base import import_optional
-from .._calibrate.calibrate import crossover_size
+from .._calibrate.curves import crossover_size
 from .._cost.model import CostModel
 from .._info import with_gpu_curves
 from .._calibrate.workloads import WORKLOADS

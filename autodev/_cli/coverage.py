@@ -1,6 +1,7 @@
-"""Print the API coverage page (docs/coverage.md), rendered from the capability table.
+"""Print the API coverage page (docs/coverage.md), rendered from the rows of NumPy's names
+(:mod:`autodev._names`) and the capability table of CuPy's differences.
 
-The docs and the tests read one table: a test checks that the page is current.
+The docs and the tests read the same rows: a test checks that the page is current.
 
 examples:
   autodev coverage > docs/coverage.md
@@ -10,13 +11,13 @@ examples:
 from __future__ import annotations
 
 import argparse
+from typing import Iterable
 
 import numpy as np
 
 from .._capability.table import TABLE, UFUNC_AT, UFUNC_AT_HOST, UFUNC_METHODS, Row
 from .._capability.specs import SPECS
-from .._creation import CREATION
-from .._namespace import DIRECT
+from .._names import DISPATCHED, ROWS, Name
 from .._ufuncs import UFUNCS
 
 
@@ -33,17 +34,17 @@ def run(args: argparse.Namespace) -> int:
 def render() -> str:
     """The coverage page as Markdown."""
     families: dict[str, list[str]] = {}
-    for name, spec in sorted(SPECS.items()):
-        if name in np.__dict__ and isinstance(getattr(np, name, None), np.ufunc):
-            continue
-        key = "runs where its input lives (views, *_like)" if spec.where == "primary" \
-            else spec.family
-        families.setdefault(key, []).append(f"`{name}`")
+    for row in sorted(DISPATCHED, key=lambda row: row.name):
+        if row.name not in SPECS or isinstance(np.__dict__.get(row.name), np.ufunc):
+            continue  # not in this NumPy; a ufunc (listed as one)
+        key = "runs where its input lives (views, *_like)" if row.view else str(row.family)
+        families.setdefault(key, []).append(f"`{row.name}`")
     lines = [
         "# API coverage",
         "",
-        "Generated from the function table (`autodev._capability.specs.SPECS`) by",
-        "`autodev coverage > docs/coverage.md`; a test checks it is current.",
+        "Generated from the rows of NumPy's names (`autodev._names`, one row per name) and",
+        "the capability table by `autodev coverage > docs/coverage.md`; a test checks it is",
+        "current.",
         "",
         "Every public NumPy name is reachable as `autodev.X`, `autodev.linalg.X`,",
         "`autodev.fft.X`, `autodev.random.X`. The names below are **dispatched**: the cost",
@@ -57,15 +58,25 @@ def render() -> str:
         "",
         "## Creation (host by default; `device=` or `policy('gpu')` for the GPU)",
         "",
-        ", ".join(f"`{n}`" for n in sorted(CREATION | {"array", "asarray", "asanyarray", "from_dlpack"})),
+        _names(row for row in ROWS if row.creation is not None),
         "",
         "## Metadata only (never move data)",
         "",
-        ", ".join(f"`{n}`" for n in sorted(set(DIRECT) - {"array", "asarray", "asanyarray", "from_dlpack"})),
+        _names(row for row in ROWS if row.direct and row.creation is None),
         "",
     ]
     for family, names in sorted(families.items()):
         lines += [f"## {family} ({len(names)})", "", ", ".join(names), ""]
+    lines += [
+        "## Array methods dispatched like their function",
+        "",
+        _names(row for row in ROWS if row.method is not None),
+        "",
+        "## Writing into their first argument (wherever it lives; the write is recorded)",
+        "",
+        _names(row for row in ROWS if row.writes is not None),
+        "",
+    ]
     lines += _differences()
     lines += [
         "## `autodev.random`",
@@ -76,6 +87,11 @@ def render() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _names(rows: Iterable[Name]) -> str:
+    """The rows' names, sorted, as a Markdown list."""
+    return ", ".join(f"`{n}`" for n in sorted(row.name for row in rows))
 
 
 def _on_gpu(row: Row) -> str:

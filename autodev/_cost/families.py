@@ -1,16 +1,18 @@
 """Cost families: which cost curve prices each function, and how much work a call is.
 
 The cost model (:mod:`autodev._cost.model`) fits one curve per family and dtype class;
-this module says which family each dispatched name belongs to (the function
-table builds its specs from these tables, the simulated GPU charges its virtual
-clock by them) and how a call's *work*, the curve's x, is counted from its
-arrays. It imports nothing else of autodev.
+each dispatched name's family is its row's (:mod:`autodev._names`: the function table
+builds its specs from the rows, the simulated GPU charges its virtual clock by them).
+This module says how a call's *work*, the curve's x, is counted from its arrays. It
+imports nothing else of autodev but those rows.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any, Callable, Iterable
+
+from .._names import DISPATCHED, UFUNC_FAMILIES as _UFUNC_FAMILIES
 
 WorkFn = Callable[[list[Any]], float]
 
@@ -69,70 +71,15 @@ WORK: dict[str, WorkFn] = {
 }
 
 
-TRANSCENDENTAL = frozenset(
-    "sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh "
-    "exp exp2 expm1 log log2 log10 log1p logaddexp logaddexp2 power float_power sqrt cbrt "
-    "hypot deg2rad rad2deg degrees radians".split()
-)
-
-#: Dispatched functions of the main namespace, by cost family.
-FAMILY_FUNCTIONS: dict[str, str] = {
-    "reduction": (
-        "sum prod mean std var min max amin amax argmin argmax any all cumsum cumprod "
-        "nansum nanprod nanmean nanstd nanvar nanmin nanmax nanargmin nanargmax nancumsum "
-        "nancumprod median nanmedian percentile nanpercentile quantile nanquantile average "
-        "ptp count_nonzero trace allclose array_equal array_equiv cumulative_sum "
-        "cumulative_prod"
-    ),
-    "matmul": "dot vdot inner outer tensordot einsum kron vecdot matvec vecmat",
-    "sort": "sort argsort lexsort partition argpartition unique searchsorted",
-    "copy": (
-        "where concatenate concat stack vstack hstack dstack column_stack take "
-        "take_along_axis repeat tile flip fliplr flipud roll rot90 diff ediff1d gradient "
-        "diag diagflat tril triu pad nonzero argwhere flatnonzero isclose clip around "
-        "round copy extract select choose compress interp convolve correlate bincount "
-        "digitize append insert delete resize trim_zeros isin cross nan_to_num "
-        "real_if_close unwrap sinc i0 angle real imag conj conjugate"
-    ),
-    "primary": (
-        "reshape ravel transpose swapaxes moveaxis rollaxis squeeze expand_dims "
-        "broadcast_to broadcast_arrays atleast_1d atleast_2d atleast_3d diagonal "
-        "permute_dims matrix_transpose split array_split hsplit vsplit dsplit "
-        "zeros_like ones_like empty_like full_like meshgrid ascontiguousarray "
-        "asfortranarray"
-    ),
-}
-
-LINALG_FUNCTIONS: dict[str, str] = {
-    "solve": "solve inv det slogdet lstsq tensorsolve tensorinv matrix_power",
-    "cholesky": "cholesky qr",
-    "svd": "svd svdvals pinv matrix_rank cond",
-    "eigh": "eigh eigvalsh eig eigvals",
-    "reduction": "norm vector_norm matrix_norm trace",
-    "matmul": "multi_dot matmul tensordot vecdot outer cross",
-    "primary": "diagonal matrix_transpose",
-}
-FFT_FUNCTIONS: dict[str, str] = {
-    "fft": "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft",
-    "primary": "fftshift ifftshift",
-}
-
-
 def family_of_ufunc(name: str) -> str:
     """The cost family of the NumPy ufunc ``name``."""
-    if name == "matmul":
-        return "matmul"
-    return "transcendental" if name in TRANSCENDENTAL else "elementwise"
+    return _UFUNC_FAMILIES.get(name, "elementwise")
 
 
 def dispatched_families(ufunc_names: Iterable[str]) -> dict[str, str]:
     """Dispatched name (``"sum"``, ``"linalg.solve"``, a ufunc's) -> its cost family; the
     names that run where their input lives (``primary``) are not priced and left out."""
-    found: dict[str, str] = {}
-    for prefix, table in (("", FAMILY_FUNCTIONS), ("linalg.", LINALG_FUNCTIONS),
-                          ("fft.", FFT_FUNCTIONS)):
-        for family, names in table.items():
-            if family != "primary":
-                found.update((prefix + name, family) for name in names.split())
+    found = {row.name: row.family for row in DISPATCHED
+             if row.family is not None and not row.view}
     found.update((name, family_of_ufunc(name)) for name in ufunc_names)
     return found

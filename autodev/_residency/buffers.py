@@ -7,13 +7,14 @@ back, so no mirror of it is trusted any more). An array living on a device never
 out a *writable* host copy, since writes to it would be lost without a word.
 A consumer of host memory (``numpy.asarray(x)``, the buffer protocol: ``memoryview(x)``,
 ``numpy.frombuffer(x)``; ``__array_interface__``, ``__array_struct__``, ``.ctypes``,
-``ndarray(buffer=x)``) given a device array whose memory no view shares moves it to the
-host first (a counted transfer, as any move: ``autodev.stats()`` shows it) and shares
-that memory, so it gets what it would get from a host array (writable unless the array
-is read-only), and its writes are the array's. Where live views share the device memory
-``numpy.asarray`` gives a read-only copy (a write there would miss them), and the
-consumers that keep a pointer are refused: autodev could not keep that memory in step
-with the views. ``bytes`` and ``.data`` give a read-only copy (a copy is what they hold).
+``ndarray(buffer=x)``) given a device array moves its memory to the host first (a counted
+transfer, as any move: ``autodev.stats()`` shows it) and shares that memory, so it gets
+what it would get from a host array (writable unless the array is read-only, with the
+same strides and address offsets), and its writes are the array's. Memory that views
+share moves with all of them, as one block: they view one host copy as they viewed the
+device memory. Only memory that escaped autodev (a native device array shares it) cannot
+move: there ``numpy.asarray`` gives a read-only copy, and the consumers that keep a pointer
+are refused. ``bytes`` and ``.data`` give a read-only copy (a copy is what they hold).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def read_only_copy(a: R.Resident) -> np.ndarray:
 
 
 def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-    """``numpy.asarray(a)`` / ``numpy.array(a)``: shared on the host; a device array with
-    no views moves to the host and shares it too (``copy=None``); else a copy that is
+    """``numpy.asarray(a)`` / ``numpy.array(a)``: shared on the host; a device array moves
+    to the host and shares it too (``copy=None``, :func:`move_home`); else a copy that is
     read-only unless the caller asked for a copy (``copy=True``)."""
     if a._device is CPU:
         if copy:
@@ -61,7 +62,7 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
             "Use x.to_device('cpu') or numpy.asarray(x) (which copies)."
         )
     if copy is None and move_home(a):
-        # no view shared the device memory: the host copy became the array's own data,
+        # the device memory (with any views of it) moved: the host copy is the array's data,
         # as writable as NumPy's asarray of a host array (compiled kernels such as
         # SciPy's sosfilt need a writable buffer), and a write to it is the array's
         data = shared_host(a)
@@ -74,42 +75,107 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
     return host
 
 
-def move_home(a: R.Resident) -> bool:
-    """Make the host memory ``a``'s own, for a consumer that shares it: a device array
-    whose memory no view shares moves to the host (a counted transfer), keeping its
-    read-only flag. False, with ``a`` left where it is, if views share its device memory."""
+def move_home(a: R.Resident, alone: bool = False) -> bool:
+    """Make the host memory ``a``'s own, for a consumer that shares it (a counted transfer).
+    A device array that owns its memory and shares it with no view moves alone; device
+    memory that views share moves with all of them (:func:`_move_shared`); a view held
+    alone of memory that cannot move so moves alone, as a copy. Keeps each array's
+    read-only flag. False, with ``a`` left where it is, where others share memory that
+    cannot move (it escaped autodev, or is not laid out as one array of the device), or,
+    with ``alone``, where any other array shares it."""
     if a._device is CPU:
         return True
-    if not _held_alone(a):
+    held_alone = _held_alone(a)
+    if not held_alone and alone:
         return False
-    writeable = R.is_writeable(a)
-    host = R.host_copy(a._data, a._device)
-    if _views_all_of(a._data):  # (a subclass's s[[0, 1]]): still a view, as NumPy's
-        host = host.view()
-    R.promote(a, CPU, host)
-    if not writeable:
-        host.flags.writeable = False
+    if not (held_alone and getattr(a._data, "base", None) is None) and _move_shared(a):
+        return True
+    if held_alone:  # (a view of memory that is not one array of the device: as_strided's)
+        writeable = R.is_writeable(a)
+        host = R.host_copy(a._data, a._device)
+        R.promote(a, CPU, host)
+        if not writeable:
+            host.flags.writeable = False
+        return True
+    return False
+
+
+def _move_shared(a: R.Resident) -> bool:
+    """Move the device memory ``a`` views to the host with every array sharing it: the
+    array owning that memory is copied once (or, where that owner is not an array of the
+    device they all view, as with ``as_strided``'s views, the bytes they read), and each array
+    becomes the view of the copy it was of the original (same offset, strides and flags),
+    so writes through any of them are seen by all, as before. Mirrors of the memory are
+    dropped (they mirrored the host)."""
+    arrays = _sharing(a)
+    if arrays is None:
+        return False
+    backend = backend_for(a._device)
+    owner = backend.owner(a._data)  # (views of one storage are of one allocation)
+    found = backend.owner_to_host(a._data) if all(
+        backend.owner(b._data) is owner for b in arrays) else None
+    owned = found is not None
+    if found is None:
+        found = backend.span_to_host([b._data for b in arrays])
+        if found is None:
+            return False
+    host_owner, start = found
+    R.count_transfer("d2h", host_owner.nbytes)
+    read_only = [not R.is_writeable(b) for b in arrays]
+    hosts = [_host_view(backend, b._data, host_owner, start, owned) for b in arrays]
+    for b, host, frozen in zip(arrays, hosts, read_only):
+        if frozen:
+            host.flags.writeable = False
+        b._data, b._device, b._mirror = host, CPU, None
+    storage = a._storage
+    if storage is not None:  # now a host storage: no device arrays, flags or mirrors
+        if storage.owner_read_only:  # NumPy's rule: no view of it may become writable
+            host_owner.flags.writeable = False
+        storage.arrays = storage.read_only = storage.shared = None
+        storage.owner_read_only = storage.mirrored = False
+        storage.version += 1  # (mirrors made of any of them before are stale)
     return True
 
 
-def _views_all_of(native: Any) -> bool:
-    """Whether device array ``native`` views the whole of its base array, as it laid it
-    out: its host copy is then a view of a copy of that base."""
-    base = native.base
-    return (base is not None and base.base is None and base.shape == native.shape
-            and base.strides == native.strides and base.dtype == native.dtype)
+def _host_view(backend: Any, native: Any, host_owner: np.ndarray, start: int,
+               owned: bool) -> np.ndarray:
+    """The view of ``host_owner`` (the host copy of device memory starting at ``start``:
+    of the array owning it, if ``owned``) that device array ``native`` is of that memory."""
+    if owned and getattr(native, "base", None) is None:
+        return host_owner  # the owner itself
+    offset = backend.address(native) - start if native.size else 0
+    return np.ndarray(native.shape, native.dtype, host_owner, offset, native.strides)
 
 
-def _shared_views(what: str, a: R.Resident) -> str:
-    """The message refusing ``what`` on a device array whose memory views share."""
-    return (f"{what}: this array lives on {a._device} and views share its memory there, "
-            "so it has no host memory to share; use numpy.asarray(x) for a read-only "
-            "copy, or x = x.to_device('cpu') to move it")
+def _sharing(a: R.Resident) -> list[Any] | None:
+    """The arrays sharing ``a``'s device memory (``a`` among them), or None if they are not
+    all known: its storage escaped autodev (a native array of the device views it too), or
+    something that is not a noted array of this device shares the storage."""
+    storage = a._storage
+    if storage is None:
+        return [a]
+    if storage.escaped or not storage.arrays:
+        return None
+    arrays = [b for b in (ref() for ref in list(storage.arrays.values()))
+              if b is not None and b._storage is storage]
+    if not any(b is a for b in arrays) or any(b._device is not a._device for b in arrays):
+        return None
+    # references: each array's slot, ``storage`` here, getrefcount's argument; one more
+    # is a holder autodev did not note, which would go on viewing the device memory
+    return arrays if sys.getrefcount(storage) == len(arrays) + 2 else None
+
+
+def shared_views_message(what: str, a: R.Resident) -> str:
+    """The message refusing ``what`` on a device array whose memory cannot move."""
+    return (f"{what}: this array lives on {a._device}, where its memory is shared outside "
+            "autodev (a native device array views it), so it cannot move to the host; "
+            "use numpy.asarray(x) for a read-only copy, or x = x.to_device('cpu') for a "
+            "copy of it on the host")
 
 
 def _held_alone(a: R.Resident) -> bool:
     """True if no other array shares ``a``'s memory: it has no storage, or holds the only
-    reference to it (the views that shared it are gone) and never handed it out."""
+    reference to it (the views that shared it are gone) and it never escaped autodev."""
     storage = a._storage
     if storage is None:
         return True
@@ -119,17 +185,18 @@ def _held_alone(a: R.Resident) -> bool:
 
 def array_interface(a: R.Resident) -> dict[str, Any]:
     """``__array_interface__``: the host memory (:func:`move_home`); AttributeError
-    where views share device memory, so NumPy takes ``__array__``'s read-only copy."""
+    where the device memory cannot move, so NumPy takes ``__array__``'s read-only copy."""
     if not move_home(a):
-        raise AttributeError(_shared_views("__array_interface__", a))
+        raise AttributeError(shared_views_message("__array_interface__", a))
     return shared_host(a).__array_interface__
 
 
 def array_struct(a: R.Resident) -> Any:
     """``__array_struct__`` (a capsule of NumPy's C array interface) of the host
-    memory; AttributeError where views share device memory, as :func:`array_interface`."""
+    memory; AttributeError where the device memory cannot move, as
+    :func:`array_interface`."""
     if a._data.dtype.names is None and not move_home(a):
-        raise AttributeError(_shared_views("__array_struct__", a))
+        raise AttributeError(shared_views_message("__array_struct__", a))
     if a._data.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
         raise AttributeError("__array_struct__: a structured array is read through "
                              "__array_interface__, which keeps its fields")
@@ -137,10 +204,10 @@ def array_struct(a: R.Resident) -> Any:
 
 
 def ctypes(a: R.Resident) -> Any:
-    """``a.ctypes`` of the host memory (:func:`move_home`); ValueError where views
-    share device memory (a host pointer would miss their writes)."""
+    """``a.ctypes`` of the host memory (:func:`move_home`); ValueError where the device
+    memory cannot move (a host pointer would miss writes to it)."""
     if not move_home(a):
-        raise ValueError(_shared_views("x.ctypes", a))
+        raise ValueError(shared_views_message("x.ctypes", a))
     return shared_host(a).ctypes
 
 
@@ -170,12 +237,11 @@ def set_flags(a: R.Resident, write: bool | None = None, align: bool | None = Non
 
 def set_strides(a: R.Resident, strides: Any) -> None:
     """``a.strides = ...`` (deprecated since NumPy 2.4): NumPy's, with its checks against
-    the memory ``a`` views and its DeprecationWarning, on the host. A device array's
-    memory is not re-viewed in place: refused, as CuPy refuses it."""
-    if a._device is not CPU:
-        raise AttributeError(
-            f"cannot set the strides of an array living on {a._device}. Use "
-            "autodev.lib.stride_tricks.as_strided(x, strides=...) for a new view.")
+    the memory ``a`` views and its DeprecationWarning. No device library re-views memory
+    in place, so a device array moves to the host first (:func:`move_home`), as for any
+    consumer of its host memory."""
+    if not move_home(a):
+        raise AttributeError(shared_views_message("setting the strides", a))
     a._data.strides = strides
     a._mirror = None  # it has the old strides
 
@@ -236,6 +302,19 @@ class DeviceFlags:
     # strided, writable array answers True): read as NumPy answers
     farray = property(lambda self: not self.c_contiguous and (
         self.f_contiguous or self.aligned or self.writeable))
+
+    @property
+    def _warn_on_write(self) -> bool:
+        """NumPy's private flag (a first write warns: its deprecations set it); unset on
+        a device array, which takes it by moving to the host (where NumPy warns)."""
+        return False
+
+    @_warn_on_write.setter
+    def _warn_on_write(self, value: bool) -> None:
+        array = self._array
+        if not move_home(array):
+            raise AttributeError(shared_views_message("flags._warn_on_write", array))
+        array._data.flags._warn_on_write = value
 
     @property
     def writeable(self) -> bool:
@@ -302,12 +381,12 @@ def _exact_format(view: memoryview, dtype: np.dtype) -> bool:
 
 def buffer(a: R.Resident, flags: int) -> memoryview:
     """PEP 688 ``__buffer__`` (Python 3.12+): the host memory (:func:`move_home`).
-    BufferError where views share device memory: NumPy reads the buffer protocol before
+    BufferError where the device memory cannot move: NumPy reads the buffer protocol before
     ``__array__`` and cannot tell a buffer that is a copy (``numpy.asarray(x, copy=False)``
     would take a copy without the ValueError NumPy promises); refused, NumPy goes on to
     ``__array__``."""
     if not move_home(a):
-        raise BufferError(_shared_views("the buffer protocol", a))
+        raise BufferError(shared_views_message("the buffer protocol", a))
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
     view = memoryview(shared_host(a))  # type: ignore[arg-type]
     if a._data.dtype.names is not None and not _exact_format(view, a._data.dtype):

@@ -32,7 +32,8 @@ class Storage:
     reuse credit earned towards the other device (see :mod:`autodev._residency.reuse`)."""
 
     __slots__ = ("version", "escaped", "mirrored", "credit", "credit_at", "credit_calls",
-                 "credit_version", "shared", "read_only", "owner_read_only", "__weakref__")
+                 "credit_version", "shared", "read_only", "owner_read_only", "arrays",
+                 "__weakref__")
 
     def __init__(self, escaped: bool = False) -> None:
         self.version = 0
@@ -51,6 +52,10 @@ class Storage:
         #: True while the array owning the memory is read-only: no view of it may then be
         #: made writable (NumPy's rule for ``setflags(write=True)``).
         self.owner_read_only = False
+        #: The arrays sharing it while it lives on a device (``id(array) -> weak
+        #: reference``), so that it can move to the host with all its views
+        #: (:func:`move_to_host`); host arrays are not listed (host memory does not move).
+        self.arrays: dict[int, "weakref.ref[Any]"] | None = None
 
 
 class Resident(Protocol):
@@ -83,7 +88,28 @@ def storage_of(array: Resident) -> Storage:
     storage = array._storage
     if storage is None:
         storage = array._storage = Storage()
+        if array._device is not CPU:
+            track(storage, array)
     return storage
+
+
+def track(storage: Storage, array: Resident) -> None:
+    """Note that device array ``array`` shares ``storage`` (called by whatever gives a
+    device array a storage), so that the storage can move to the host with it."""
+    if storage.arrays is None:
+        storage.arrays = {}
+    _hold_weakly(storage.arrays, array)
+
+
+def _hold_weakly(table: dict[int, "weakref.ref[Any]"], array: Resident) -> None:
+    """Add ``array`` to ``table`` (``id -> weak reference``) until it is collected."""
+    key = id(array)
+
+    def forget(ref: "weakref.ref[Any]") -> None:
+        if table.get(key) is ref:
+            del table[key]
+
+    table[key] = weakref.ref(array, forget)
 
 
 def mirror_on(array: Resident, device: Device) -> Any | None:
@@ -300,16 +326,9 @@ def set_writeable(array: Resident, write: bool) -> None:
 
 
 def _add_read_only(storage: Storage, array: Resident) -> None:
-    views = storage.read_only
-    if views is None:
-        views = storage.read_only = {}
-    key = id(array)
-
-    def forget(ref: "weakref.ref[Any]") -> None:
-        if views.get(key) is ref:
-            del views[key]
-
-    views[key] = weakref.ref(array, forget)
+    if storage.read_only is None:
+        storage.read_only = {}
+    _hold_weakly(storage.read_only, array)
 
 
 def inherit(view: Resident, base: Resident) -> None:

@@ -130,6 +130,29 @@ def test_view_shares_writes(device):
     differential(run, sample((3, 4)), device=device)
 
 
+def test_view_as_a_dtype_no_device_holds_shares_writes(device):
+    """``x.view("S8")``: bytes no GPU computes with; the memory moves to the host with its
+    views, and the view is NumPy's there (unaligned, written through, indexed)."""
+    def run(xp, a):
+        base = a + ord("a")
+        d = base[1:-7].view(numpy.dtype("S8"))
+        d[...] = numpy.array(b"b" * 8)
+        d[xp.arange(d.size) % 2 == 0] = numpy.array(b"c" * 8)
+        return base, d, d[xp.arange(d.size)]
+
+    differential(run, numpy.zeros(64, dtype=numpy.int8), device=device, resident=False)
+
+
+def test_structured_view_of_a_device_array_as_numpys(device):
+    """A structured view (no GPU holds one) is NumPy's: its fields, its comparisons."""
+    def run(xp, a):
+        ra = a.view(dtype="f8,f8,f8").squeeze()
+        ra["f1"][1] = -1.0
+        return ra["f1"], ra == ra[0], ra != ra[1], ra, a
+
+    differential(run, numpy.arange(12.0).reshape(4, 3), device=device, resident=False)
+
+
 # ---------------------------------------------------------------------- indexing
 
 def test_basic_indexing(device):

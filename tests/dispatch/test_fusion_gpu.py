@@ -125,15 +125,18 @@ def test_chain_cheaper_on_the_gpu_moves_once_and_runs_there() -> None:
     x0 = np.linspace(0, 1, BIG, dtype=np.float32)
     with simulated_gpu(SLOW_LINK) as sim:
         x = autodev.array(x0)
-        calls, moved = sim.calls, sim.h2d
+        calls, moved, kernels = sim.calls, sim.h2d, sim.kernels
         with autodev.trace() as records:
             got = _loop(x, autodev.sin)
         fused = [r for r in records if r.op == "fused"]
         assert len(fused) == 1 and fused[0].device == "sim:0"
         assert fused[0].costs["sim:0"] < fused[0].costs["cpu"]
         assert fused[0].transfers == [("h2d", x0.nbytes)]
+        assert "one fused kernel of" in fused[0].reason
         assert sim.h2d == moved + 1  # the chain's one input, moved once
-        assert sim.calls > calls + 1
+        assert sim.kernels == kernels + 1  # the chain: one launch
+        eager = len(records) - 1  # (the calls after it, on its results, one call each)
+        assert sim.calls == calls + 2 + eager
         assert str(got.location) == "sim:0" and got._pin is None
         assert autodev.stats()["fused_on"].get("sim:0", 0) >= 1
         same(got, _loop(x0, np.sin))  # (the simulator runs NumPy's loops)

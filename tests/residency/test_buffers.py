@@ -15,7 +15,7 @@ import pytest
 
 import autodev
 from autodev.testing import simulated_gpu, to_numpy
-from diffcheck import put, sample
+from diffcheck import error_parity, put, sample
 
 DTYPES = ("float64", "int32", "complex64", "bool")
 
@@ -87,15 +87,88 @@ def test_host_pointers_move_a_device_array_to_the_host_visibly():
         assert x.location == "cpu" and not x.flags.writeable
 
 
-def test_host_pointers_to_device_memory_that_views_share_are_refused():
+def _views(xp_array):
+    """Views of one array of every kind: strided, reversed, a row, a field-like offset."""
+    return (xp_array[1:, ::2], xp_array.T[::-1], xp_array[2], xp_array.reshape(-1)[3:9])
+
+
+def test_host_memory_of_an_array_and_its_views_is_numpys(device):
+    """A consumer of host memory given a device array that live views share gets what it
+    gets from NumPy: the memory moves to the host with every view (one counted transfer,
+    the array owning the memory copied once), each at NumPy's address offset and strides,
+    with its own flags, and a write through any of them is seen by all."""
+    a = numpy.arange(24.0).reshape(4, 6)
+    x = put(a, device)
+    pin, on_device = x.device, x.location != "cpu"
+    views, xviews = _views(a), _views(x)
+    views[1].flags.writeable = xviews[1].flags.writeable = False
+    before = autodev.stats()["d2h_count"]
+    h = numpy.asarray(x)
+    assert autodev.stats()["d2h_count"] == before + on_device
+    assert h.flags.writeable and numpy.array_equal(h, a)
+    start, xstart = a.__array_interface__["data"][0], h.__array_interface__["data"][0]
+    for view, xview in zip(views, xviews):
+        iface = xview.__array_interface__  # no transfer: it moved with x
+        assert xview.location == "cpu" and iface["strides"] == view.__array_interface__["strides"]
+        assert iface["data"][0] - xstart == view.__array_interface__["data"][0] - start
+        assert xview.flags.writeable == view.flags.writeable
+        assert xview.flags.owndata == view.flags.owndata and not xview.flags.owndata
+    assert x.flags.owndata and x.base is None and x.device == pin
+    assert autodev.stats()["d2h_count"] == before + on_device
+    h[2, 4] = -1.0  # NumPy's write through its pointer, and autodev's through a view
+    a[2, 4] = -1.0
+    xviews[0][0, 0] = views[0][0, 0] = 7.0
+    for view, xview in zip(views, xviews):
+        numpy.testing.assert_array_equal(to_numpy(xview), view)
+    numpy.testing.assert_array_equal(to_numpy(x + 1), a + 1)
+    with pytest.raises(ValueError, match="read-only"):
+        xviews[1][0, 0] = 1.0
+
+
+def test_host_pointers_move_views_of_a_base_that_is_gone():
+    """A strided view whose base is gone moves as the view it is (NumPy's strides in its
+    buffer, NumPy's ``base``), not as a contiguous copy."""
+    a = numpy.arange(12.0).reshape(3, 4)
     with simulated_gpu() as sim, autodev.policy("gpu"):
-        x = autodev.asarray(sample((2, 3)), device=sim.device)
-        view = x[1:]  # a host pointer would miss the view's writes: x stays on the device
+        x = autodev.asarray(a.copy(), device=sim.device)[:, ::2]
+        view = memoryview(numpy.asarray(x))
+        assert x.location == "cpu" and view.strides == a[:, ::2].strides
+        assert x.base is not None and not x.flags.owndata
+        numpy.testing.assert_array_equal(to_numpy(x), a[:, ::2])
+
+
+def test_a_move_home_drops_the_mirrors_of_the_views():
+    """A view's mirror on another device is of the memory before the move: dropped, so a
+    write through NumPy's host pointer afterwards is read everywhere."""
+    a = sample((4, 4))
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        x = autodev.asarray(a.copy(), device=sim.device).to_device("auto")
+        view = x[1:]
+        with autodev.policy("cpu"):
+            _ = view + 1  # leaves a host mirror of the view
+        h = numpy.asarray(x)
+        h[1:] = 3.0
+        with autodev.policy("cpu"):
+            numpy.testing.assert_array_equal(to_numpy(view + 1), numpy.full((3, 4), 4.0))
+        numpy.testing.assert_array_equal(to_numpy(view * 2), numpy.full((3, 4), 6.0))
+
+
+def test_device_memory_shared_outside_autodev_stays_there():
+    """Memory a native device array may view (handed out by ``__dlpack__``) cannot move
+    without leaving that array behind: NumPy gets a read-only copy, the consumers that
+    keep a pointer are refused, and nothing moves."""
+    a = sample((2, 3))
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        x = autodev.asarray(a.copy(), device=sim.device)
+        x.__dlpack__()
+        view = x[1:]
         assert not hasattr(x, "__array_interface__")  # NumPy then takes __array__
-        with pytest.raises(ValueError, match="views share"):
+        with pytest.raises(ValueError, match="shared outside autodev"):
             x.ctypes  # noqa: B018
-        with pytest.raises(ValueError, match="views share"):
+        with pytest.raises(ValueError, match="to_device"):
             autodev.ndarray((6,), x.dtype, x)
+        h = numpy.asarray(x)
+        assert not h.flags.writeable and numpy.array_equal(h, a)
         assert x.location == sim.device and view.location == sim.device
 
 
@@ -135,13 +208,17 @@ def test_buffer_protocol(device):
     memoryview(x).cast("B")[:8] = bytes(8)  # the buffer is the array's memory
     assert to_numpy(x)[0, 0] == 0.0
     y = put(a, device)
-    view = y[1:]
-    if y.location != "cpu":  # views share the device memory: refused, so NumPy's
-        with pytest.raises(BufferError, match="views share"):  # copy=False cannot take
-            memoryview(y)  # a copy unseen
+    view = y[1:]  # the device memory moves with the view sharing it
+    memoryview(y).cast("B")[24:32] = bytes(8)
+    assert view.location == y.location == "cpu" and to_numpy(view)[0, 0] == 0.0
+    z = put(a, device)
+    z.__dlpack__()
+    if z.location != "cpu":  # shared outside autodev: refused, so NumPy's copy=False
+        with pytest.raises(BufferError, match="shared outside"):  # cannot take a copy
+            memoryview(z)  # unseen
         with pytest.raises(ValueError, match="avoid a copy"):
-            numpy.asarray(y, copy=False)
-        assert not numpy.asarray(y).flags.writeable and view.location == y.location
+            numpy.asarray(z, copy=False)
+        assert not numpy.asarray(z).flags.writeable
 
 
 @pytest.mark.skipif(autodev.ndarray.__mro__[1] is object and sys.version_info < (3, 12),
@@ -176,18 +253,13 @@ def test_under_auto_with_a_gpu():
     with simulated_gpu() as sim:
         big = autodev.asarray(a.copy(), device=sim.device)
         assert bytes(big) == bytes(a)
-        view = big[1:]  # the device memory is shared by a view: it stays there, and
-        h = numpy.asarray(big)  # NumPy gets a read-only copy (a write would miss the view)
-        assert not h.flags.writeable and big.location == sim.device
-        with pytest.raises(ValueError, match="read-only"):
-            h[1, 0] = 99.0
+        view = big[1:]  # the device memory is shared by a view: it moves with big, and
+        h = numpy.asarray(big)  # NumPy's writes through h are the view's
+        assert h.flags.writeable and big.location == view.location == "cpu"
+        h[1, 0] = 99.0
+        assert to_numpy(view)[0, 0] == 99.0
         view[0, 0] = 5.0
-        assert to_numpy(big)[1, 0] == 5.0
-        del view  # no live view shares it any more (SciPy's sosfilt of xp.reshape(...))
-        h = numpy.asarray(big)
-        assert h.flags.writeable and big.location == "cpu"
-        h[2, 2] = -1.0
-        assert to_numpy(big)[2, 2] == -1.0
+        assert h[1, 0] == 5.0
         reshaped = autodev.reshape(autodev.asarray(a.copy(), device=sim.device), (9,))
         assert numpy.asarray(reshaped).flags.writeable  # a view whose base is gone
         small = autodev.asarray(a.copy())
@@ -206,3 +278,35 @@ def test_flags_attributes_as_numpys(device, make):
                      "writeable", "aligned", "writebackifcopy", "behaved", "carray",
                      "farray", "fnc", "forc", "num"):
             assert getattr(x.flags, name) == getattr(a.flags, name), (name, writeable)
+
+
+def test_numpys_warn_on_write_flag(device):
+    """NumPy's private ``flags._warn_on_write`` (its deprecations set it): a device array
+    takes it by moving to the host, and its first write warns once, as NumPy's does."""
+    warned = []
+    for xp in (numpy, autodev):
+        x = put(numpy.arange(4), device) if xp is autodev else numpy.arange(4)
+        x.flags._warn_on_write = True
+        assert memoryview(x).readonly and x.__array_interface__["data"][1]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x[1] = 10
+            x[2] = 10
+        warned.append([type(w.message) for w in caught])
+    assert warned[0] == warned[1] and len(warned[0]) == 1
+
+
+def test_a_view_of_memory_no_device_array_owns_moves_as_the_bytes_it_reads(device):
+    """``as_strided``'s view of one element as (10, 10) with strides (0, 0): its host memory
+    is the element it reads, so NumPy's geometry and its checks against that memory hold."""
+    def view(xp, a):
+        return xp.lib.stride_tricks.as_strided(a, (10, 10), (0, 0))
+
+    x = view(autodev, put(numpy.arange(1), device))
+    assert numpy.asarray(x).strides == (0, 0) and x.tolist() == numpy.zeros((10, 10)).tolist()
+
+    def restride(xp, a):
+        with pytest.warns(DeprecationWarning):
+            view(xp, a).strides = (80, 8)  # past the memory viewed
+
+    error_parity(restride, numpy.arange(1), device=device)

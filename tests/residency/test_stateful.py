@@ -85,6 +85,17 @@ class Residency(RuleBasedStateMachine):
         pair.ad[key] = float(value)
         pair.model[key] = float(value)
 
+    @rule(pair=arrays, data=st.data(), value=st.integers(-50, 50))
+    def host_pointer_write(self, pair: Pair, data: Any, value: int) -> None:
+        """NumPy writes through the host memory it is handed (a device array moves to the
+        host for it, with every view sharing its memory)."""
+        host = numpy.asarray(pair.ad)
+        assert host.flags.writeable and pair.ad.location == "cpu"
+        key = ... if pair.model.ndim == 0 or pair.model.size == 0 else \
+            data.draw(_slices(pair.model.shape[0]))
+        host[key] = float(value)
+        pair.model[key] = float(value)
+
     @rule(pair=arrays, other=arrays)
     def array_write(self, pair: Pair, other: Pair) -> None:
         """Write another array (maybe on the other device, maybe overlapping) into one row."""
