@@ -190,6 +190,7 @@ class ndarray(_BufferBase):
     @flat.setter
     def flat(self, value: Any) -> None:
         # NumPy's rule: the values, cast to the array's dtype, repeated to fill it in C order
+        _fusion.before_write()
         if self._device is CPU:
             self._data.flat = cpu_arg(value)
             R.mark_written(self)
@@ -312,6 +313,7 @@ class ndarray(_BufferBase):
 
     def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        _fusion.before_write()  # (a pending chain reading this memory runs first)
         R.storage_of(self).escaped = True  # the consumer may write through it
         kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                     ("dl_device", dl_device), ("copy", copy)) if v is not None}
@@ -596,6 +598,7 @@ def _bind_compiled(speedups: Any) -> None:
     STATE.listeners.append(sync)
     sync()
     _threads.on_floor(speedups.set_split_from)
+    _fusion.WATCH_LISTENERS.append(speedups.set_watching)
 
 
 if SPEEDUPS is not None:

@@ -20,6 +20,7 @@ from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, backend_for, cpu_backend, resolve_device
 from ._cost.model import PROFILE_WRITTEN
+from ._fusion import WATCHED, before_write
 from ._device import CPU, Device
 from ._residency.memory import after_declined, after_oom, check_not_view, host_pooled, write_back
 from ._host_buffers import is_large
@@ -140,6 +141,8 @@ def _cpu_pooled(func: Any, args: tuple[Any, ...], nargs: tuple[Any, ...],
 
 def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Dispatch one call of ``spec``."""
+    if WATCHED:  # a pending chain reads memory through views: it runs first (the call
+        before_write()  # may write, through out= or into an argument)
     if DEFER_TO and defers_to_other(args, kwargs):
         return hand_over(spec, args, kwargs)
     if STATE.fast:

@@ -13,6 +13,7 @@ from ._residency import storage as R
 from ._array import ndarray
 from ._device import CPU
 from ._dispatch import call, cpu_arg
+from ._fusion import before_write
 from ._capability.specs import OpSpec
 from ._residency.memory import write_back
 from ._subclass import SUBCLASSES, of_inputs
@@ -102,6 +103,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
         if type(target) is not ndarray:
             return np_func(*cpu_arg(args), **{k: cpu_arg(v) for k, v in kwargs.items()})
         device = target._device
+        before_write()
         host = R.host_to_write(target)  # read-only as target is: NumPy refuses the write
         if args:
             args = (host, *cpu_arg(args[1:]))

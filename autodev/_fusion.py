@@ -30,10 +30,27 @@ but its own wrapper can reach its memory: it owns its memory (no base), shares n
 storage with a view (``_storage is None``: no view of it, and no buffer of it handed
 out, was ever made), holds no mirror, and NumPy's reference count shows no other holder
 of its native array. Its slot is emptied too (it is *locked*) until the chain is
-evaluated, so any read of it, and so any write to it, first evaluates the chain. Memory
-autodev cannot watch (an array wrapping a NumPy array the caller still holds, memory
-handed out through ``__array__``, ``ctypes`` or DLPack, a view) is never an input: such
-a call runs at once (after forcing its pending operands). Scalar operands are Python or
+evaluated, so any read of it, and so any write to it, first evaluates the chain.
+
+An array sharing its memory with views (``u[1:-1, 1:-1]``, or ``u`` once a view of it was
+made) cannot be locked: other arrays reach the memory, and not all of them are known.
+It is a *watched* input instead when autodev sees every write to that memory: its
+storage never escaped (no buffer of it was handed out, it wraps nothing a caller holds),
+holds no mirror, and a NumPy array owning its memory is the root of the view. The chain
+reads a view of its own of that memory (:func:`_watchable`), and the storage is kept in
+:data:`WATCHED` while the chain is pending. Every write path of an autodev array
+(setitem, in-place operators, ``out=``, ``copyto``, ``put``, ``fill``, ``sort``,
+``resize``, flat writes, ...) and every hand-out of host memory (``__array__``, the
+buffer protocol, ``ctypes``, DLPack) calls :func:`before_write` first, which evaluates the
+chains while :data:`WATCHED` is not empty; the compiled ``setitem`` hands every write to
+Python meanwhile. A chain never writes into watched memory (an ``out=`` there runs at
+once, after the chains). Every write moves the storage's version: a version moved under
+a pending chain is a write path that missed the call, reported as a RuntimeError when
+the chain runs rather than read silently.
+
+Memory autodev cannot watch (an array wrapping a NumPy array the caller still holds,
+memory handed out through ``__array__``, ``ctypes`` or DLPack) is never an input: such a
+call runs at once (after forcing its pending operands). Scalar operands are Python or
 NumPy scalars, immutable.
 
 Floating-point errors: a call is recorded only if the ``np.errstate`` in force at the
@@ -42,8 +59,8 @@ at once). Each node keeps that state; evaluation records the errors of each node
 all blocks and then warns once per node and category, in the program's order, with
 NumPy's message, at the user's line that forced the value.
 
-Bounds: at most :data:`MAX_NODES` pending calls, and leaves of at most
-:data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
+Bounds: at most :data:`MAX_NODES` pending calls, and leaves (and watched memory) of at
+most :data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
 dropped unread is evaluated (for its warnings) once no pending array is left alive.
 Calls are recorded on the main thread only; any thread's read evaluates them under one
 lock.
@@ -111,7 +128,15 @@ NODES: list[Node] = []
 PENDING: dict[int, Node] = {}
 #: id(array) -> (array, its native array), for locked input arrays.
 LEAVES: dict[int, tuple[Any, np.ndarray]] = {}
-_HELD = [0]  # bytes of LEAVES
+_HELD = [0]  # bytes of LEAVES and of the memory WATCHED
+#: id(storage) -> (storage, its write version when first read): the memory pending chains
+#: read through arrays that share it with views (*watched* inputs). Non-empty only while
+#: such a chain is pending; every write to an autodev array and every hand-out of host
+#: memory first evaluates the chains then (:func:`before_write`).
+WATCHED: dict[int, tuple[Any, int]] = {}
+#: Called with True when a chain starts reading watched memory, False when none does:
+#: the compiled ``setitem`` then hands every write to Python (where the check is).
+WATCH_LISTENERS: list[Callable[[bool], None]] = []
 #: The trace blocks active when the pending calls were made (each gets the chain's record).
 _SINKS: list[list[Record]] = []
 _BUSY = [False]  # recording or evaluating (a dropped array then waits for the next flush)
@@ -240,11 +265,12 @@ def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
 class _Gather:
     """The operands of one call as a node reads them, and the arrays it would lock."""
 
-    __slots__ = ("array_type", "to_lock", "pending")
+    __slots__ = ("array_type", "to_lock", "to_watch", "pending")
 
     def __init__(self, array_type: type) -> None:
         self.array_type = array_type
         self.to_lock: list[tuple[Any, np.ndarray]] = []
+        self.to_watch: list[tuple[Any, np.ndarray]] = []  # watched inputs: storage, native
         self.pending = False
 
     def operand(self, x: Any) -> Any:
@@ -265,10 +291,29 @@ class _Gather:
             found = _lockable(x)
             if found is not None:
                 self.to_lock.append((x, found))
+                return found
+            found = _watchable(x)
+            if found is not None:
+                self.to_watch.append((x._storage, found))
             return found
         if t in _SCALARS:
             return x
         return None
+
+    def target(self, x: Any) -> Any:
+        """The native array a call writes into for ``out=x``: a locked input's (never a
+        watched one's: a chain writes only memory nothing else reaches); None if none."""
+        key = id(x)
+        held = LEAVES.get(key)
+        if held is not None:
+            return held[1]
+        for seen, native in self.to_lock:
+            if seen is x:
+                return native
+        found = _lockable(x)
+        if found is not None:
+            self.to_lock.append((x, found))
+        return found
 
 
 def _shape_of(a: Any) -> tuple[int, ...] | None:
@@ -331,6 +376,15 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         del x._data
         LEAVES[id(x)] = (x, native)
         _HELD[0] += native.nbytes
+    if gather.to_watch:  # watch the new memory read through views: its writes force them
+        if not WATCHED:
+            for listener in WATCH_LISTENERS:
+                listener(True)
+        for storage, native in gather.to_watch:
+            if id(storage) not in WATCHED:
+                WATCHED[id(storage)] = (storage, storage.version)
+                root = native.base  # (the memory its views keep alive)
+                _HELD[0] += (native if root is None else root).nbytes
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target, node.gpu = mask, target, movable
     NODES.append(node)
@@ -368,7 +422,7 @@ def _output(out: Any, gather: _Gather, mask: Any) -> tuple[Any, Node | None] | N
         if node.target is not None:
             return node.target, node
         return (None, node) if mask is True else None
-    native = gather.operand(out)
+    native = gather.target(out)
     if type(native) is not np.ndarray:
         return None
     return native, None
@@ -414,6 +468,28 @@ def _lockable(x: Any) -> np.ndarray | None:
             or not native.flags.writeable or not _row_major(native) or native.ndim == 0:
         return None
     return native
+
+
+def _watchable(x: Any) -> np.ndarray | None:
+    """``x``'s native array if autodev watches every write to its memory, though other
+    arrays share it (a view, or an array views were made of), else None: its storage
+    (what the arrays sharing one buffer share) never escaped (no buffer of it was handed
+    out, it wraps no memory a caller holds), holds no mirror, and its memory is owned by
+    a NumPy array, which only autodev's arrays reach."""
+    storage = x._storage
+    if storage is None or storage.escaped or storage.mirrored or storage.shared \
+            or x._mirror is not None or x._scalar or x._face or x._pin is not None \
+            or x._device is not CPU:
+        return None
+    native = x._data
+    if type(native) is not np.ndarray or native.dtype.kind not in _KINDS \
+            or native.ndim == 0 or not _row_major(native):
+        return None
+    root = native.base
+    if root is not None and (type(root) is not np.ndarray or root.base is not None):
+        return None
+    # (a view of its own: setting x.shape or x.strides later changes x's, not the chain's)
+    return native.view()
 
 
 def _row_major(a: np.ndarray) -> bool:
@@ -463,6 +539,16 @@ def flush() -> None:
             _flush_locked()
 
 
+def before_write() -> None:
+    """Called before a write to any autodev array, and before host memory is handed
+    out: evaluate the pending chains if one reads memory through a view (callers on hot
+    paths test :data:`WATCHED` first). Any write, not only one to watched memory: the
+    written array's storage may not be known yet (a view made on the host path), and a
+    write seldom meets a pending chain over views."""
+    if WATCHED:
+        flush()
+
+
 ON_TRACE_EXIT.append(flush)
 
 
@@ -474,6 +560,9 @@ def _flush_locked(placer: Placer | None = None) -> None:
     busy = _BUSY[0]
     _BUSY[0] = True
     nodes, leaves, watching = NODES[:], list(LEAVES.values()), tuple(_SINKS)
+    # a write to watched memory evaluates the chains first (before_write): a version
+    # moved means a write path without that call, and values read late. Never expected.
+    stale = [s for s, version in WATCHED.values() if s.version != version]
     alive = {id(n): ref for ref, n in ((n.ref() if n.ref else None, n) for n in nodes)
              if ref is not None}
     found: list[tuple[Node, int]] = []
@@ -490,6 +579,10 @@ def _flush_locked(placer: Placer | None = None) -> None:
     PENDING.clear()
     _SINKS.clear()
     _HELD[0] = 0
+    if WATCHED:
+        WATCHED.clear()
+        for listener in WATCH_LISTENERS:
+            listener(False)
     for x, native in leaves:
         x._data = native
     device = CPU if ran is None else ran[2]
@@ -505,6 +598,10 @@ def _flush_locked(placer: Placer | None = None) -> None:
     if watching:
         _trace(nodes, watching, ran, placer if placer is not None else _PLACER[0])
     _report(found)  # (last: a warning's handler may read arrays)
+    if stale:
+        raise RuntimeError("autodev: memory a deferred chain read through a view was "
+                           "written before the chain ran (a write path that does not "
+                           "call autodev._fusion.before_write); please report this")
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -590,17 +687,25 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     return flags
 
 
-def _cut(a: Any, ndim: int) -> Any:
-    """How a block ``[lo, hi)`` reads operand ``a``: a node (by index), a slicer, or as is."""
+#: How a block ``[lo, hi)`` reads an operand (:func:`_cut`): the block's value of a node
+#: of its group, rows ``lo:hi`` of an array, or the operand whole.
+_NODE, _ROWS, _WHOLE = 0, 1, 2
+
+
+def _cut(a: Any, ndim: int) -> tuple[int, Any]:
+    """How a block ``[lo, hi)`` of a result with ``ndim`` dimensions reads operand ``a``:
+    ``(_NODE, its index in the group)``, ``(_ROWS, a)``, or ``(_WHOLE, a)`` for a scalar,
+    the mask ``True``, or an array broadcast along the first axis."""
     if type(a) is Node:
-        return a
-    if type(a) is np.ndarray:
-        return _parallel._slicer(a, ndim, 0)
-    return a
+        return _NODE, a.index
+    if type(a) is np.ndarray and a.ndim == ndim and a.shape[0] != 1:
+        return _ROWS, a
+    return _WHOLE, a
 
 
 def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
-              cuts: list[list[Any]], outs: dict[int, np.ndarray], shape: tuple[int, ...],
+              cuts: list[list[tuple[int, Any]]], outs: dict[int, np.ndarray],
+              shape: tuple[int, ...],
               step: int, lo: int, hi: int, flags: list[int]) -> None:
     scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
     current = [0]
@@ -608,22 +713,37 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
     def seen(kind: str, flag: int) -> None:
         flags[current[0]] |= flag
 
+    # (per node: its ufunc, its result array or scratch slot, how it reads its mask and
+    # its operands; the loop below reads them inline: it runs once per node and block)
+    plans: list[tuple[Any, Any, Any, tuple[int, Any], list[tuple[int, Any]]]] = \
+        [(node.ufunc, outs.get(i), slots[i], cuts[i][0], cuts[i][1:])
+         for i, node in enumerate(group)]
     with np.errstate(all="call", call=seen):
         values: list[Any] = [None] * len(group)
         for start in range(lo, hi, step):
             stop = min(start + step, hi)
             n = stop - start
-            for i, node in enumerate(group):
-                slot = slots[i]
-                out = outs[i][start:stop] if slot is None else \
+            for i, (ufunc, result, slot, (mk, m), operands) in enumerate(plans):
+                out = result[start:stop] if slot is None else \
                     (scratch[slot] if n == step else scratch[slot][:n])
-                ins = [values[c.index] if type(c) is Node else
-                       (c(start, stop) if callable(c) else c) for c in cuts[i]]
+                ins = [values[a] if k == _NODE else (a[start:stop] if k == _ROWS else a)
+                       for k, a in operands] if len(operands) != 2 else None
+                if ins is None:  # (two operands, the commonest: read without a list)
+                    (k, a), (k2, a2) = operands
+                    x = values[a] if k == _NODE else (a[start:stop] if k == _ROWS else a)
+                    y = values[a2] if k2 == _NODE else (a2[start:stop] if k2 == _ROWS else a2)
                 current[0] = i
-                if ins[0] is True:
-                    node.ufunc(*ins[1:], out=out)
+                if m is True:
+                    if ins is None:
+                        ufunc(x, y, out=out)
+                    else:
+                        ufunc(*ins, out=out)
                 else:
-                    node.ufunc(*ins[1:], out=out, where=ins[0])
+                    mask = values[m] if mk == _NODE else (m[start:stop] if mk == _ROWS else m)
+                    if ins is None:
+                        ufunc(x, y, out=out, where=mask)
+                    else:
+                        ufunc(*ins, out=out, where=mask)
                 values[i] = out
 
 

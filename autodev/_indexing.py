@@ -13,6 +13,7 @@ from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, backend_for
 from ._device import CPU, Device
 from ._dispatch import cpu_arg, is_plain_array_like, native_arg, new
+from ._fusion import WATCHED, before_write
 from ._methods import _in_place
 from ._operators import _PLAIN_OPERANDS, _compiled_method, _face_result, _np_ndarray, _onew
 from ._residency.memory import check_not_view, retrying
@@ -99,6 +100,8 @@ def getitem(self: Array, key: Any) -> Any:
 
 @_compiled_method("setitem")
 def setitem(self: Array, key: Any, value: Any) -> None:
+    if WATCHED:  # a pending chain reads memory through views: it runs first
+        before_write()
     if _FAST or self._device is CPU:  # a write on the host: no device memory involved
         t = type(key)
         # (is_basic_key, inlined)
@@ -199,6 +202,7 @@ class _FlatIter:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         a = self._array
+        before_write()
         if a._device is CPU:
             a._data.flat[_flat_key(key)] = cpu_arg(value)
         else:

@@ -16,6 +16,7 @@ from ._residency import buffers as _buffers, storage as R
 from ._backends import backend_for
 from ._device import CPU, Device
 from ._dispatch import cpu_arg, native_arg, new
+from ._fusion import WATCHED, before_write
 from ._capability.corrections import check_select_kind, check_sort_kind, plain_kth
 from ._residency.memory import in_place_on_host, refuse_view, retrying
 from ._refcounts import _RESIZE_REFS
@@ -134,6 +135,7 @@ def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
         raise ValueError(
             "cannot resize an array that references or is referenced\nby another "
             "array in this way.\nUse the np.resize function or refcheck=False")
+    before_write()
     # (a counted transfer; never with views: refcheck=False would leave them dangling)
     if self._device is CPU or _buffers.move_home(self, alone=True):
         self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
@@ -151,6 +153,7 @@ def getfield(self: Array, dtype: Any, offset: int = 0) -> Array:
 def setfield(self: Array, val: Any, dtype: Any, offset: int = 0) -> None:
     """Write ``val`` into the field ``dtype`` at byte ``offset`` of each element."""
     value = cpu_arg(val)
+    before_write()
     if self._device is CPU:
         self._data.setfield(value, dtype, offset)
         R.mark_written(self)
@@ -242,6 +245,8 @@ def _in_place(a: Array, op: str, apply: Callable[[Any, Device], Any]) -> None:
     copy written back into the same device memory (views of ``a`` see the write).
     A read-only ``a`` refuses with NumPy's error for ``op``, on every device."""
     R.check_writeable(a, _READ_ONLY_MESSAGES.get(op, R.READ_ONLY))
+    if WATCHED:  # a pending chain reads memory through views: it runs first
+        before_write()
     device = a._device
     retrying(op, device, lambda: apply(a._data, device),
              lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))

@@ -76,6 +76,9 @@ def _set_split_from(least: int) -> None:
 
 _threads.on_floor(_set_split_from)
 
+#: Memory pending chains read through views (:data:`autodev._fusion.WATCHED`; never rebound).
+_WATCHED = _fusion.WATCHED
+
 #: True while a deferred chain is pending (:mod:`autodev._fusion`): the Python fast paths
 #: then send every call to the general path, where pending operands are recorded or forced.
 _ACTIVE = False
@@ -435,6 +438,8 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     primary = spec.where == "primary"
 
     def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+        if _WATCHED:  # a pending chain reads memory through views: it runs first
+            _fusion.before_write()  # (the call may write, through out=)
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
             given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are

@@ -43,6 +43,9 @@ static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing wa
 static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
                                            nothing pinned: tiny host calls skip the decision */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
+static int Watching = 0;                /* a deferred chain reads memory through views
+                                           (autodev._fusion.WATCHED): every write goes
+                                           to the fallback, which evaluates it first */
 static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _threads.general_from(): with no GPU
                                                   usable, a call this large goes to the
                                                   fallback, which may split it over threads
@@ -436,7 +439,7 @@ static PyObject *
 setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *a = args[0], *key = args[1], *value = args[2], *data, *storage;
-    if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
+    if (Watching || Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
             || (storage = SLOT(a, S_STORAGE)) == NULL
             || !(Fast || SLOT(a, S_DEVICE) == Cpu))
         return delegate(self, args, nargsf, kwnames);
@@ -936,6 +939,16 @@ set_split_from(PyObject *module, PyObject *arg)
 }
 
 static PyObject *
+set_watching(PyObject *module, PyObject *arg)
+{
+    int watching = PyObject_IsTrue(arg);
+    if (watching < 0)
+        return NULL;
+    Watching = watching;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 calls(PyObject *module, PyObject *unused)
 {
     return PyLong_FromUnsignedLongLong(Calls);
@@ -962,6 +975,9 @@ static PyMethodDef module_methods[] = {
     {"set_split_from", set_split_from, METH_O,
      "set_split_from(n)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or more "
      "elements go to the fallback, which may split them over threads (autodev._parallel)."},
+    {"set_watching", set_watching, METH_O,
+     "set_watching(flag)\n--\n\nWhile true, every setitem goes to the fallback (a deferred "
+     "chain reads memory through views: autodev._fusion.WATCHED)."},
     {"calls", calls, METH_NOARGS,
      "calls()\n--\n\nHow many calls the compiled hot path ran (autodev._trace.fast_calls)."},
     {NULL},

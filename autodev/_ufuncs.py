@@ -195,6 +195,7 @@ class ufunc(functools.partial, metaclass=_UfuncType):
             return run(self, "at", inputs, {}, found)
         R.check_writeable(a, "output array is read-only")
         device = a._device
+        _fusion.before_write()
         func = None if device is CPU or not ufunc_at_ok(self.__name__, a.dtype) \
             else backend_for(device).resolve(self._spec.path + ".at")
         on_host = (lambda host: self._np.at(host, cpu_arg(indices),

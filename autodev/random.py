@@ -15,6 +15,7 @@ from ._residency import storage as _R
 from ._array import ndarray as _ndarray
 from ._device import CPU as _CPU
 from ._dispatch import cpu_arg as _cpu_arg, new as _new
+from ._fusion import before_write as _before_write
 from ._residency.memory import write_back as _write_back
 from ._creation import creation_device as _creation_device, place as _place_array
 
@@ -33,6 +34,7 @@ def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
     def draw(*args: Any, **kwargs: Any) -> Any:
         out = kwargs.get("out")
         if type(out) is _ndarray:  # draw into the host data of out=, wherever it lives
+            _before_write()
             host = _R.host_to_write(out)  # read-only as out is: NumPy refuses the write
             func(*(_cpu_arg(a) for a in args),
                  **{k: host if k == "out" else _cpu_arg(v) for k, v in kwargs.items()})
@@ -54,6 +56,7 @@ def _shuffle_with(shuffle: Callable[..., Any], x: object, **kwargs: Any) -> None
     if type(x) is not _ndarray:
         shuffle(x, **kwargs)
         return
+    _before_write()
     if x._device is _CPU:
         shuffle(x._data, **kwargs)
     else:

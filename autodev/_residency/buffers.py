@@ -27,12 +27,14 @@ import numpy as np
 from . import storage as R
 from .._backends import backend_for
 from .._device import CPU
+from .._fusion import before_write
 
 
 def shared_host(a: R.Resident) -> np.ndarray:
     """The host memory of a host-resident array, marked escaped if writable."""
     data = a._data
     if data.flags.writeable:
+        before_write()  # (a pending chain reading this memory runs first)
         R.storage_of(a).escaped = True  # may be written behind our back
     return data
 

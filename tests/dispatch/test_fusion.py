@@ -155,12 +155,13 @@ def test_view_of_pending_and_its_writes() -> None:
     same(t, np.arange(20.0) + 1)
 
 
-def test_view_of_input_is_not_locked() -> None:
+def test_view_of_input_is_watched_not_locked() -> None:
     a = autodev.arange(20.0)
     v = a[5:]
-    r = a * 3  # a shares memory with a view: run at once
+    r = a * 3  # a shares memory with a view: watched (tests/dispatch/test_fusion_views.py)
+    assert pending(r) and id(a) not in F.LEAVES and F.WATCHED
+    v[0] = 99.0  # a write through the view evaluates the chain first
     assert not pending(r)
-    v[0] = 99.0
     same(r, np.arange(20.0) * 3)
 
 

@@ -28,6 +28,7 @@ from ..._array import ndarray
 from ..._backends import backend_for, resolve_device
 from ..._backends._sim_sparse import SimSparse, SimSparseModule
 from ..._device import AUTO, CPU, Device
+from ..._fusion import before_write
 from ..._residency.memory import retrying
 from .._spec import FLOATING, ScipySpec
 
@@ -470,6 +471,7 @@ def _checked_casting(sp: _spbase, args: tuple[Any, ...], kwargs: dict[str, Any]
 
 def _write(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run a writing method on the host primary, then bump the version."""
+    before_write()
     if sp._device is not CPU:
         R.promote(sp, CPU, native_on(sp, CPU))
     result = getattr(sp._data, name)(*D.cpu_arg(args), **{k: D.cpu_arg(v)
