@@ -23,7 +23,7 @@ def fuse_small_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     cases make chains."""
     import autodev
     import diffcheck
-    from autodev import _fusion as F
+    from autodev import _blocked as B, _fusion as F
 
     put = diffcheck.put
 
@@ -33,7 +33,7 @@ def fuse_small_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         return put(x, device)
 
     monkeypatch.setattr(diffcheck, "put", put_unpinned)
-    monkeypatch.setattr(F, "BLOCK", 3)
+    monkeypatch.setattr(B, "BLOCK", 3)
     F.set_floor(2)
     yield
     F.set_floor(None)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autodev
-from autodev import _fusion as F
+from autodev import _blocked as B, _fusion as F
 
 
 def defer_small_host_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
@@ -20,7 +20,7 @@ def defer_small_host_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     autodev.ones(1) + 1  # (settles whether a GPU is usable)
     if STATE.gpu is not None:
         pytest.skip("these chains are the host's: no GPU usable")
-    monkeypatch.setattr(F, "BLOCK", 5)
+    monkeypatch.setattr(B, "BLOCK", 5)
     F.set_floor(8)
     yield
     F.set_floor(None)

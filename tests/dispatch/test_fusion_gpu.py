@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autodev
-from autodev import _fusion as F
+from autodev import _blocked as B, _fusion as F
 from fusecheck import pending, same_bits
 from autodev.testing import gpu_costs, simulated_gpu
 
@@ -26,7 +26,7 @@ def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The simulated GPU (default curves), every call of 8 elements or more deferred, in
     blocks of 5 elements."""
     with simulated_gpu() as backend:
-        monkeypatch.setattr(F, "BLOCK", 5)
+        monkeypatch.setattr(B, "BLOCK", 5)
         F.set_floor(8)
         yield backend
         F.set_floor(None)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autodev
-from autodev import _chain_kernels as K, _chains as C, _fusion as F
+from autodev import _blocked as B, _chain_kernels as K, _chains as C, _fusion as F
 from autodev.testing import simulated_gpu
 from fusecheck import pending, same_bits
 
@@ -23,7 +23,7 @@ def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The simulated GPU, every call of 8 elements or more deferred; chains cross to the
     GPU only when a test says so (:func:`crossing_at`)."""
     with simulated_gpu() as backend:
-        monkeypatch.setattr(F, "BLOCK", 5)
+        monkeypatch.setattr(B, "BLOCK", 5)
         monkeypatch.setattr(C.PLACER, "crosses", lambda nodes: False)
         F.set_floor(8)
         yield backend

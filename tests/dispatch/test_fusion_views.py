@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import autodev
-from autodev import _fusion as F
+from autodev import _blocked as B, _fusion as F
 from autodev.testing import simulated_gpu
 from fusecheck import pending, same_bits
 
@@ -26,7 +26,7 @@ from fusecheck import pending, same_bits
 def deferring(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Every elementwise call of 8 elements or more deferred (blocks of 5 elements), with
     no GPU usable or with the simulated one (whose cost model keeps these on the CPU)."""
-    monkeypatch.setattr(F, "BLOCK", 5)
+    monkeypatch.setattr(B, "BLOCK", 5)
     if request.param == "sim":
         with simulated_gpu():
             F.set_floor(8)

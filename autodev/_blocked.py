@@ -1,0 +1,207 @@
+"""The blocked pass that evaluates deferred chains on the host (:mod:`autodev._fusion`
+records them): each result shape's calls run block by block, in the program's order, as
+NumPy's own ufunc loops into scratch buffers that stay in the cache, the last into the
+result; blocks run on the thread pool; floating-point errors are gathered per call and
+warned once, as the eager calls would have."""
+
+from __future__ import annotations
+
+import math
+import sys
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _parallel, _threads
+from ._host_buffers import large_buffers
+from ._trace import warn_user
+
+#: Elements of one block: a few temporaries of this size stay in a core's cache.
+BLOCK = 16384
+#: How many threads ran the last chain (its trace record says).
+LAST_THREADS = [1]
+
+
+def row_major(a: np.ndarray) -> bool:
+    """True if NumPy's ``order="K"`` result of ``a`` is C-ordered (strides decreasing)."""
+    last = None
+    for n, s in zip(a.shape, a.strides):
+        if n == 1:
+            continue
+        if s <= 0 or (last is not None and s > last):
+            return False
+        last = s
+    return True
+
+
+class Node:
+    """One recorded ufunc call: operands (nodes, native arrays, scalars), result dtype and
+    shape, the errstate at the call, and a weak reference to its array while alive."""
+
+    __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target",
+                 "gpu")
+
+    def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
+                 shape: tuple[int, ...], state: Any) -> None:
+        self.ufunc, self.args, self.dtype, self.shape, self.state = ufunc, args, dtype, shape, state
+        self.ref: weakref.ref[Any] | None = None
+        self.index = 0
+        #: True, or the mask (a node or a native array) of a call given ``where=``
+        self.where: Any = True
+        #: The native array the call writes into (``out=``, an in-place operator), or None
+        self.target: np.ndarray | None = None
+        #: True if the chain may run on a GPU with this call in it (see :class:`Placer`)
+        self.gpu = False
+
+
+
+def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]]
+              ) -> dict[int, np.ndarray]:
+    """Run ``nodes`` block by block (one pass per result shape); the arrays of the nodes
+    whose array is alive, by ``id(node)``; each node's floating-point errors go to
+    ``found``."""
+    results: dict[int, np.ndarray] = {}
+    by_shape: dict[tuple[int, ...], list[Node]] = {}
+    for node in nodes:
+        by_shape.setdefault(node.shape, []).append(node)
+    for shape, group in by_shape.items():
+        for i, node in enumerate(group):
+            node.index = i
+        with large_buffers():  # the results' memory reused from the host pool
+            outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
+                    for i, node in enumerate(group)
+                    if id(node) in alive or node.target is not None}
+        flags = _run_group(group, shape, outs)
+        found.extend(zip(group, flags))
+        for i, out in outs.items():
+            results[id(group[i])] = out
+    return results
+
+
+def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], list[np.dtype]]:
+    """Each node's scratch slot (or None: its result array), reusing a slot once its last
+    reader has run; and the dtype of each slot."""
+    last = list(range(len(group)))
+    for i, node in enumerate(group):
+        for a in (*node.args, node.where):
+            if type(a) is Node:
+                last[a.index] = i
+    slots: list[Any] = []
+    slot_dtypes: list[np.dtype] = []
+    free: dict[np.dtype, list[int]] = {}
+    ending: dict[int, list[int]] = {}
+    for i, node in enumerate(group):
+        if i in outs:
+            slots.append(None)
+        else:
+            spare = free.get(node.dtype)
+            if spare:
+                slot = spare.pop()
+            else:
+                slot = len(slot_dtypes)
+                slot_dtypes.append(node.dtype)
+            slots.append(slot)
+            ending.setdefault(last[i], []).append(i)
+        for j in ending.pop(i, ()):  # (freed after node i ran: it may read them)
+            free.setdefault(group[j].dtype, []).append(slots[j])
+    return slots, slot_dtypes
+
+
+def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.ndarray]
+               ) -> list[int]:
+    """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags."""
+    slots, slot_dtypes = _plan(group, outs)
+    rows = shape[0]
+    inner = math.prod(shape[1:])
+    step = max(1, BLOCK // max(1, inner))
+    size = rows * inner
+    # (a chain's work is its calls' work: elements times calls)
+    threads = _threads.threads_for(size * len(group), "elementwise")
+    parts = max(1, min(threads, -(-rows // step)))
+    bounds = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
+    cuts = [[_cut(a, len(shape)) for a in (node.where, *node.args)] for node in group]
+    flags = [0] * len(group)
+
+    def task(lo: int, hi: int) -> Callable[[], None]:
+        return lambda: _run_rows(group, slots, slot_dtypes, cuts, outs, shape, step, lo, hi,
+                                 flags)
+
+    blocks = [task(lo, hi) for lo, hi in bounds]
+    LAST_THREADS[0] = len(blocks)
+    if len(blocks) == 1 or sys.is_finalizing():
+        for block in blocks:
+            block()
+    else:
+        _parallel.run_blocks(blocks, "fused chain")
+    return flags
+
+
+#: How a block ``[lo, hi)`` reads an operand (:func:`_cut`): the block's value of a node
+#: of its group, rows ``lo:hi`` of an array, or the operand whole.
+_NODE, _ROWS, _WHOLE = 0, 1, 2
+
+
+def _cut(a: Any, ndim: int) -> tuple[int, Any]:
+    """How a block ``[lo, hi)`` of a result with ``ndim`` dimensions reads operand ``a``:
+    ``(_NODE, its index in the group)``, ``(_ROWS, a)``, or ``(_WHOLE, a)`` for a scalar,
+    the mask ``True``, or an array broadcast along the first axis."""
+    if type(a) is Node:
+        return _NODE, a.index
+    if type(a) is np.ndarray and a.ndim == ndim and a.shape[0] != 1:
+        return _ROWS, a
+    return _WHOLE, a
+
+
+def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
+              cuts: list[list[tuple[int, Any]]], outs: dict[int, np.ndarray],
+              shape: tuple[int, ...],
+              step: int, lo: int, hi: int, flags: list[int]) -> None:
+    scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
+    current = [0]
+
+    def seen(kind: str, flag: int) -> None:
+        flags[current[0]] |= flag
+
+    # (per node: its ufunc, its result array or scratch slot, how it reads its mask and
+    # its operands; the loop below reads them inline: it runs once per node and block)
+    plans: list[tuple[Any, Any, Any, tuple[int, Any], list[tuple[int, Any]]]] = \
+        [(node.ufunc, outs.get(i), slots[i], cuts[i][0], cuts[i][1:])
+         for i, node in enumerate(group)]
+    with np.errstate(all="call", call=seen):
+        values: list[Any] = [None] * len(group)
+        for start in range(lo, hi, step):
+            stop = min(start + step, hi)
+            n = stop - start
+            for i, (ufunc, result, slot, (mk, m), operands) in enumerate(plans):
+                out = result[start:stop] if slot is None else \
+                    (scratch[slot] if n == step else scratch[slot][:n])
+                ins = [values[a] if k == _NODE else (a[start:stop] if k == _ROWS else a)
+                       for k, a in operands] if len(operands) != 2 else None
+                if ins is None:  # (two operands, the commonest: read without a list)
+                    (k, a), (k2, a2) = operands
+                    x = values[a] if k == _NODE else (a[start:stop] if k == _ROWS else a)
+                    y = values[a2] if k2 == _NODE else (a2[start:stop] if k2 == _ROWS else a2)
+                current[0] = i
+                if m is True:
+                    if ins is None:
+                        ufunc(x, y, out=out)
+                    else:
+                        ufunc(*ins, out=out)
+                else:
+                    mask = values[m] if mk == _NODE else (m[start:stop] if mk == _ROWS else m)
+                    if ins is None:
+                        ufunc(x, y, out=out, where=mask)
+                    else:
+                        ufunc(*ins, out=out, where=mask)
+                values[i] = out
+
+
+def report(flags: list[tuple[Node, int]]) -> None:
+    """Warn once per node and category, as each eager call would have."""
+    for node, found in flags:
+        if not found:
+            continue
+        for bit, key, text in _parallel._FP_ERRORS:
+            if found & bit and node.state[key] == "warn":
+                warn_user(f"{text} encountered in {node.ufunc.__name__}", RuntimeWarning)
