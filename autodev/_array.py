@@ -9,7 +9,6 @@ the dispatcher (:func:`autodev._dispatch.bind_array`), which sits below it.
 
 from __future__ import annotations
 
-import inspect
 import operator
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -25,7 +24,7 @@ from ._cost.cache import HOST_FLOOR_WORK
 from ._dispatch import DEFER_TO, WRAPPER_FINDERS, bind_array, cpu_arg, defers_to_other, \
     found_wrapper, new
 from ._indexing import _FlatIter
-from ._methods import _host_buffer, _own, _view_attr
+from ._methods import _host_buffer, _own, _view_attr, named_as_methods, numpy_method_signatures
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
     _comparison, _dispatched, _np_ndarray, _power, _unary_of
 from ._capability.specs import ufunc_spec
@@ -554,35 +553,9 @@ def _pending_getattr(self: ndarray, name: str) -> Any:
 _fusion.LISTENERS.append(_set_pending)
 
 
-
-def _numpy_method_signatures() -> None:
-    """Give autodev's array methods NumPy's signatures (``self`` positional-only, NumPy's
-    parameter names), so ``inspect.signature(np.ndarray.sum)`` reads as NumPy's."""
-    for name, attr in vars(ndarray).items():
-        numpy_method = getattr(np.ndarray, name, None)
-        if not callable(attr) or isinstance(attr, type) or numpy_method is None:
-            continue
-        try:
-            attr.__signature__ = inspect.signature(numpy_method)
-        except (ValueError, TypeError):  # NumPy's has none to read
-            continue
-
-
-_numpy_method_signatures()
-
-
-def _named_as_methods() -> None:
-    """Name the methods the class takes from :mod:`autodev._methods` and
-    :mod:`autodev._indexing` as its own (``ndarray.sort``), as they read and pickle."""
-    for name, attr in vars(ndarray).items():
-        func = getattr(attr, "fallback", attr)  # (a compiled fast path: the function behind)
-        if inspect.isfunction(func) and func.__module__ in (_methods.__name__,
-                                                            _indexing.__name__):
-            func.__module__, func.__name__, func.__qualname__ = __name__, name, f"ndarray.{name}"
-
-
-_named_as_methods()
-
+# NumPy's signatures; the methods of _methods and _indexing named as the class's own
+numpy_method_signatures(ndarray)
+named_as_methods(ndarray, (_methods.__name__, _indexing.__name__), __name__)
 
 
 def _bind_compiled(speedups: Any) -> None:

@@ -5,6 +5,7 @@ on the host. :class:`autodev._array.ndarray` takes them as its methods.
 
 from __future__ import annotations
 
+import inspect
 import pickle
 from sys import getrefcount
 from typing import Any, Callable
@@ -269,3 +270,28 @@ def _check_flat_bounds(indices: Any, size: int) -> None:
     host = np.asarray(indices)
     if host.size and (host.min() < -size or host.max() >= size):
         raise IndexError(f"index out of bounds for size {size}")
+
+
+# --------------------------------------------------------------------------- the class's setup
+
+def numpy_method_signatures(cls: type) -> None:
+    """Give ``cls``'s array methods NumPy's signatures (``self`` positional-only, NumPy's
+    parameter names), so ``inspect.signature(np.ndarray.sum)`` reads as NumPy's."""
+    for name, attr in vars(cls).items():
+        numpy_method = getattr(np.ndarray, name, None)
+        if not callable(attr) or isinstance(attr, type) or numpy_method is None:
+            continue
+        try:
+            attr.__signature__ = inspect.signature(numpy_method)
+        except (ValueError, TypeError):  # NumPy's has none to read
+            continue
+
+
+def named_as_methods(cls: type, modules: tuple[str, ...], module: str) -> None:
+    """Name the methods ``cls`` takes from ``modules`` as its own, of ``module``
+    (``ndarray.sort``), as they read and pickle."""
+    for name, attr in vars(cls).items():
+        func = getattr(attr, "fallback", attr)  # (a compiled fast path: the function behind)
+        if inspect.isfunction(func) and func.__module__ in modules:
+            func.__module__, func.__name__, func.__qualname__ = module, name, \
+                f"{cls.__name__}.{name}"
