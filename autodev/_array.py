@@ -73,11 +73,11 @@ class ndarray(_BufferBase):
         Where the primary copy lives now (``cpu``, ``cuda:0``, ``sim:0``).
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "_face",
+    __slots__ = ("_native", "_device", "_storage", "_mirror", "_scalar", "_pin", "_face",
                  "__weakref__")
     __array_priority__ = 100.0
 
-    _data: Any
+    _native: Any
     _device: Device
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
@@ -108,36 +108,36 @@ class ndarray(_BufferBase):
     # ------------------------------------------------------------------ attributes
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._data.shape
+        return self._native.shape
 
     @shape.setter
     def shape(self, value: Any) -> None:
-        self._data.shape = value
+        self._native.shape = value
         self._mirror = None  # it has the old shape
 
     @property
     def dtype(self) -> np.dtype:
-        return self._data.dtype
+        return self._native.dtype
 
     @property
     def ndim(self) -> int:
-        return self._data.ndim
+        return self._native.ndim
 
     @property
     def size(self) -> int:
-        return self._data.size
+        return self._native.size
 
     @property
     def itemsize(self) -> int:
-        return self._data.itemsize
+        return self._native.itemsize
 
     @property
     def nbytes(self) -> int:
-        return self._data.nbytes
+        return self._native.nbytes
 
     @property
     def strides(self) -> tuple[int, ...]:
-        return self._data.strides
+        return self._native.strides
 
     @strides.setter
     def strides(self, value: Any) -> None:
@@ -145,7 +145,7 @@ class ndarray(_BufferBase):
 
     @property
     def flags(self) -> Any:
-        return self._data.flags if self._device is CPU else _buffers.DeviceFlags(self)
+        return self._native.flags if self._device is CPU else _buffers.DeviceFlags(self)
 
     @property
     def device(self) -> Device:
@@ -191,7 +191,7 @@ class ndarray(_BufferBase):
         # NumPy's rule: the values, cast to the array's dtype, repeated to fill it in C order
         _fusion.before_write()
         if self._device is CPU:
-            self._data.flat = cpu_arg(value)
+            self._native.flat = cpu_arg(value)
             R.mark_written(self)
         else:
             R.check_writeable(self, "array is read-only")  # NumPy's words
@@ -204,7 +204,7 @@ class ndarray(_BufferBase):
         either are seen by the other and by every mirror's version). It is made when
         asked, so a view keeps alive only the memory NumPy's view would (not the viewed
         wrapper's mirrors), and two reads are equal arrays, not the same object."""
-        base = getattr(self._data, "base", None)
+        base = getattr(self._native, "base", None)
         if base is None:
             return None
         device = self._device
@@ -230,7 +230,7 @@ class ndarray(_BufferBase):
                 return self
             if pin is not None:
                 note_pinned()
-            same = new(self._data, self._device, R.storage_of(self), self._scalar, pin,
+            same = new(self._native, self._device, R.storage_of(self), self._scalar, pin,
                        self._face)
             same._mirror = self._mirror
             R.inherit(same, self)
@@ -251,7 +251,7 @@ class ndarray(_BufferBase):
 
     def get(self) -> np.ndarray:
         """A NumPy copy of the data (as ``cupy.ndarray.get`` gives)."""
-        return np.array(R.host_copy(self._data, self._device), copy=True)
+        return np.array(R.host_copy(self._native, self._device), copy=True)
 
     # ------------------------------------------------------------------ protocols
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -316,10 +316,10 @@ class ndarray(_BufferBase):
         R.storage_of(self).escaped = True  # the consumer may write through it
         kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                     ("dl_device", dl_device), ("copy", copy)) if v is not None}
-        return self._data.__dlpack__(**kwargs)
+        return self._native.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return self._data.__dlpack_device__()
+        return self._native.__dlpack_device__()
 
     def __reduce__(self) -> tuple[Any, ...]:
         # a host array's own memory, pickled by NumPy as it pickles its arrays (protocol 5
@@ -327,14 +327,14 @@ class ndarray(_BufferBase):
         # array's host copy (the flag travels as an argument: a pickled NumPy array keeps
         # it only under protocol 5, and a device array is always writable)
         host = _buffers.shared_host(self) if self._device is CPU else \
-            np.array(R.host_copy(self._data, self._device), copy=True)
+            np.array(R.host_copy(self._native, self._device), copy=True)
         return (_rebuild, (host, str(self._device), self._scalar, self.device.__str__(),
-                           self._device is not CPU or bool(self._data.flags.writeable),
+                           self._device is not CPU or bool(self._native.flags.writeable),
                            self._face))
 
     # ------------------------------------------------------------------ conversions
     def _host(self) -> np.ndarray:
-        return self._data if self._device is CPU else R.host_copy(self._data, self._device)
+        return self._native if self._device is CPU else R.host_copy(self._native, self._device)
 
     def __bool__(self) -> bool:
         return bool(self._host())
@@ -357,13 +357,13 @@ class ndarray(_BufferBase):
         raise TypeError("type autodev.ndarray doesn't define __round__ method")
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._native)
 
     def __iter__(self) -> Iterator[Any]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
         if self.ndim == 1 and not self._face:  # (the face's elements: 0-d arrays)
-            return iter(self._host().copy() if self._device is not CPU else self._data)
+            return iter(self._host().copy() if self._device is not CPU else self._native)
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
@@ -393,7 +393,7 @@ class ndarray(_BufferBase):
         return result
 
     def item(self, *args: Any) -> Any:
-        return (self._data if self._device is CPU else self._host()).item(*args)
+        return (self._native if self._device is CPU else self._host()).item(*args)
 
     def tolist(self) -> Any:
         return self._host().tolist()
@@ -437,7 +437,7 @@ class ndarray(_BufferBase):
         """Take NumPy's pickled array state (``numpy.ndarray.__reduce__``'s third item)."""
         host = np.ndarray.__new__(np.ndarray, (0,))
         host.__setstate__(state)
-        self._data, self._device, self._storage = host, CPU, None
+        self._native, self._device, self._storage = host, CPU, None
         self._mirror, self._scalar = None, False
         if not hasattr(self, "_pin"):
             self._pin = None
@@ -532,7 +532,7 @@ _indexing.bind_array(ndarray)
 
 def _set_pending(active: bool) -> None:
     """A chain became pending, or none is left (:mod:`autodev._fusion`): the class gets
-    ``__getattr__`` (which evaluates the chains when an empty ``_data`` slot is read) only
+    ``__getattr__`` (which evaluates the chains when an empty ``_native`` slot is read) only
     while one is, since with it Python no longer specialises the reads of any attribute
     of the class."""
     if active:
@@ -543,9 +543,9 @@ def _set_pending(active: bool) -> None:
 
 def _pending_getattr(self: ndarray, name: str) -> Any:
     """``ndarray.__getattr__`` while a chain is pending: called only when an attribute is
-    not found, so for an empty ``_data`` slot (a pending array, or an input of a pending
+    not found, so for an empty ``_native`` slot (a pending array, or an input of a pending
     chain) it returns the value, evaluated now; any other name raises Python's own error."""
-    if name == "_data":
+    if name == "_native":
         return _fusion.force(self)
     return object.__getattribute__(self, name)
 

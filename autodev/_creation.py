@@ -68,7 +68,7 @@ def make_creation(name: str) -> Callable[..., Any]:
                     _FAST or (_HOST_FAST and policy_now() != "gpu")):
                 result = np_func(shape, dtype, order)
                 a = _onew(ndarray)
-                a._data = result
+                a._native = result
                 a._device = CPU
                 a._storage = None
                 a._mirror = None
@@ -87,7 +87,7 @@ def make_creation(name: str) -> Callable[..., Any]:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
                     a = _onew(ndarray)
-                    a._data, a._device, a._storage, a._mirror, a._scalar, a._pin, a._face = \
+                    a._native, a._device, a._storage, a._mirror, a._scalar, a._pin, a._face = \
                         result, CPU, None, None, False, None, False
                     return a
                 return _created(result, CPU)
@@ -199,7 +199,7 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
            ndmin: int = 0, device: DeviceLike | None = None) -> ndarray:
     copy = _copy_flag(copy)
     if type(obj) is ndarray and device is None:
-        data = obj._data
+        data = obj._native
         if copy is not True and _kept_as_is(data, dtype, order):
             return obj if ndmin <= obj.ndim else new(_ndmin(data, ndmin), obj._device,
                                                      R.storage_of(obj), False, obj._pin)

@@ -161,7 +161,7 @@ def _decision_key(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], polic
     for a in arrays:
         if type(a) is not ndarray:
             return None
-        data = a._data
+        data = a._native
         device = a._device
         key += (device, data.dtype, data.shape,
                 R.has_mirror(a, gdev if device is CPU else CPU))
@@ -200,7 +200,7 @@ def _gpu_capable(spec: OpSpec, gpu: Backend, arrays: list[Any], kwargs: dict[str
     if spec.where == "cpu" or spec.impl(gpu) is None:
         return False
     for a in arrays:
-        dtype = a._data.dtype
+        dtype = a._native.dtype
         ok = _GPU_DTYPES.get(dtype)
         if ok is None:
             ok = _GPU_DTYPES[dtype] = gpu.supports_dtype(dtype)
@@ -216,7 +216,7 @@ def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None =
     model = cost_model()
     if arrays:
         widest = arrays[0] if len(arrays) == 1 else _widest(arrays)
-        dclass = dtype_class(widest._data.dtype)
+        dclass = dtype_class(widest._native.dtype)
     else:
         dclass = "f64"
     if work is None:

@@ -21,7 +21,7 @@ _np_ndarray = np.ndarray
 
 def _structured(a: Array, other: Any) -> bool:
     """True if either operand has a structured dtype (fields)."""
-    return a._data.dtype.names is not None or \
+    return a._native.dtype.names is not None or \
         getattr(getattr(other, "dtype", None), "names", None) is not None
 
 

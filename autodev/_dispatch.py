@@ -66,7 +66,7 @@ def cpu_arg(obj: Any) -> Any:
     """``obj`` with autodev arrays replaced by NumPy arrays (lists/tuples walked)."""
     t = type(obj)
     if t is ndarray:
-        return obj._data if obj._device is CPU else R.native_on(obj, CPU)
+        return obj._native if obj._device is CPU else R.native_on(obj, CPU)
     if t is tuple or t is list:
         if _all_not_array_like(map(type, obj)):  # ([True, False], (1, 2)): nothing to walk
             return obj
@@ -363,7 +363,7 @@ def _run(spec: OpSpec, backend: Backend, args: tuple[Any, ...], kwargs: dict[str
     if func is None:
         raise NotImplementedError(f"{spec.name} has no implementation on {device}")
     # (an input living there already is its own data: the common case, read inline)
-    nargs = [a._data if type(a) is ndarray and a._device is device
+    nargs = [a._native if type(a) is ndarray and a._device is device
              else native_arg(a, device, moves) for a in args]
     nkwargs = {k: native_arg(v, device, moves) for k, v in kwargs.items()} if kwargs else {}
     if backend.is_gpu and spec.family in LINALG_FAMILIES:
@@ -394,13 +394,13 @@ def _fallback_cpu(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
         return _run(spec, _CPU, args, kwargs, moves)
     # write into host copies (``where=`` keeps the untouched elements), then copy them back
     # into the same device memory (no new device array: the device may be out of memory)
-    hosts = tuple(new(R.transfer(o._data, o._device, CPU, moves), CPU)
+    hosts = tuple(new(R.transfer(o._native, o._device, CPU, moves), CPU)
                   if isinstance(o, ndarray) and o._device is not CPU else o for o in outs)
     result = _run(spec, _CPU, args, {**kwargs, "out": hosts if type(out) is tuple else hosts[0]},
                   moves)
     for o, h in zip(outs, hosts):
         if h is not o:
-            write_back(o._data, o._device, h._data, moves)
+            write_back(o._native, o._device, h._native, moves)
             R.mark_written(o)
     back = {id(h): o for o, h in zip(outs, hosts)}
     if type(result) is tuple:
@@ -465,8 +465,8 @@ def _wrap_one(result: Any, device: Device, backend: Backend, args: tuple[Any, ..
             if a is result:  # a NumPy array: written behind autodev's back
                 return new(result, device, R.Storage(escaped=True))
             if type(a) is ndarray:
-                if a._data is result or (owner is not None and a._device is device
-                                         and backend.owner(a._data) is owner):
+                if a._native is result or (owner is not None and a._device is device
+                                         and backend.owner(a._native) is owner):
                     return a  # the very array, as NumPy returns it
                 if a._device is not device and R.has_mirror(a, device) \
                         and R.mirror_on(a, device) is result:  # never hand out a mirror
@@ -508,7 +508,7 @@ def _storage_for(result: Any, device: Device, backend: Backend, args: tuple[Any,
     for a in inputs:
         if not isinstance(a, ndarray):  # subclasses of ndarray (autodev._subclass) too
             continue  # sparse inputs: a dense result never views them
-        if a._device is device and backend.owner(a._data) is owner:
+        if a._device is device and backend.owner(a._native) is owner:
             return R.storage_of(a), result, a
         mirror = R.mirror_on(a, device)
         if mirror is not None and backend.owner(mirror) is owner:
@@ -525,7 +525,7 @@ def new(data: Any, device: Device, storage: R.Storage | None = None, scalar: boo
     constructor); ``pin``: the device it is pinned to, None for autodev's placement;
     ``face``: an array of the array-API face (its 0-d results are arrays, not scalars)."""
     a = _object_new(ndarray)
-    a._data = data
+    a._native = data
     a._device = device
     a._storage = storage
     a._mirror = None

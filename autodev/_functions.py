@@ -111,7 +111,7 @@ def writing_function(np_func: Callable[..., Any], param: str,
         tick()
         result = np_func(*args, **kwargs)
         if device is not CPU:
-            write_back(target._data, device, host)
+            write_back(target._native, device, host)
         R.mark_written(target)
         return target if result is host else result
 

@@ -17,7 +17,7 @@ element is computed by the same loop on the same dtypes as the eager call, so th
 values are NumPy's bit for bit. Blocks run on the thread pool of
 :mod:`autodev._parallel` above its elementwise floor.
 
-Where a pending value lives, and how every read forces it: a pending array's ``_data``
+Where a pending value lives, and how every read forces it: a pending array's ``_native``
 slot (the native array, read in many places and by the compiled hot path) is empty.
 The compiled paths treat an empty slot as "not mine" and hand the call to Python; in
 Python, reading an empty slot calls ``ndarray.__getattr__``, which evaluates every
@@ -234,7 +234,7 @@ def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
     least = _FLOOR[0] if _FLOOR else floor()
     items: tuple[Any, ...] = (*operands, out)
     for x in items:
-        if type(x) is array_type and x._data.size >= least:
+        if type(x) is array_type and x._native.size >= least:
             return True
     return False
 
@@ -350,7 +350,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         return DECLINED  # (the operands' chains were evaluated: run this call at once)
     _set_active(True)
     for x, native in gather.to_lock:  # lock the new leaves: their reads now force the chains
-        del x._data
+        del x._native
         LEAVES[id(x)] = (x, native)
         _HELD[0] += native.nbytes
     if gather.to_watch:  # watch the new memory read through views: its writes force them
@@ -438,7 +438,7 @@ def _lockable(x: Any) -> np.ndarray | None:
     if x._storage is not None or x._mirror is not None or x._scalar or x._face \
             or x._pin is not None or x._device is not CPU:
         return None
-    native = x._data
+    native = x._native
     # held by x's slot, this local and getrefcount's argument: nobody else holds it
     if type(native) is not np.ndarray or native.base is not None \
             or _getrefcount(native) > 3 or native.dtype.kind not in _KINDS \
@@ -458,7 +458,7 @@ def _watchable(x: Any) -> np.ndarray | None:
             or x._mirror is not None or x._scalar or x._face or x._pin is not None \
             or x._device is not CPU:
         return None
-    native = x._data
+    native = x._native
     if type(native) is not np.ndarray or native.dtype.kind not in _KINDS \
             or native.ndim == 0 or not row_major(native):
         return None
@@ -490,11 +490,11 @@ def _dropped(key: int) -> None:
 # --------------------------------------------------------------------------- forcing
 
 def force(x: Any) -> Any:
-    """``x._data`` for a pending or locked array: every pending chain evaluated first.
+    """``x._native`` for a pending or locked array: every pending chain evaluated first.
     (``ndarray.__getattr__`` calls it when the slot is empty.)"""
     with _LOCK:  # (waits for a recording under way on another thread to finish)
         _flush_locked()
-    return object.__getattribute__(x, "_data")
+    return object.__getattribute__(x, "_native")
 
 
 def flush() -> None:
@@ -549,12 +549,12 @@ def _flush_locked(placer: Placer | None = None) -> None:
         for listener in WATCH_LISTENERS:
             listener(False)
     for x, native in leaves:
-        x._data = native
+        x._native = native
     device = CPU if ran is None else ran[2]
     for node in nodes:
         array = alive.get(id(node))
         if array is not None:
-            array._data = results[id(node)]
+            array._native = results[id(node)]
             array._device = device
     _set_active(False)
     STATS.fused_chains += 1

@@ -73,15 +73,15 @@ def getitem(self: Array, key: Any) -> Any:
         t = type(key)
         # (is_basic_key, inlined: a call would cost what the rule saves)
         if _is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key)))):
-            result = self._data[key]
+            result = self._native[key]
         elif t is tuple:
-            result = self._data[tuple([cpu_arg(k) for k in key])]
+            result = self._native[tuple([cpu_arg(k) for k in key])]
         else:
-            result = self._data[cpu_arg(key)]
+            result = self._native[cpu_arg(key)]
         if type(result) is not _np_ndarray:
             return _face_result(result, self) if self._face else result
         a = _onew(ndarray)
-        a._data = result
+        a._native = result
         a._device = CPU
         if result.base is None:
             a._storage = None
@@ -107,7 +107,7 @@ def setitem(self: Array, key: Any, value: Any) -> None:
         # (is_basic_key, inlined)
         if not (_is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))):
             key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
-        self._data[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
+        self._native[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
         storage = self._storage
         if _FAST or (self._mirror is None and (storage is None or not (
                 storage.mirrored or storage.shared))):
@@ -177,12 +177,12 @@ class _FlatIter:
         buffers.move_home`; a read-only copy where that memory cannot move)."""
         a = self._array
         if a._device is CPU:
-            data = a._data
+            data = a._native
             host = _buffers.shared_host(a) if data.flags.c_contiguous else data
         elif a.flags.c_contiguous:
             host = _buffers.host_array(a)
         else:  # (the layout NumPy's rule reads is the device array's, not its copy's)
-            host = np.ascontiguousarray(R.host_copy(a._data, a._device)).reshape(-1)
+            host = np.ascontiguousarray(R.host_copy(a._native, a._device)).reshape(-1)
             host.flags.writeable = False
             return host
         flat: Any = host.flat
@@ -195,7 +195,7 @@ class _FlatIter:
     def __getitem__(self, key: Any) -> Any:
         a = self._array
         if a._device is CPU:
-            result = a._data.flat[_flat_key(key)]
+            result = a._native.flat[_flat_key(key)]
             return new(result, CPU, None, False, a._pin) if type(result) is _np_ndarray \
                 else result
         return a.ravel()[_flat_positions(a, key)]
@@ -204,7 +204,7 @@ class _FlatIter:
         a = self._array
         before_write()
         if a._device is CPU:
-            a._data.flat[_flat_key(key)] = cpu_arg(value)
+            a._native.flat[_flat_key(key)] = cpu_arg(value)
         else:
             R.check_writeable(a, "underlying array is read-only")  # NumPy's words
             _set_flat(a, key, value)
@@ -375,7 +375,7 @@ def _check_index_array(k: Any, shape: tuple[int, ...], dim: int, device: Device)
 
 def _getitem(a: Array, key: Any) -> Any:
     device = a._device
-    result = retrying("__getitem__", device, lambda: a._data[_index_native(key, device, a.shape)],
+    result = retrying("__getitem__", device, lambda: a._native[_index_native(key, device, a.shape)],
                       lambda: _getitem_on_host(a, key))
     if type(result) is ndarray:  # the host fallback's
         return result
@@ -440,11 +440,11 @@ def _setitem(a: Array, key: Any, value: Any) -> None:
         if device is not CPU and not _device_holds(device, v):
             # strings, long doubles, ...: NumPy's (unsafe) cast to the array's dtype on
             # the host, since no GPU holds the value to cast it there
-            v = np.asarray(cpu_arg(v)).astype(a._data.dtype)
+            v = np.asarray(cpu_arg(v)).astype(a._native.dtype)
         elif device is not CPU and type(v) in (list, tuple):
             # a sequence becomes an array of the target's dtype as NumPy reads it (CuPy
             # fills a basic index's view with scalars only)
-            v = np.asarray(cpu_arg(v), dtype=a._data.dtype)
+            v = np.asarray(cpu_arg(v), dtype=a._native.dtype)
         data[_index_native(key, device, a.shape)] = native_arg(v, device, None)
 
     _in_place(a, "__setitem__", assign)

@@ -27,7 +27,7 @@ from ._typing import Array, Casting, Order
 
 def astype(self: Array, dtype: Any, order: Order = "K", casting: Casting = "unsafe",
            subok: bool = True, copy: bool = True) -> Array:
-    if not copy and order in ("K", "A") and self._data.dtype == dtype:
+    if not copy and order in ("K", "A") and self._native.dtype == dtype:
         return self  # as NumPy does (a device backend may hand back a new wrapper)
     if self._device is not CPU and not np.can_cast(self.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to "
@@ -45,11 +45,11 @@ def astype(self: Array, dtype: Any, order: Order = "K", casting: Casting = "unsa
         return data.astype(dtype, order=order, copy=copy)
 
     result = _allocating(self, "astype", cast)
-    return self if result._data is self._data else result
+    return self if result._native is self._native else result
 
 def copy(self: Array, order: str = "C") -> Array:
     if self._device is CPU:  # (nothing to retry: the host's memory error is NumPy's)
-        return new(self._data.copy(order), CPU, None, False, self._pin, self._face)
+        return new(self._native.copy(order), CPU, None, False, self._pin, self._face)
     return _allocating(self, "copy", lambda data: data.copy(order=order))
 
 #: ``view()``'s dtype when none is given (NumPy's own default is no argument at all).
@@ -68,12 +68,12 @@ def view(self: Array, dtype: Any = _SAME_DTYPE, type: Any = None) -> Array:  # n
             np.dtype(dtype)) and _buffers.move_home(self):
         device = CPU  # a dtype the device does not hold (bytes, str): its memory moves home
     if device is CPU:  # a host view takes its base's flag from NumPy; nothing to retry
-        data = self._data
+        data = self._native
         result = new(data.view() if dtype is _SAME_DTYPE else data.view(dtype), CPU,
                      R.storage_of(self), False, self._pin)
     else:
         result = retrying("view", device, lambda: new(
-            self._data.view() if dtype is _SAME_DTYPE else self._data.view(dtype), device,
+            self._native.view() if dtype is _SAME_DTYPE else self._native.view(dtype), device,
             R.storage_of(self), False, self._pin), lambda: refuse_view("view", device))
         R.inherit(result, self)
     if cls is None:
@@ -115,7 +115,7 @@ def partition(self: Array, kth: Any, axis: int = -1, kind: str = "introselect",
             data.partition(cpu_arg(kth), axis=axis, kind=kind, **extra)
             return
         # CuPy: kth as Python ints, C-contiguous arrays only (ndarray.partition)
-        k = plain_kth(R.host_copy(kth._data, kth._device) if type(kth) is D.ndarray else kth)
+        k = plain_kth(R.host_copy(kth._native, kth._device) if type(kth) is D.ndarray else kth)
         if data.flags.c_contiguous:
             data.partition(k, axis=axis)
         else:
@@ -139,7 +139,7 @@ def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
     before_write()
     # (a counted transfer; never with views: refcheck=False would leave them dangling)
     if self._device is CPU or _buffers.move_home(self, alone=True):
-        self._data.resize(*shape, refcheck=refcheck)  # no device library resizes
+        self._native.resize(*shape, refcheck=refcheck)  # no device library resizes
     else:
         _resize_shared(self, shape, refcheck)
     R.mark_written(self)
@@ -156,7 +156,7 @@ def setfield(self: Array, val: Any, dtype: Any, offset: int = 0) -> None:
     value = cpu_arg(val)
     before_write()
     if self._device is CPU:
-        self._data.setfield(value, dtype, offset)
+        self._native.setfield(value, dtype, offset)
         R.mark_written(self)
     else:
         in_place_on_host("setfield", self,
@@ -186,16 +186,16 @@ def _resize_shared(a: Array, shape: tuple[Any, ...], refcheck: bool) -> None:
         probe = np.empty(a.shape, a.dtype)  # NumPy reads the arguments, on no memory
         probe.resize(*shape, refcheck=False)
         if probe.size == 0:
-            a._data = a._data.reshape(probe.shape)
+            a._native = a._native.reshape(probe.shape)
             return
-    if getattr(a._data, "base", None) is not None:
+    if getattr(a._native, "base", None) is not None:
         raise ValueError("cannot resize this array: it does not own its data")
     if refcheck:
         raise ValueError(
             "cannot resize an array that references or is referenced\nby another "
             "array in this way.\nUse the np.resize function or refcheck=False")
-    R.promote(a, CPU, R.host_copy(a._data, a._device))
-    a._data.resize(*shape, refcheck=False)
+    R.promote(a, CPU, R.host_copy(a._native, a._device))
+    a._native.resize(*shape, refcheck=False)
 
 
 def _host_buffer(buffer: Array) -> np.ndarray:
@@ -207,7 +207,7 @@ def _host_buffer(buffer: Array) -> np.ndarray:
             "where its memory is shared outside autodev (a native device array views it). "
             "Use x.to_device('cpu') as the buffer, or "
             "autodev.lib.stride_tricks.as_strided for a view on the device.")
-    return buffer._data  # the new array shares buffer's storage: its writes are seen
+    return buffer._native  # the new array shares buffer's storage: its writes are seen
 
 
 def _own(native: Any, device: Device) -> Any:
@@ -219,15 +219,15 @@ def _own(native: Any, device: Device) -> Any:
 
 
 def _view_attr_call(a: Array, name: str, *args: Any) -> Array:
-    """``a._data.<name>(*args)``, a view of ``a``'s memory, as an array sharing its storage."""
-    result = getattr(a._data, name)(*args)
+    """``a._native.<name>(*args)``, a view of ``a``'s memory, as an array sharing its storage."""
+    result = getattr(a._native, name)(*args)
     return new(result, a._device, R.storage_of(a), False, a._pin)
 
 
 def _view_attr(a: Array, name: str) -> Array:
-    result = getattr(a._data, name)
+    result = getattr(a._native, name)
     owner = backend_for(a._device).owner
-    shares = owner(result) is owner(a._data)  # a view (or the array itself), not a copy
+    shares = owner(result) is owner(a._native)  # a view (or the array itself), not a copy
     view = new(result, a._device, R.storage_of(a) if shares else None, False, a._pin, a._face)
     if shares:
         R.inherit(view, a)
@@ -237,7 +237,7 @@ def _view_attr(a: Array, name: str) -> Array:
 def _allocating(a: Array, op: str, make: Callable[[Any], Any]) -> Array:
     """``make(data)`` as a new array where ``a`` lives; out of device memory, on the host."""
     device, pin, face = a._device, a._pin, a._face
-    return retrying(op, device, lambda: new(make(a._data), device, None, False, pin, face),
+    return retrying(op, device, lambda: new(make(a._native), device, None, False, pin, face),
                     lambda: new(make(a._host()), CPU, None, False, pin, face))
 
 
@@ -249,7 +249,7 @@ def _in_place(a: Array, op: str, apply: Callable[[Any, Device], Any]) -> None:
     if WATCHED:  # a pending chain reads memory through views: it runs first
         before_write()
     device = a._device
-    retrying(op, device, lambda: apply(a._data, device),
+    retrying(op, device, lambda: apply(a._native, device),
              lambda: in_place_on_host(op, a, lambda host: apply(host, CPU)))
     R.mark_written(a)
 

@@ -114,7 +114,7 @@ def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     on_device = _device_memory(a, b)
     if on_device is not None:
         return on_device and bool(
-            backend_for(a._device).xp.may_share_memory(a._data, b._data))
+            backend_for(a._device).xp.may_share_memory(a._native, b._native))
     return bool(np.may_share_memory(cpu_arg(a), cpu_arg(b)))
 
 
@@ -123,7 +123,7 @@ def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     CuPy has no bounded search)."""
     on_device = _device_memory(a, b)
     if on_device is not None:
-        return on_device and bool(backend_for(a._device).xp.shares_memory(a._data, b._data))
+        return on_device and bool(backend_for(a._device).xp.shares_memory(a._native, b._native))
     return bool(np.shares_memory(cpu_arg(a), cpu_arg(b)))
 
 

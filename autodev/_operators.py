@@ -156,7 +156,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         if _FAST:
             t = type(other)
             if t is ndarray:
-                o = other._data
+                o = other._native
             elif t in _PLAIN_OPERANDS:
                 o = other
             elif isinstance(other, (_np_ndarray, ndarray)):
@@ -170,7 +170,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             else:
                 o = cpu_arg(other)
             tick()
-            data = self._data
+            data = self._native
             # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
             if (can_elide
                     and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
@@ -183,9 +183,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             # A GPU is usable: below the model's floor, with every operand on the host,
             # the full decision is the CPU (see host_floor_work); one size check decides.
             t = type(other)
-            data = self._data
+            data = self._native
             if t is ndarray and other._device is CPU:
-                o = other._data
+                o = other._native
                 size = data.size
                 if matmul:  # multiply-adds, as the matmul family's work counts them (an
                     # integer: the inner dimension divides both sizes)
@@ -216,7 +216,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 return _face_result(result, self)
             return _not_array(result, self, other)  # a NumPy scalar, or divmod's pair
         a = _onew(ndarray)
-        a._data = result
+        a._native = result
         a._device = CPU
         a._storage = None
         a._mirror = None
@@ -281,7 +281,7 @@ def _no_loop(func: Callable[..., Any], a: Array, other: Any) -> bool:
     if func is not operator.eq and func is not operator.ne:
         return False
     dtype = getattr(other, "dtype", None)
-    return isinstance(dtype, np.dtype) and _no_equal_loop(a._data.dtype, dtype)
+    return isinstance(dtype, np.dtype) and _no_equal_loop(a._native.dtype, dtype)
 
 
 @functools.lru_cache(maxsize=256)
@@ -356,13 +356,13 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
             if overriding((other,), {}):  # NumPy's operator: the ufunc, the override's answer
                 axes = {"axes": _IN_PLACE_MATMUL_AXES[self.ndim == 1]} if matmul else {}
                 return PROTOCOLS.ufunc_for(func)(self, other, out=(self,), **axes)
-        if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._native.size < _SPLIT_FROM:
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
             if matmul:  # NumPy's own operator: its axes keep the shape of self
-                operator.imatmul(self._data, o)
+                operator.imatmul(self._native, o)
             else:
-                func(self._data, o, out=self._data)
+                func(self._native, o, out=self._native)
             storage = self._storage
             if storage is not None:
                 storage.version += 1
@@ -396,9 +396,9 @@ def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     def op(self: Array) -> Any:
-        if _FAST and not _ACTIVE and self._data.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._native.size < _SPLIT_FROM:
             tick()
-            result = func(self._data)
+            result = func(self._native)
             if self._face:
                 return _face_result(result, self)
             return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
@@ -417,7 +417,7 @@ def _power(forward: _Binary, in_place: bool) -> _Binary:
     ufunc ``power``, with NumPy's ufunc for an exponent in :data:`_SCALAR_POWERS`."""
     def op(self: Array, other: Any) -> Any:
         if type(other) is int or type(other) is float:
-            name = scalar_power(self._data, other)
+            name = scalar_power(self._native, other)
             if name is not None:
                 ufunc = PROTOCOLS.ufunc_for(getattr(np, name))
                 if in_place:
@@ -451,7 +451,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
                 out = kwargs.get("out")
                 kwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
             tick()
-            data = self._data
+            data = self._native
             result = np_method(data, *args, **kwargs)
             if type(result) is _np_ndarray:
                 if result is data:  # the array itself (conj of a real array), as NumPy's
@@ -461,13 +461,13 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
                     if found is not None:
                         return found
                 if out is not None:
-                    if type(out) is ndarray and result is out._data:
+                    if type(out) is ndarray and result is out._native:
                         R.mark_written(out)
                         return out
                     if result is out:  # a NumPy out=
                         return out
                 a = _onew(ndarray)
-                a._data = result
+                a._native = result
                 a._device = CPU
                 base = result.base
                 if base is not None and (base is data or base is data.base):  # a view
@@ -488,7 +488,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
                 return tuple(new(r, CPU) if type(r) is _np_ndarray else r for r in result)
             return result
         result = call(spec, (self, *args), kwargs)
-        if type(result) is ndarray and result is not self and result._data is self._data:
+        if type(result) is ndarray and result is not self and result._native is self._native:
             return self  # the array itself, as NumPy's (conj of a real array)
         return _face_result(result, self) if self._face else result
 
@@ -503,7 +503,7 @@ def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:
     """The autodev array among ``given`` whose data NumPy wrote ``result`` into (an
     ``out`` passed by position), marked written; None if there is none."""
     for o in given:
-        if type(o) is ndarray and o._data is result:
+        if type(o) is ndarray and o._native is result:
             R.mark_written(o)
             return o
     return None

@@ -52,7 +52,7 @@ static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _threads.general_from(): with 
                                                   or defer it */
 
 enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS };
-static const char *SlotNames[N_SLOTS] = {"_data", "_device", "_storage", "_mirror",
+static const char *SlotNames[N_SLOTS] = {"_native", "_device", "_storage", "_mirror",
                                          "_scalar", "_pin", "_face"};
 static Py_ssize_t Offsets[N_SLOTS];
 
@@ -346,7 +346,7 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return delegate(self, args, nargsf, kwnames);
     if (Fast) {
         /* as Python: the operand's type is checked (its type's __hash__ may run code)
-         * before self._data is read */
+         * before self._native is read */
         int plain = plain_operand(args[1], PlainOperands, &o);
         if (plain < 0)
             return NULL;
@@ -355,7 +355,7 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             return delegate(self, args, nargsf, kwnames);
         Py_INCREF(data);
     } else {
-        /* as Python: self._data is read (and held) before the operand's checks */
+        /* as Python: self._native is read (and held) before the operand's checks */
         data = SLOT(a, S_DATA);
         Py_INCREF(data);
         int host = HostFast ? host_call(self->family, self->matmul, self->kind == K_REFLECTED, a, args[1], &o) : 0;
@@ -389,7 +389,7 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             || !(Fast || SLOT(a, S_DEVICE) == Cpu) || SLOT(a, S_STORAGE) == NULL
             || SLOT(a, S_PIN) == NULL || SLOT(a, S_FACE) != Py_False)
         return delegate(self, args, nargsf, kwnames);
-    Py_INCREF(data);  /* a slice's __index__ may rebind a._data */
+    Py_INCREF(data);  /* a slice's __index__ may rebind a._native */
     PyObject *result = PyObject_GetItem(data, key);
     Py_DECREF(data);
     if (result == NULL || Py_TYPE(result) != NpArray)

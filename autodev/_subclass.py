@@ -70,8 +70,8 @@ def install(cls: type) -> None:
 def cast(array: Any, cls: type, parent: Any) -> Any:
     """``array`` as an instance of ``cls`` (same data and storage), finalized from ``parent``."""
     obj: Any = object.__new__(cls)
-    obj._data, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin, obj._face = (
-        array._data, array._device, array._storage, array._mirror, array._scalar, array._pin,
+    obj._native, obj._device, obj._storage, obj._mirror, obj._scalar, obj._pin, obj._face = (
+        array._native, array._device, array._storage, array._mirror, array._scalar, array._pin,
         array._face)
     if obj._storage is not None and obj._device is not D.CPU:
         R.track(obj._storage, obj)  # it shares the device memory as ``array`` does
@@ -261,7 +261,7 @@ def apply_wrap(result: Any, out: Any, winner: Any, context: Any, return_scalar: 
     if isinstance(result, np.generic):
         array = D.new(np.asarray(result), D.CPU)
     elif result._scalar:  # a NumPy scalar kept on a device: the 0-d array it stands for
-        array = D.new(result._data, result._device, result._storage, pin=result._pin)
+        array = D.new(result._native, result._device, result._storage, pin=result._pin)
     else:
         array = result
     return winner.__array_wrap__(array, context, return_scalar and array.ndim == 0)
@@ -299,10 +299,10 @@ def _keeping_class(method: Callable[..., Any], name: str) -> Callable[..., Any]:
         result = method(self, *args, **kwargs)
         if wraps_scalar and isinstance(result, np.generic):  # a.sum(): a 0-d subclass array
             return self.__array_wrap__(D.new(np.asarray(result), D.CPU), None, True)
-        if indexes and type(result) is D.ndarray and result._data.base is None:
+        if indexes and type(result) is D.ndarray and result._native.base is None:
             # NumPy's copying index (s[[0, 1]], s[mask]) makes a base-class array and
             # returns a subclass view of it: that array is the result's .base
-            result._data = result._data.view()
+            result._native = result._native.view()
         return keep_class(result, type(self), self)
 
     keeping._keeps_class = True  # type: ignore[attr-defined]

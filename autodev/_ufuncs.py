@@ -201,13 +201,13 @@ class ufunc(functools.partial, metaclass=_UfuncType):
         on_host = (lambda host: self._np.at(host, cpu_arg(indices),
                                             *(cpu_arg(b),) if b is not None else ()))
         if device is CPU:
-            on_host(a._data)
+            on_host(a._native)
         elif func is None:  # declared: this ufunc has no device ``at``; apply it on the host
             in_place_on_host(self.__name__ + ".at", a, on_host)
         else:
             def on_device() -> None:
                 key = _index_native(indices, device, a.shape)  # bounds checked as NumPy does
-                func(a._data, key, *(() if b is None else (_native(b, device),)))
+                func(a._native, key, *(() if b is None else (_native(b, device),)))
 
             retrying(self.__name__ + ".at", device, on_device,
                      lambda: in_place_on_host(self.__name__ + ".at", a, on_host))
@@ -243,12 +243,12 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
         # (nearly all calls) never build an argument tuple on the fast paths.
         if type(x) is ndarray and not rest and not kwargs and not _ACTIVE and not (
                 one_input and y is not _NO_ARGUMENT):
-            data = x._data
+            data = x._native
             if _FAST:
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
                     other = y
                 elif type(y) is ndarray:
-                    other = y._data
+                    other = y._native
                 else:
                     return general(x, y, rest, kwargs)
                 if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
@@ -262,7 +262,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
                     other = y
                 elif type(y) is ndarray and y._device is CPU:
-                    other = y._data
+                    other = y._native
                     if other.size > size:
                         size = other.size
                 else:
@@ -282,7 +282,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
             if type(result) is not _np_ndarray:
                 return _fast_other(result)
             a = _onew(ndarray)
-            a._data = result
+            a._native = result
             a._device = CPU
             a._storage = None
             a._mirror = None
@@ -486,15 +486,15 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
         if not args:
             if type(a) is ndarray and (_FAST or (
-                    _HOST_FAST and a._device is CPU and a._data.size < _floor(family)
+                    _HOST_FAST and a._device is CPU and a._native.size < _floor(family)
                     and policy_now() == "auto")):
                 if not kwargs:
                     tick()
-                    result = reduce(a._data, None)  # axis=None, passed by position
+                    result = reduce(a._native, None)  # axis=None, passed by position
                 elif fast_keys.issuperset(kwargs) and not (
-                        kwargs.get("axis") is not None and a._data.size >= _SPLIT_FROM):
+                        kwargs.get("axis") is not None and a._native.size >= _SPLIT_FROM):
                     tick()
-                    result = reduce(a._data, **({"axis": None} | kwargs))
+                    result = reduce(a._native, **({"axis": None} | kwargs))
                 else:
                     return call(spec, (a,), kwargs)
                 if type(result) is not _np_ndarray:

@@ -39,7 +39,7 @@ def _drawing(func: Callable[..., Any]) -> Callable[..., Any]:
             func(*(_cpu_arg(a) for a in args),
                  **{k: host if k == "out" else _cpu_arg(v) for k, v in kwargs.items()})
             if out._device is not _CPU:
-                _write_back(out._data, out._device, host)
+                _write_back(out._native, out._device, host)
             _R.mark_written(out)
             return out
         return _place(func(*(_cpu_arg(a) for a in args),
@@ -58,11 +58,11 @@ def _shuffle_with(shuffle: Callable[..., Any], x: object, **kwargs: Any) -> None
         return
     _before_write()
     if x._device is _CPU:
-        shuffle(x._data, **kwargs)
+        shuffle(x._native, **kwargs)
     else:
         host = _R.host_to_write(x)  # read-only as x is: NumPy refuses the shuffle
         shuffle(host, **kwargs)
-        _write_back(x._data, x._device, host)
+        _write_back(x._native, x._device, host)
     _R.mark_written(x)
 
 

@@ -235,26 +235,26 @@ class _FloorArray:
     operand's type in ``+``. autodev cannot
     go below it without compiled code; its figures are read against it."""
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
+    __slots__ = ("_native", "_device", "_storage", "_mirror", "_scalar", "_pin", "__weakref__")
 
     def __add__(self, other: Any) -> Any:  # (b = a + 1.0 in the setup: one type check)
-        return _floor_array(numpy.add(self._data, other._data if type(other) is _FloorArray
+        return _floor_array(numpy.add(self._native, other._native if type(other) is _FloorArray
                                       else other))
 
     def __matmul__(self, other: Any) -> Any:
-        return _floor_array(numpy.matmul(self._data, other._data))
+        return _floor_array(numpy.matmul(self._native, other._native))
 
     def __getitem__(self, key: Any) -> Any:
-        result = self._data[key]
+        result = self._native[key]
         return _floor_array(result) if type(result) is numpy.ndarray else result
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._data[key] = value
+        self._native[key] = value
 
 
 def _floor_array(data: Any) -> _FloorArray:
     a = _onew(_FloorArray)  # one store per slot: cheaper than a tuple unpacked into six
-    a._data = data
+    a._native = data
     a._device = None
     a._storage = None
     a._mirror = None
@@ -275,15 +275,15 @@ class _FloorModule:
 
     @staticmethod
     def reshape(a: _FloorArray, shape: Any) -> _FloorArray:
-        return _floor_array(numpy.reshape(a._data, shape))
+        return _floor_array(numpy.reshape(a._native, shape))
 
     @staticmethod
     def sin(x: Any) -> Any:
-        return _floor_array(numpy.sin(x._data))
+        return _floor_array(numpy.sin(x._native))
 
     @staticmethod
     def sum(x: Any) -> Any:  # as autodev's: ufunc.reduce, not numpy.sum's Python layer
-        return numpy.add.reduce(x._data, None)
+        return numpy.add.reduce(x._native, None)
 
     @staticmethod
     def zeros(shape: Any) -> _FloorArray:

@@ -32,7 +32,7 @@ from .._fusion import before_write
 
 def shared_host(a: R.Resident) -> np.ndarray:
     """The host memory of a host-resident array, marked escaped if writable."""
-    data = a._data
+    data = a._native
     if data.flags.writeable:
         before_write()  # (a pending chain reading this memory runs first)
         R.storage_of(a).escaped = True  # may be written behind our back
@@ -41,7 +41,7 @@ def shared_host(a: R.Resident) -> np.ndarray:
 
 def read_only_copy(a: R.Resident) -> np.ndarray:
     """A read-only host copy of a device-resident array (a write raises ValueError)."""
-    host = R.host_copy(a._data, a._device)
+    host = R.host_copy(a._native, a._device)
     host.flags.writeable = False
     return host
 
@@ -52,7 +52,7 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
     read-only unless the caller asked for a copy (``copy=True``)."""
     if a._device is CPU:
         if copy:
-            return np.array(a._data, dtype=dtype, copy=True)
+            return np.array(a._native, dtype=dtype, copy=True)
         data = shared_host(a)
         # copy=False with another dtype: NumPy's ValueError (a cast cannot share memory)
         return data if dtype is None else np.asarray(data, dtype=dtype, copy=copy)
@@ -67,7 +67,7 @@ def host_array(a: R.Resident, dtype: Any = None, copy: bool | None = None) -> np
         # SciPy's sosfilt need a writable buffer), and a write to it is the array's
         data = shared_host(a)
         return data if dtype is None else np.asarray(data, dtype=dtype)
-    host = R.host_copy(a._data, a._device)
+    host = R.host_copy(a._native, a._device)
     if dtype is not None:
         host = host.astype(dtype, copy=False)
     if not copy:
@@ -88,11 +88,11 @@ def move_home(a: R.Resident, alone: bool = False) -> bool:
     held_alone = _held_alone(a)
     if not held_alone and alone:
         return False
-    if not (held_alone and getattr(a._data, "base", None) is None) and _move_shared(a):
+    if not (held_alone and getattr(a._native, "base", None) is None) and _move_shared(a):
         return True
     if held_alone:  # (a view of memory that is not one array of the device: as_strided's)
         writeable = R.is_writeable(a)
-        host = R.host_copy(a._data, a._device)
+        host = R.host_copy(a._native, a._device)
         R.promote(a, CPU, host)
         if not writeable:
             host.flags.writeable = False
@@ -111,22 +111,22 @@ def _move_shared(a: R.Resident) -> bool:
     if arrays is None:
         return False
     backend = backend_for(a._device)
-    owner = backend.owner(a._data)  # (views of one storage are of one allocation)
-    found = backend.owner_to_host(a._data) if all(
-        backend.owner(b._data) is owner for b in arrays) else None
+    owner = backend.owner(a._native)  # (views of one storage are of one allocation)
+    found = backend.owner_to_host(a._native) if all(
+        backend.owner(b._native) is owner for b in arrays) else None
     owned = found is not None
     if found is None:
-        found = backend.span_to_host([b._data for b in arrays])
+        found = backend.span_to_host([b._native for b in arrays])
         if found is None:
             return False
     host_owner, start = found
     R.count_transfer("d2h", host_owner.nbytes)
     read_only = [not R.is_writeable(b) for b in arrays]
-    hosts = [_host_view(backend, b._data, host_owner, start, owned) for b in arrays]
+    hosts = [_host_view(backend, b._native, host_owner, start, owned) for b in arrays]
     for b, host, frozen in zip(arrays, hosts, read_only):
         if frozen:
             host.flags.writeable = False
-        b._data, b._device, b._mirror = host, CPU, None
+        b._native, b._device, b._mirror = host, CPU, None
     storage = a._storage
     if storage is not None:  # now a host storage: no device arrays, flags or mirrors
         if storage.owner_read_only:  # NumPy's rule: no view of it may become writable
@@ -195,9 +195,9 @@ def array_struct(a: R.Resident) -> Any:
     """``__array_struct__`` (a capsule of NumPy's C array interface) of the host
     memory; AttributeError where the device memory cannot move, as
     :func:`array_interface`."""
-    if a._data.dtype.names is None and not move_home(a):
+    if a._native.dtype.names is None and not move_home(a):
         raise AttributeError(shared_views_message("__array_struct__", a))
-    if a._data.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
+    if a._native.dtype.names is not None:  # the capsule drops the fields (a V dtype is read)
         raise AttributeError("__array_struct__: a structured array is read through "
                              "__array_interface__, which keeps its fields")
     return shared_host(a).__array_struct__
@@ -222,7 +222,7 @@ def set_flags(a: R.Resident, write: bool | None = None, align: bool | None = Non
     """``a.setflags``: NumPy's on the host; on a device, ``write`` as NumPy's (kept by the
     storage, :func:`autodev._residency.storage.set_writeable`)."""
     if a._device is CPU:
-        a._data.setflags(write=write, align=align, uic=uic)
+        a._native.setflags(write=write, align=align, uic=uic)
         return
     if uic:
         raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
@@ -242,7 +242,7 @@ def set_strides(a: R.Resident, strides: Any) -> None:
     consumer of its host memory."""
     if not move_home(a):
         raise AttributeError(shared_views_message("setting the strides", a))
-    a._data.strides = strides
+    a._native.strides = strides
     a._mirror = None  # it has the old strides
 
 
@@ -268,7 +268,7 @@ class DeviceFlags:
 
     def _geometry(self) -> Any:
         """NumPy's flags of an array of this shape, strides and dtype (no memory read)."""
-        data = self._array._data
+        data = self._array._native
         probe = np.lib.stride_tricks.as_strided(np.zeros(1, data.dtype), data.shape,
                                                 data.strides)
         return probe.flags
@@ -279,14 +279,14 @@ class DeviceFlags:
     fortran = f_contiguous
     fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
     forc = property(lambda self: self.f_contiguous or self.c_contiguous)
-    owndata = property(lambda self: getattr(self._array._data, "base", None) is None)
+    owndata = property(lambda self: getattr(self._array._native, "base", None) is None)
 
     @property
     def aligned(self) -> bool:
         """NumPy's rule: the first element's address, and the stride of each axis longer
         than one, are multiples of the dtype's alignment (an empty array is aligned)."""
         array = self._array
-        data = array._data
+        data = array._native
         alignment = data.dtype.alignment
         if alignment <= 1 or 0 in data.shape:
             return True
@@ -314,7 +314,7 @@ class DeviceFlags:
         array = self._array
         if not move_home(array):
             raise AttributeError(shared_views_message("flags._warn_on_write", array))
-        array._data.flags._warn_on_write = value
+        array._native.flags._warn_on_write = value
 
     @property
     def writeable(self) -> bool:
@@ -389,10 +389,10 @@ def buffer(a: R.Resident, flags: int) -> memoryview:
         raise BufferError(shared_views_message("the buffer protocol", a))
     # NumPy's stubs declare ndarray.__buffer__ for Python 3.12+ only
     view = memoryview(shared_host(a))  # type: ignore[arg-type]
-    if a._data.dtype.names is not None and not _exact_format(view, a._data.dtype):
+    if a._native.dtype.names is not None and not _exact_format(view, a._native.dtype):
         # this structured dtype's PEP 3118 format loses padding or fields, and NumPy,
         # reading the buffer before __array_interface__, would take the wrong dtype:
         # refused, NumPy goes on to __array_interface__, which is exact
-        raise BufferError(f"the buffer format of {a._data.dtype} does not describe it "
+        raise BufferError(f"the buffer format of {a._native.dtype} does not describe it "
                           "exactly; use numpy.asarray(x), which reads it exactly")
     return view

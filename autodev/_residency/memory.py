@@ -153,9 +153,9 @@ def write_back(native: Any, device: Device, host: np.ndarray,
 def in_place_on_host(op: str, array: Any, apply: Callable[[np.ndarray], T]) -> T:
     """The host fallback of an in-place call on a device ``array``: ``apply`` to a
     host copy, written back into the same device memory (so views keep seeing it)."""
-    host = R.host_copy(array._data, array._device)
+    host = R.host_copy(array._native, array._device)
     result = apply(host)
-    write_back(array._data, array._device, host)
+    write_back(array._native, array._device, host)
     return result
 
 

@@ -62,7 +62,7 @@ class Resident(Protocol):
     """What residency reads and writes of an array (``autodev.ndarray`` and the sparse
     matrices fit): its native data, the device holding it, its storage and its mirror."""
 
-    _data: Any
+    _native: Any
     _device: Device
     _storage: Storage | None
     _mirror: tuple[Device, int, Any] | None
@@ -139,7 +139,7 @@ def has_mirror(array: Resident, device: Device) -> bool:
 
 def view_key(array: Resident, device: Device) -> tuple[Any, ...]:
     """What names ``array``'s view of its buffer, for a mirror on ``device``."""
-    data = array._data
+    data = array._native
     return (device, data.shape, data.strides, data.dtype.str,
             backend_for(array._device).address(data))
 
@@ -152,11 +152,11 @@ def native_on(array: Resident, device: Device, moves: list[tuple[str, int]] | No
     read on that device is free.
     """
     if array._device is device:
-        return array._data
+        return array._native
     found = mirror_on(array, device)
     if found is not None:
         return found
-    native = transfer(array._data, array._device, device, moves)
+    native = transfer(array._native, array._device, device, moves)
     storage = storage_of(array)
     if not storage.escaped:
         array._mirror = (device, storage.version, native)
@@ -226,7 +226,7 @@ def _drop_stale(storage: Storage) -> None:
 
 
 # ---------------------------------------------------------------------- for other array types
-# Sparse matrices (autodev.scipy.sparse) hold their data as dense arrays do (``_data``,
+# Sparse matrices (autodev.scipy.sparse) hold their data as dense arrays do (``_native``,
 # ``_device``, ``_storage``, ``_mirror``) but move it by their own copy: these functions
 # let them share the rules above instead of repeating them.
 
@@ -237,7 +237,7 @@ def native_via(array: Any, device: Device,
     ``copy(array, device, moves)``: its data on ``device``, from the primary, a valid
     mirror, or a copy that stays behind as the mirror."""
     if array._device is device:
-        return array._data
+        return array._native
     found = mirror_on(array, device)
     if found is not None:
         return found
@@ -283,7 +283,7 @@ def promote(array: Any, device: Device, native: Any) -> None:
     leaves the storage it shared with views of its old primary."""
     if array._mirror is not None and array._mirror[2] is native:
         array._mirror = None
-    array._data, array._device, array._storage = native, device, None
+    array._native, array._device, array._storage = native, device, None
 
 
 # ---------------------------------------------------------------------- read-only arrays
@@ -296,7 +296,7 @@ def is_writeable(array: Resident) -> bool:
     """``array.flags.writeable``: the host array's own flag, or the storage's for a
     device array."""
     if array._device is CPU:
-        return bool(array._data.flags.writeable)
+        return bool(array._native.flags.writeable)
     storage = array._storage
     return storage is None or not storage.read_only or id(array) not in storage.read_only
 
@@ -310,10 +310,10 @@ def check_writeable(array: Resident, message: str = READ_ONLY) -> None:
 def set_writeable(array: Resident, write: bool) -> None:
     """``array.setflags(write=...)`` for an array living on any device."""
     if array._device is CPU:
-        array._data.setflags(write=write)
+        array._native.setflags(write=write)
         return
     storage = storage_of(array)
-    owns = getattr(array._data, "base", None) is None
+    owns = getattr(array._native, "base", None) is None
     if write:
         if storage.owner_read_only and not owns:
             raise ValueError("cannot set WRITEABLE flag to True of this array")
@@ -342,7 +342,7 @@ def make_read_only(array: Resident) -> None:
     """Make ``array`` read-only, as NumPy's always read-only views are (``diagonal``,
     ``broadcast_to``, ``as_strided(writeable=False)``), on any device."""
     if array._device is CPU:
-        array._data.flags.writeable = False
+        array._native.flags.writeable = False
     else:
         _add_read_only(storage_of(array), array)
 
@@ -352,8 +352,8 @@ def host_to_write(array: Resident) -> np.ndarray:
     a host copy to write back, read-only where ``array`` is (so NumPy refuses the write
     with its own error, as it does on the host)."""
     if array._device is CPU:
-        return array._data
-    host = transfer(array._data, array._device, CPU)
+        return array._native
+    host = transfer(array._native, array._device, CPU)
     if not is_writeable(array):
         host.flags.writeable = False
     return host

@@ -37,7 +37,7 @@ def as_arrays(result: Any, inputs: tuple[Any, ...] = ()) -> Any:
         if result._scalar or any(result is x for x in inputs):
             # the same data seen as an array of the face (same storage: a write through
             # either is a write to both)
-            same = new(result._data, result._device, R.storage_of(result), False,
+            same = new(result._native, result._device, R.storage_of(result), False,
                        result._pin, True)
             same._mirror = result._mirror
             return same

@@ -56,7 +56,7 @@ def _view_of(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
         kwargs.pop("writeable", None)  # not a CuPy keyword: its views are always writeable
     # a view allocates nothing on a device; should the device still run out of memory,
     # a view of a host copy would lose writes, so it is refused (autodev._residency.memory)
-    view = retrying(name, device, lambda: new(func(x._data, *args, **kwargs), device,
+    view = retrying(name, device, lambda: new(func(x._native, *args, **kwargs), device,
                                               R.storage_of(x), False, x._pin),
                     lambda: refuse_view(name, device))
     if writeable:

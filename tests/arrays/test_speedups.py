@@ -72,7 +72,7 @@ def _describe(x: Any) -> Any:
     if type(x) is tuple:
         return ("tuple", tuple(_describe(v) for v in x))
     if isinstance(x, ARRAY):
-        data = x._data
+        data = x._native
         return (type(x).__name__, data.dtype.str, data.shape, data.tobytes(), str(x._device),
                 x._pin, x._scalar, x._face, x._mirror and str(x._mirror[0]), x._storage is None)
     if isinstance(x, np.ndarray):
@@ -398,7 +398,7 @@ except AttributeError as e:
 b = autodev.ones(6)
 class Rebind(type):
     def __hash__(cls):
-        b._data = np.zeros(6)  # the old data is freed while the call is under way
+        b._native = np.zeros(6)  # the old data is freed while the call is under way
         return hash(float)
     def __eq__(cls, other):
         return other is float or cls is other

@@ -208,7 +208,7 @@ def test_a_write_missed_is_reported(deferring: str) -> None:
     b = autodev.array(BASE)
     r = b[1:] + 1.0
     assert pending(r)
-    native = b._data
+    native = b._native
     native[2, 2] = -5.0  # (no autodev write path: the version is bumped by hand)
     b._storage.version += 1
     with pytest.raises(RuntimeError, match="written before the chain ran"):

@@ -207,7 +207,7 @@ def conjugate_gradient(n_iter: int) -> Callable[[Any], Any]:
     return body
 
 
-def _data(seed: int = 0) -> dict[str, dict[str, numpy.ndarray]]:
+def _native(seed: int = 0) -> dict[str, dict[str, numpy.ndarray]]:
     rng = numpy.random.default_rng(seed)
     m = rng.standard_normal((1000, 1000))
     X = rng.standard_normal((12000, 32))
@@ -231,7 +231,7 @@ def test_loops_over_a_fixed_host_array_move_it_once(name: str, sim: Any,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Each fixed input crosses once (gradient descent reads ``X`` and ``X.T``: one move
     each), and the loop costs at most 1.25x its best fixed placement."""
-    fixed = _data()[name]
+    fixed = _native()[name]
     auto, got, t = run_placed(LOOPS[name], fixed, "auto", monkeypatch)
     cpu, expected, _ = run_placed(LOOPS[name], fixed, "cpu", monkeypatch)
     gpu, _, _ = run_placed(LOOPS[name], fixed, "gpu", monkeypatch)
@@ -246,7 +246,7 @@ def test_loops_over_a_fixed_host_array_move_it_once(name: str, sim: Any,
 @pytest.mark.parametrize("name", list(SHORT))
 def test_short_loops_stay_within_twice_the_best_fixed_placement(
         name: str, sim: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    fixed = _data()[name]
+    fixed = _native()[name]
     auto, _, _ = run_placed(SHORT[name], fixed, "auto", monkeypatch)
     cpu, _, _ = run_placed(SHORT[name], fixed, "cpu", monkeypatch)
     gpu, _, _ = run_placed(SHORT[name], fixed, "gpu", monkeypatch)

@@ -190,7 +190,7 @@ def test_creation_and_moves_pin_to_the_kind(fake: FakeBackend) -> None:
     moved = autodev.asarray(host).to_device("fake:0")
     _check(moved, host)
     assert moved.device is fake.device  # pinned there
-    assert type(moved._data) is FakeArray
+    assert type(moved._native) is FakeArray
     placed = autodev.asarray(host, device="fake")
     _check(placed, host)
     assert placed.device is fake.device

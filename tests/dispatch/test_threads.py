@@ -166,13 +166,13 @@ def test_operators_and_functions_split_through_autodev() -> None:
 
 
 def _operators_and_functions(x: Any, y: Any, a: np.ndarray, b: np.ndarray) -> None:
-    same((x * y + 1)._data, a * b + 1)
-    same(autodev.exp(x)._data, np.exp(a))
-    same((-x)._data, -a)
-    same(autodev.add(x, y, out=autodev.empty_like(x))._data, a + b)
+    same((x * y + 1)._native, a * b + 1)
+    same(autodev.exp(x)._native, np.exp(a))
+    same((-x)._native, -a)
+    same(autodev.add(x, y, out=autodev.empty_like(x))._native, a + b)
     x += y
     a += b
-    same(x._data, a)
+    same(x._native, a)
 
 
 def test_in_place_out_aliasing_an_input() -> None:
@@ -191,7 +191,7 @@ def test_partly_overlapping_out_is_left_to_numpy() -> None:
     np.add(b[1:], b[:-1], out=b[:-1])
     x = autodev.asarray(a)
     autodev.add(x[1:], x[:-1], out=x[:-1])
-    same(x._data, b)
+    same(x._native, b)
 
 
 def test_where_keeps_untouched_elements() -> None:
@@ -309,7 +309,7 @@ def test_a_warning_appears_once_as_numpys() -> None:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         got = autodev.divide(autodev.asarray(a), autodev.asarray(b))
-    same(got._data, want)
+    same(got._native, want)
     assert [str(w.message) for w in seen] == [str(w.message) for w in numpy_seen] \
         == ["divide by zero encountered in divide"]
     assert seen[0].category is RuntimeWarning and seen[0].filename == __file__
@@ -462,7 +462,7 @@ def test_host_calls_split_with_a_gpu_usable() -> None:
         x = autodev.asarray(a)
         before = _threaded()
         with autodev.policy("cpu"):
-            same((x * 2.0)._data, a * 2.0)
+            same((x * 2.0)._native, a * 2.0)
         with autodev.policy("auto"), autodev.trace() as t:
             y = x[:1, :10] + 1.0  # below the thread floor: not split
         assert t[-1].threads == 1 and str(y.location) == "cpu"

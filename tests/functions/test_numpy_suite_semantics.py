@@ -692,6 +692,19 @@ def test_vectorize_object_output_is_the_object_as_numpys(device):
         assert f(put(numpy.zeros(1), device) if xp is autodev else numpy.zeros(1)).item() is y
 
 
+def test_numpy_ma_reads_an_autodev_array_as_numpys(device):
+    # numpy.ma.getdata reads an operand's private _data where it has one (its own
+    # MaskedArray's): autodev's array has none, so numpy.ma converts it as any array-like,
+    # wherever its data lives (TestUnique::test_unique_masked)
+    x = put(numpy.array([3, 1, 3, 2]), device)
+    data = numpy.ma.getdata(x)
+    assert type(data) is numpy.ndarray and numpy.array_equal(data, [3, 1, 3, 2])
+    m = numpy.ma.masked_array(x, mask=[False, True, False, False])
+    expected = numpy.ma.masked_array([3, 1, 3, 2], mask=[False, True, False, False])
+    assert numpy.ma.allequal(numpy.unique(m), numpy.unique(expected))
+    assert type(autodev.unique(m)) is numpy.ma.MaskedArray
+
+
 def test_a_frompyfunc_ufunc_is_not_kept_alive(device):
     # NumPy keeps nothing of a frompyfunc ufunc once the caller drops it (TestLeaks): autodev,
     # which wraps it at the call, must not either, nor the Python function it holds

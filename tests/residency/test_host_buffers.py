@@ -34,7 +34,7 @@ def handler_name(array: Any = None) -> str:
     if array is None:
         return str(get())
     if type(array) is autodev.ndarray:
-        array = array._data
+        array = array._native
     while isinstance(array.base, np.ndarray):  # (a view has none: its owner has)
         array = array.base
     return str(get(array))

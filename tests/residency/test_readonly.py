@@ -123,7 +123,7 @@ def test_device_flags_are_cupys():
     from autodev.testing import simulated_gpu
 
     with simulated_gpu(), np.policy("gpu"):
-        native = np.arange(3.0)._data
+        native = np.arange(3.0)._native
         assert native.flags.c_contiguous and native.flags["OWNDATA"]
         with pytest.raises(KeyError):
             native.flags["WRITEABLE"]

@@ -136,7 +136,7 @@ class Residency(RuleBasedStateMachine):
     def move(self, pair: Pair, where: str) -> Pair:
         """Pin to a device (a copy when it lives elsewhere), or unpin (shares memory)."""
         moved = pair.ad.to_device(where)
-        same = moved._data is pair.ad._data
+        same = moved._native is pair.ad._native
         # a move keeps the memory layout (order "K"), as cupy.asarray does; the layout
         # decides whether a later reshape is a view, so the model must keep it too
         return self._add(moved, pair.model if same else pair.model.copy(order="K"))

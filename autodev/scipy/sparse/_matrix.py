@@ -65,7 +65,7 @@ class _spbase:
     operators and methods, same results); see ``autodev.scipy.sparse``.
     """
 
-    __slots__ = ("_data", "_device", "_storage", "_mirror", "__weakref__")
+    __slots__ = ("_native", "_device", "_storage", "_mirror", "__weakref__")
     __array_priority__ = 101.0
     __array_ufunc__ = None  # NumPy and autodev arrays leave operators to us
 
@@ -73,7 +73,7 @@ class _spbase:
     _is_array: ClassVar[bool] = False
     _scipy_class: ClassVar[type] = _sp.csr_matrix
 
-    _data: Any
+    _native: Any
     _device: Device
     _storage: R.Storage | None
     _mirror: tuple[Device, int, Any] | None
@@ -82,28 +82,28 @@ class _spbase:
                  **kwargs: Any) -> None:
         cls = type(self)
         if isinstance(arg1, _spbase) and arg1._device is not CPU and cls.format in GPU_FORMATS:
-            native = arg1._data.asformat(cls.format)
+            native = arg1._native.asformat(cls.format)
             native = native.astype(dtype) if dtype is not None else native.copy()
-            self._data, self._device = native, arg1._device
+            self._native, self._device = native, arg1._device
         else:
             host = cls._scipy_class(D.cpu_arg(arg1), shape=shape, dtype=dtype, copy=True,
                                     **kwargs)
-            self._data, self._device = host, CPU
+            self._native, self._device = host, CPU
         self._storage = None
         self._mirror = None
 
     # ------------------------------------------------------------------ attributes
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self._data.shape)
+        return tuple(self._native.shape)
 
     @property
     def dtype(self) -> np.dtype:
-        return np.dtype(self._data.dtype)
+        return np.dtype(self._native.dtype)
 
     @property
     def nnz(self) -> int:
-        return int(self._data.nnz)
+        return int(self._native.nnz)
 
     @property
     def size(self) -> int:
@@ -117,7 +117,7 @@ class _spbase:
     @property
     def nbytes(self) -> int:
         """Bytes of the arrays a transfer moves."""
-        return native_nbytes(self._data)
+        return native_nbytes(self._native)
 
     @property
     def device(self) -> Device:
@@ -146,12 +146,12 @@ class _spbase:
         if name.startswith("__") or name in _spbase.__slots__:
             raise AttributeError(name)
         if name in _ARRAY_ATTRIBUTES:
-            native = getattr(self._data, name)
+            native = getattr(self._native, name)
             # a view sharing the matrix's storage: writes through it bump the version
             return D.new(native, self._device, R.storage_of(self))
         if callable(getattr(self._scipy_class, name, None)):
             return _bound(self, name)
-        value = getattr(self._data, name)  # AttributeError propagates
+        value = getattr(self._native, name)  # AttributeError propagates
         return D.wrap(value, self._device, (), {}, None, False)
 
     # ------------------------------------------------------------------ devices
@@ -282,7 +282,7 @@ def _make_classes() -> None:
 def _new(cls: type[_spbase], native: Any, device: Device,
          storage: R.Storage | None = None) -> _spbase:
     obj = object.__new__(cls)
-    obj._data = native
+    obj._native = native
     obj._device = device
     obj._storage = storage
     obj._mirror = None
@@ -309,7 +309,7 @@ def native_on(sp: _spbase, device: Device, moves: list[tuple[str, int]] | None =
 
 def _transfer(sp: _spbase, target: Device, moves: list[tuple[str, int]] | None) -> Any:
     """Copy the matrix's arrays to ``target`` through the host, counting the bytes."""
-    native, nbytes = sp._data, native_nbytes(sp._data)
+    native, nbytes = sp._native, native_nbytes(sp._native)
     if sp._device is not CPU:
         native = native.get()
         if sp._is_array and not isinstance(native, _sp.sparray):
@@ -474,7 +474,7 @@ def _write(sp: _spbase, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     before_write()
     if sp._device is not CPU:
         R.promote(sp, CPU, native_on(sp, CPU))
-    result = getattr(sp._data, name)(*D.cpu_arg(args), **{k: D.cpu_arg(v)
+    result = getattr(sp._native, name)(*D.cpu_arg(args), **{k: D.cpu_arg(v)
                                                            for k, v in kwargs.items()})
     R.mark_written(sp)
     return result
