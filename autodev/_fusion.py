@@ -259,15 +259,8 @@ class _Gather:
             if node is not None:
                 self.pending = True
                 return node
-            held = LEAVES.get(key)
-            if held is not None:
-                return held[1]
-            for seen, native in self.to_lock:
-                if seen is x:
-                    return native
-            found = _lockable(x)
+            found = self.target(x)
             if found is not None:
-                self.to_lock.append((x, found))
                 return found
             found = _watchable(x)
             if found is not None:
@@ -278,8 +271,9 @@ class _Gather:
         return None
 
     def target(self, x: Any) -> Any:
-        """The native array a call writes into for ``out=x``: a locked input's (never a
-        watched one's: a chain writes only memory nothing else reaches); None if none."""
+        """``x``'s native array if ``x`` is (or now becomes) a locked input, else None: what
+        a call writes into for ``out=x`` (never a watched input's: a chain writes only
+        memory nothing else reaches)."""
         key = id(x)
         held = LEAVES.get(key)
         if held is not None:
