@@ -20,7 +20,15 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
+#if PY_VERSION_HEX >= 0x030C0000
+#define OBJECT_SLOT Py_T_OBJECT_EX  /* what __slots__ members are (Python.h from 3.12 on) */
+#define MEMBER_READONLY Py_READONLY
+#else
+#include <structmember.h>  /* (the same constants' older names) */
+#define OBJECT_SLOT T_OBJECT_EX
+#define MEMBER_READONLY READONLY
+#endif
+#include <stddef.h>
 
 /* ------------------------------------------------------------------ module state */
 
@@ -242,21 +250,24 @@ matmul_work(PyObject *left, PyObject *right)
     return work;
 }
 
-/* For a host array `a` and operand `y` (NULL: none) with a GPU usable, in `family` (for
- * matmul, `y` is `a`'s left operand when `reflected`): the NumPy operand through `*o` and
- * 1 if the call runs on the host at once; 0 for the fallback; -1 on error. */
+/* For a host array `a` whose data `data` the caller holds, and operand `y` (NULL: none),
+ * with a GPU usable, in `family` (for matmul, `y` is `a`'s left operand when `reflected`):
+ * 1 if the call runs on the host at once, with the NumPy operand through `*o` (a new
+ * reference, or NULL for none); 0 for the fallback; -1 on error (`*o` NULL for both).
+ * The operand is held from the moment it is read: the checks after it call the policy
+ * (policy_now, which could be any callable) and the floors' comparisons. */
 static int
-host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *y, PyObject **o)
+host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *data,
+          PyObject *y, PyObject **o)
 {
-    PyObject *data = SLOT(a, S_DATA), *y_data = NULL;
-    if (family == Py_None || data == NULL || SLOT(a, S_DEVICE) != Cpu)
+    PyObject *y_data = NULL;
+    *o = NULL;
+    if (family == Py_None || SLOT(a, S_DEVICE) != Cpu)
         return 0;
-    *o = y;
     if (y != NULL) {
         if (Py_TYPE(y) == Array) {
             if (SLOT(y, S_DEVICE) != Cpu || (y_data = SLOT(y, S_DATA)) == NULL)
                 return 0;
-            *o = y_data;
         } else {
             if (matmul)  /* a scalar operand: the decision (and its error) */
                 return 0;
@@ -265,12 +276,16 @@ host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *y,
                 return plain;
         }
     }
+    PyObject *operand = y_data != NULL ? y_data : y;
+    Py_XINCREF(operand);
     PyObject *size = matmul ? (reflected ? matmul_work(y_data, data) : matmul_work(data, y_data))
                             : larger_size(data, y_data);
-    if (size == NULL)
-        return -1;
-    int below = below_floor(family, size);
-    Py_DECREF(size);
+    int below = size == NULL ? -1 : below_floor(family, size);
+    Py_XDECREF(size);
+    if (below > 0)
+        *o = operand;
+    else
+        Py_XDECREF(operand);
     return below;
 }
 
@@ -354,17 +369,18 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                 || (data = SLOT(a, S_DATA)) == NULL || may_split(data, o))
             return delegate(self, args, nargsf, kwnames);
         Py_INCREF(data);
+        Py_INCREF(o);
     } else {
         /* as Python: self._native is read (and held) before the operand's checks */
         data = SLOT(a, S_DATA);
         Py_INCREF(data);
-        int host = HostFast ? host_call(self->family, self->matmul, self->kind == K_REFLECTED, a, args[1], &o) : 0;
+        int host = HostFast ? host_call(self->family, self->matmul, self->kind == K_REFLECTED,
+                                        a, data, args[1], &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
         }
     }
-    Py_INCREF(o);
     Calls++;
     PyObject *operands[2];
     operands[self->kind == K_REFLECTED] = data;
@@ -449,19 +465,21 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     /* (the value's type's __hash__ may have run code: the slots are read again) */
     if (!plain || (data = SLOT(a, S_DATA)) == NULL || (storage = SLOT(a, S_STORAGE)) == NULL)
         return delegate(self, args, nargsf, kwnames);
+    Py_INCREF(data);  /* held from here: the storage's attributes below are Python's */
     if (!Fast) {  /* a host array with a GPU usable: no mirror anywhere to release */
         int mirrored = SLOT(a, S_MIRROR) != Py_None;
         if (!mirrored && storage != Py_None) {
+            Py_INCREF(storage);
             mirrored = attribute_true(storage, MirroredName);
             if (mirrored == 0)
                 mirrored = attribute_true(storage, SharedName);
-            if (mirrored < 0)
-                return NULL;
+            Py_DECREF(storage);
         }
-        if (mirrored)
-            return delegate(self, args, nargsf, kwnames);
+        if (mirrored) {
+            Py_DECREF(data);
+            return mirrored < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+        }
     }
-    Py_INCREF(data);
     int set = PyObject_SetItem(data, key, value);
     Py_DECREF(data);
     if (set < 0)
@@ -500,13 +518,14 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         go = n == 1 ? 1 : plain_operand(args[1], PlainScalars, &o);
         if (go > 0 && may_split(data, o))
             go = 0;
+        if (go > 0)
+            Py_XINCREF(o);
     } else
-        go = HostFast ? host_call(self->family, 0, 0, x, n == 2 ? args[1] : NULL, &o) : 0;
+        go = HostFast ? host_call(self->family, 0, 0, x, data, n == 2 ? args[1] : NULL, &o) : 0;
     if (go <= 0) {
         Py_DECREF(data);
         return go < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
-    Py_XINCREF(o);
     Calls++;
     PyObject *operands[2] = {data, o};
     PyObject *result = PyObject_Vectorcall(self->func, operands, n, NULL);
@@ -522,13 +541,15 @@ reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1
             || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL)
         return delegate(self, args, nargsf, kwnames);
+    Py_INCREF(data);  /* held across the checks and the call, as Python's argument is */
     if (!Fast) {
-        PyObject *o;
-        int host = HostFast ? host_call(self->family, 0, 0, a, NULL, &o) : 0;
-        if (host <= 0)
+        PyObject *o;  /* (none: NULL) */
+        int host = HostFast ? host_call(self->family, 0, 0, a, data, NULL, &o) : 0;
+        if (host <= 0) {
+            Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+        }
     }
-    Py_INCREF(data);  /* held across the call, as Python's argument is */
     Calls++;
     PyObject *operands[2] = {data, Py_None};  /* axis=None, by position */
     PyObject *result = PyObject_Vectorcall(self->func, operands, 2, NULL);
@@ -742,9 +763,9 @@ static PyGetSetDef fastcall_getset[] = {
 };
 
 static PyMemberDef fastcall_members[] = {
-    {"fallback", T_OBJECT, offsetof(FastCall, fallback), READONLY,
+    {"fallback", OBJECT_SLOT, offsetof(FastCall, fallback), MEMBER_READONLY,
      "the pure-Python function this stands in front of"},
-    {"func", T_OBJECT, offsetof(FastCall, func), READONLY, "NumPy's callable"},
+    {"func", OBJECT_SLOT, offsetof(FastCall, func), MEMBER_READONLY, "NumPy's callable"},
     {NULL},
 };
 
@@ -860,17 +881,27 @@ static PyTypeObject BufferExporterType = {
 static int
 slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
 {
-    PyObject *descr = PyDict_GetItemString(type->tp_dict, name);  /* borrowed */
-    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
-        PyErr_Format(PyExc_TypeError, "%s.%s is not a __slots__ member", type->tp_name, name);
+    /* the type's own attribute: a member descriptor there is returned as it is */
+    PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
+    if (descr == NULL && !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    PyErr_Clear();
+    int member = descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type
+                 && ((PyDescrObject *)descr)->d_type == type;
+    if (!member) {
+        Py_XDECREF(descr);
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a __slots__ member of the class itself",
+                     type->tp_name, name);
         return -1;
     }
-    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-    if (member->type != T_OBJECT_EX) {
+    PyMemberDef *def = ((PyMemberDescrObject *)descr)->d_member;
+    int object_slot = def->type == OBJECT_SLOT;
+    *offset = def->offset;
+    Py_DECREF(descr);  /* (the class holds it) */
+    if (!object_slot) {
         PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot", type->tp_name, name);
         return -1;
     }
-    *offset = member->offset;
     return 0;
 }
 
@@ -1018,52 +1049,83 @@ static PyTypeObject ProbeType = {
     .tp_descr_get = probe_get,
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "autodev._speedups",
-    .m_doc = "autodev's compiled hot path: fast paths standing in front of pure-Python ones.",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
-
-PyMODINIT_FUNC
-PyInit__speedups(void)
+/* Module state is process-wide (the statics above: the one array class the fast paths are
+ * bound to, and their flags), so the module is loaded once per process: not in a
+ * subinterpreter of its own. It needs the GIL: its fast paths read the array's slots as
+ * borrowed references and count calls in a plain integer, which another thread running at
+ * the same time could free or race; on a free-threaded CPython (3.13t and later) loading
+ * it therefore keeps the GIL on, as this declaration says. */
+static int
+module_exec(PyObject *m)
 {
     /* object's own tp_new, so that object.__new__(subclass) stays allowed */
     BufferExporterType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&FastFunctionType) < 0
             || PyType_Ready(&ProbeType) < 0 || PyType_Ready(&BufferExporterType) < 0)
-        return NULL;
-    VersionName = PyUnicode_InternFromString("version");
-    One = PyLong_FromLong(1);
-    SizeName = PyUnicode_InternFromString("size");
-    ShapeName = PyUnicode_InternFromString("shape");
-    BaseName = PyUnicode_InternFromString("base");
-    MirroredName = PyUnicode_InternFromString("mirrored");
-    SharedName = PyUnicode_InternFromString("shared");
-    if (VersionName == NULL || One == NULL || SizeName == NULL || ShapeName == NULL
-            || BaseName == NULL
-            || MirroredName == NULL
-            || SharedName == NULL)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL)
-        return NULL;
+        return -1;
+    if (VersionName == NULL) {  /* (a second load in the process keeps the first's) */
+        VersionName = PyUnicode_InternFromString("version");
+        One = PyLong_FromLong(1);
+        SizeName = PyUnicode_InternFromString("size");
+        ShapeName = PyUnicode_InternFromString("shape");
+        BaseName = PyUnicode_InternFromString("base");
+        MirroredName = PyUnicode_InternFromString("mirrored");
+        SharedName = PyUnicode_InternFromString("shared");
+        if (VersionName == NULL || One == NULL || SizeName == NULL || ShapeName == NULL
+                || BaseName == NULL || MirroredName == NULL || SharedName == NULL)
+            return -1;
+    }
+    PyObject *slots = PyTuple_New(N_SLOTS);
+    if (slots == NULL)
+        return -1;
+    for (int i = 0; i < N_SLOTS; i++) {
+        PyObject *name = PyUnicode_FromString(SlotNames[i]);
+        if (name == NULL) {
+            Py_DECREF(slots);
+            return -1;
+        }
+        PyTuple_SET_ITEM(slots, i, name);
+    }
+    int failed = PyModule_AddObjectRef(m, "SLOTS", slots) < 0;
+    Py_DECREF(slots);
+    if (failed)
+        return -1;
     Probe *probe = PyObject_New(Probe, &ProbeType);
-    if (probe == NULL) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (probe == NULL)
+        return -1;
     probe->vectorcall = probe_vectorcall;
-    Py_INCREF(&FastCallType);
-    Py_INCREF(&FastFunctionType);
-    Py_INCREF(&BufferExporterType);
-    if (PyModule_AddObject(m, "BufferExporter", (PyObject *)&BufferExporterType) < 0
-            || PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0
-            || PyModule_AddObject(m, "FastFunction", (PyObject *)&FastFunctionType) < 0
-            || PyModule_AddObject(m, "refcount_probe", (PyObject *)probe) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    failed = PyModule_AddObjectRef(m, "refcount_probe", (PyObject *)probe) < 0;
+    Py_DECREF(probe);
+    if (failed
+            || PyModule_AddObjectRef(m, "BufferExporter", (PyObject *)&BufferExporterType) < 0
+            || PyModule_AddObjectRef(m, "FastCall", (PyObject *)&FastCallType) < 0
+            || PyModule_AddObjectRef(m, "FastFunction", (PyObject *)&FastFunctionType) < 0)
+        return -1;
+    return 0;
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "autodev._speedups",
+    .m_doc = "autodev's compiled hot path: fast paths standing in front of pure-Python ones.",
+    .m_size = 0,
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    return PyModuleDef_Init(&module_def);  /* multi-phase initialisation (PEP 489) */
 }

@@ -459,3 +459,79 @@ def test_functions_pickle_copy_bind_as_python_functions() -> None:
             getattr(Holder(), name)(x)
     with pytest.raises(ValueError, match="'nope'"):
         FastCall("nope", None, print)
+
+
+def test_slot_list_is_the_class_slot_list() -> None:
+    """The compiled paths make and read arrays by the slots they list (autodev/_speedups.c,
+    ``SlotNames``): the class's own, in its order, so that a slot added to or removed from
+    the class without the C changing fails here (binding then also refuses a missing one)."""
+    speedups = pytest.importorskip("autodev._speedups")  # (built, even with the switch set)
+    assert speedups.SLOTS == tuple(s for s in ARRAY.__slots__ if s != "__weakref__")
+
+
+def _leak_calls() -> list[tuple[str, Callable[[], Any]]]:
+    """Every kind of compiled callable, on the paths it takes itself and on ones it passes
+    to its fallback (a list operand, a key of another kind)."""
+    a, b = _vec(), _vec()
+    fresh = autodev.ones(8)
+    return [
+        ("a + b", lambda: a + b), ("a + 2.0", lambda: a + 2.0), ("2.0 - a", lambda: 2.0 - a),
+        ("a @ a", lambda: a @ a), ("a + list", lambda: a + [1, 2, 3, 4, 5, 6]),
+        ("a[3]", lambda: a[3]), ("a[1:4]", lambda: a[1:4]), ("a[[1]]", lambda: a[[1]]),
+        ("fresh[1:3] view", lambda: fresh[1:3]),
+        ("b[1:3] = 2.5", lambda: b.__setitem__(slice(1, 3), 2.5)),
+        ("fresh[1] = 1.0", lambda: fresh.__setitem__(1, 1.0)),
+        ("sin(a)", lambda: autodev.sin(a)), ("add(a, 1.0)", lambda: autodev.add(a, 1.0)),
+        ("sum(a)", lambda: autodev.sum(a)), ("zeros(4)", lambda: autodev.zeros(4)),
+        ("zeros(4, float)", lambda: autodev.zeros(4, float)),
+    ]
+
+
+def _held() -> tuple[int, int]:
+    """The interpreter's reference total where it keeps one (a debug build), and its
+    allocated memory blocks (any build): what leaked references make grow."""
+    total = getattr(sys, "gettotalrefcount", lambda: 0)()
+    return total, sys.getallocatedblocks()
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+def test_no_reference_leaks(sim: bool) -> None:
+    """Repeated calls of every compiled path leave nothing behind: the reference counts of
+    their operands, their data and what they store in new arrays (the CPU device, the
+    storage, NumPy's callables) and the interpreter's totals end where they began."""
+    import gc
+
+    from autodev._device import CPU
+
+    with _mode(sim), _no_fusion():
+        if sim:
+            host_floor_work("elementwise")  # (the floors cached: the compiled paths act)
+            host_floor_work("transcendental")
+            host_floor_work("matmul")
+        calls = _leak_calls()
+        watched = [CPU, np.add, np.sin, np.add.reduce, np.zeros]
+        for _, call in calls:  # warm up: caches, storages made on first need
+            for _ in range(50):
+                call()
+        gc.collect()
+        objects = [c.__closure__ for _, c in calls]
+        counts = [sys.getrefcount(o) for o in watched]
+        cells = [[sys.getrefcount(cell.cell_contents) for cell in cl or ()] for cl in objects]
+        datas = [[sys.getrefcount(cell.cell_contents._data) for cell in cl or ()
+                  if isinstance(cell.cell_contents, ARRAY)] for cl in objects]
+        before = _held()
+        for _, call in calls:
+            for _ in range(2000):
+                call()
+        gc.collect()
+        after = _held()
+        assert [sys.getrefcount(o) for o in watched] == counts
+        assert [[sys.getrefcount(cell.cell_contents) for cell in cl or ()]
+                for cl in objects] == cells
+        assert [[sys.getrefcount(cell.cell_contents._data) for cell in cl or ()
+                 if isinstance(cell.cell_contents, ARRAY)] for cl in objects] == datas
+    # 32,000 calls: a leak of one object per call would be thousands of blocks
+    assert after[1] - before[1] < 500, (before, after)
+    if hasattr(sys, "gettotalrefcount"):
+        assert after[0] - before[0] < 500, (before, after)
