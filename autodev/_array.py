@@ -572,6 +572,7 @@ def _bind_compiled(speedups: Any) -> None:
     sync()
     _threads.on_floor(speedups.set_split_from)
     _fusion.WATCH_LISTENERS.append(speedups.set_watching)
+    _fusion.LISTENERS.append(speedups.set_pending)
 
 
 if SPEEDUPS is not None:

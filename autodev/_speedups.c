@@ -50,6 +50,11 @@ static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
 static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
                                            nothing pinned: tiny host calls skip the decision */
+static int Pending = 0;                 /* a deferred chain is pending (autodev._fusion): as
+                                           the Python paths' _ACTIVE, every call goes to the
+                                           fallback, where pending operands are recorded or
+                                           forced and writes to memory a chain reads are
+                                           checked */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
 static int Watching = 0;                /* a deferred chain reads memory through views
                                            (autodev._fusion.WATCHED): every write goes
@@ -576,6 +581,8 @@ fastcall_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (Pending)
+        return delegate(self, args, nargsf, kwnames);
     switch (self->kind) {
     case K_BINARY:
     case K_REFLECTED:
@@ -960,6 +967,16 @@ set_fast(PyObject *module, PyObject *args)
 }
 
 static PyObject *
+set_pending(PyObject *module, PyObject *arg)
+{
+    int pending = PyObject_IsTrue(arg);
+    if (pending < 0)
+        return NULL;
+    Pending = pending;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 set_split_from(PyObject *module, PyObject *arg)
 {
     Py_ssize_t n = PyLong_AsSsize_t(arg);
@@ -1003,6 +1020,9 @@ static PyMethodDef module_methods[] = {
     {"set_fast", set_fast, METH_VARARGS,
      "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
      "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},
+    {"set_pending", set_pending, METH_O,
+     "set_pending(pending)\n--\n\nWhile a deferred chain is pending (autodev._fusion), every call "
+     "goes to the fallback, as the Python paths' _ACTIVE sends theirs to the general path."},
     {"set_split_from", set_split_from, METH_O,
      "set_split_from(n)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or more "
      "elements go to the fallback, which may split them over threads (autodev._parallel)."},

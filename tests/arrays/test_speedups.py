@@ -535,3 +535,35 @@ def test_no_reference_leaks(sim: bool) -> None:
     assert after[1] - before[1] < 500, (before, after)
     if hasattr(sys, "gettotalrefcount"):
         assert after[0] - before[0] < 500, (before, after)
+
+
+@compiled_only
+def test_every_call_goes_to_python_while_a_chain_is_pending() -> None:
+    """While a deferred chain is pending the Python paths send their calls to the general
+    path (``_ACTIVE``), where pending operands are recorded or forced and writes to memory
+    a chain reads are checked: the compiled paths pass every call to them then."""
+    from autodev import _fusion
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    kinds = [FastCall("binary", np.add, fallback), FastCall("getitem", None, fallback),
+             FastCall("setitem", None, fallback), FastCall("ufunc", np.sin, fallback),
+             FastCall("reduce", np.add.reduce, fallback), FastCall("create", np.zeros, fallback)]
+    small = _vec()
+    calls = [lambda f: f(small, 1.0), lambda f: f(small, 1), lambda f: f(small, 1, 2.0),
+             lambda f: f(small), lambda f: f(small), lambda f: f(3)]
+    with _mode(False), threadpoolctl.threadpool_limits(1), _no_fusion():
+        assert not any(isinstance(call(f), str) for f, call in zip(kinds, calls))
+        assert not passed
+        _fusion._set_active(True)  # (as a deferred call does; nothing is recorded here)
+        try:
+            assert all(isinstance(call(f), str) for f, call in zip(kinds, calls))
+        finally:
+            _fusion._set_active(False)
+        assert len(passed) == len(kinds)
+        assert type(kinds[0](small, 1.0)) is ARRAY
