@@ -563,7 +563,8 @@ def _bind_compiled(speedups: Any) -> None:
     ``STATE.fast`` and ``STATE.host_fast``, as the Python paths' ``_FAST``/``_HOST_FAST``."""
     temporary = _probe_temporary_refcount(speedups.refcount_probe)
     speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, R.Storage,
-                       -1 if temporary is None else temporary, HOST_FLOOR_WORK, policy_now)
+                       -1 if temporary is None else temporary, HOST_FLOOR_WORK, policy_now,
+                       _indexing._PLAIN_VALUES)
 
     def sync() -> None:
         speedups.set_fast(STATE.fast, STATE.host_fast)

@@ -1,15 +1,16 @@
 /* autodev._speedups: the compiled hot path (issue 13, item 5).
  *
  * The commonest tiny calls cost little more than NumPy's own call: `a + b`, `sin(a)`,
- * `sum(a)`, `zeros(n)`, `a[i]`, `a[i:j]`, `a[i:j] = x`. They run in C in the two states
- * where the Python paths already call NumPy at once: no GPU usable and nothing watching
+ * `sum(a)`, `zeros(n)`, `a[i]`, `a[i:j]`, `b[i, j]`, `a[()]`, `a[...]`, `a[i:j] = x`,
+ * `s[i] = 'x'`. They run in C in the two states where the Python paths already call
+ * NumPy at once: no GPU usable and nothing watching
  * (STATE.fast), and, with a GPU usable, host data below the family's floor under policy
  * "auto" (STATE.host_fast). Each compiled callable here stands in front of the
  * pure-Python function that does the same thing (its *fallback*) and handles only the
  * cases that function's own fast path handles, doing exactly what it does; anything else
  * (a keyword, an operand of another type, a subclass, a possible temporary to elide, data
- * on a device, a floor not cached yet, another policy) goes to the fallback with the
- * arguments untouched. The Python functions stay the reference: with
+ * on a device, a floor not cached yet, another policy, a deferred chain pending) goes to
+ * the fallback with the arguments untouched. The Python functions stay the reference: with
  * AUTODEV_PURE_PYTHON=1, or where this module could not be compiled, autodev runs them
  * alone and every test passes the same (tests/arrays/test_speedups.py compares the two).
  *
@@ -40,6 +41,8 @@ static PyObject *StorageType = NULL;    /* autodev._residency.storage.Storage */
 static PyObject *VersionName = NULL;    /* "version" */
 static PyObject *One = NULL;            /* 1 */
 static PyObject *PlainScalars = NULL;   /* PlainOperands less numpy.ndarray: a ufunc's */
+static PyObject *PlainValues = NULL;    /* PlainOperands, str and bytes: what a host write
+                                           passes to NumPy as it is (_indexing._PLAIN_VALUES) */
 static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> int floor */
 static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
 static PyObject *SizeName = NULL;       /* "size" */
@@ -299,8 +302,8 @@ host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *da
 enum Kind {
     K_BINARY,     /* a.__op__(other): func(data, other) */
     K_REFLECTED,  /* a.__rop__(other): func(other, data) */
-    K_GETITEM,    /* a[key], key an int or a slice */
-    K_SETITEM,    /* a[key] = value, key an int or a slice, value plain */
+    K_GETITEM,    /* a[key], a basic key (ints, slices, `...`, None, or a tuple of them) */
+    K_SETITEM,    /* a[key] = value, a basic key, value plain (a str or bytes too) */
     K_UFUNC,      /* ufunc(x) or ufunc(x, y) */
     K_REDUCE,     /* sum(a): reduce(data, None) */
     K_CREATE,     /* zeros(shape[, dtype[, order]]) */
@@ -396,10 +399,27 @@ binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return finish_binary(self, result, a, args[1]);
 }
 
+/* An item NumPy reads alike whatever autodev does: an int, a slice, `...` or None
+ * (_indexing._BASIC_KEYS: exact types, as the Python path's `type(k) in ...`). */
+static int
+basic_item(PyObject *k)
+{
+    return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_Ellipsis || k == Py_None;
+}
+
+/* _indexing.is_basic_key: such an item, or a tuple of them (`()` included): the key goes to
+ * NumPy as it is. */
 static int
 basic_key(PyObject *key)
 {
-    return PyLong_CheckExact(key) || PySlice_Check(key);
+    if (basic_item(key))
+        return 1;
+    if (!PyTuple_CheckExact(key))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++)
+        if (!basic_item(PyTuple_GET_ITEM(key, i)))
+            return 0;
+    return 1;
 }
 
 static PyObject *
@@ -464,7 +484,7 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             || (storage = SLOT(a, S_STORAGE)) == NULL
             || !(Fast || SLOT(a, S_DEVICE) == Cpu))
         return delegate(self, args, nargsf, kwnames);
-    int plain = is_plain(PlainOperands, value);
+    int plain = is_plain(PlainValues, value);
     if (plain < 0)
         return NULL;
     /* (the value's type's __hash__ may have run code: the slots are read again) */
@@ -917,14 +937,14 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
                                "plain_scalars", "storage", "temporary_refs", "floors",
-                               "policy_now", NULL};
-    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *floors, *policy;
+                               "policy_now", "plain_values", NULL};
+    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *floors, *policy, *values;
     Py_ssize_t temporary_refs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!O:configure", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!OO!:configure", keywords,
                                      &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
                                      &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
                                      &storage, &temporary_refs, &PyDict_Type,
-                                     &floors, &policy))
+                                     &floors, &policy, &PyFrozenSet_Type, &values))
         return NULL;
     Py_ssize_t offsets[N_SLOTS];
     for (int i = 0; i < N_SLOTS; i++)
@@ -941,6 +961,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(PlainOperands, plain);
     Py_INCREF(scalars);
     Py_XSETREF(PlainScalars, scalars);
+    Py_INCREF(values);
+    Py_XSETREF(PlainValues, values);
     Py_INCREF(storage);
     Py_XSETREF(StorageType, storage);
     Py_INCREF(floors);
@@ -1015,7 +1037,7 @@ refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(array, numpy_array, cpu, plain_operands, plain_scalars, storage,\n"
-     "          temporary_refs, floors, policy_now)\n--\n\n"
+     "          temporary_refs, floors, policy_now, plain_values)\n--\n\n"
      "Bind the fast paths to autodev's array class and what its fast paths use."},
     {"set_fast", set_fast, METH_VARARGS,
      "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "

@@ -165,9 +165,12 @@ def test_getitem(sim: bool) -> None:
               lambda: autodev.asarray(np.float32(2.0)), lambda: _vec()[1:5],
               lambda: autodev.asarray(np.arange(6.0), device="cpu"),
               lambda: autodev.array_api.asarray(np.arange(6.0)),  # 0-d results: arrays
-              lambda: autodev.array_api.asarray(np.arange(6.0), device="cpu")]
+              lambda: autodev.array_api.asarray(np.arange(6.0), device="cpu"),
+              lambda: autodev.asarray(np.array(["ab", "c", "d"]))]
     keys = [0, -1, 2, 9, -10, slice(2, 7), slice(None, None, -1), slice(None), slice(5, 1),
-            True, np.int64(3), (1,), (0, 1), [1, 2], Ellipsis, None, "a", 1.0]
+            True, np.int64(3), (1,), (0, 1), [1, 2], Ellipsis, None, "a", 1.0, (),
+            (Ellipsis, 0), (None, 1), (slice(1, 3), -1), (0, Ellipsis, None), (1, 2, 3),
+            (True,), (0, [1]), (np.int64(1),), (Ellipsis, Ellipsis)]
     with _mode(sim):
         for make in arrays:
             for key in keys:
@@ -190,10 +193,11 @@ def test_views_share_storage_as_python_makes_them() -> None:
 def test_setitem(sim: bool) -> None:
     fast = ARRAY.__dict__["__setitem__"]
     values = [1.5, 2, True, 1 + 1j, np.float32(7), np.arange(5.0), np.arange(2.0), 2 ** 70,
-              None, "x", [1.0, 2.0, 3.0, 4.0, 5.0], _vec(n=5)]
-    keys = [0, -1, 9, slice(2, 7), slice(None, None, 2), True, (1,), [0, 1]]
+              None, "x", b"y", "long", [1.0, 2.0, 3.0, 4.0, 5.0], _vec(n=5)]
+    keys = [0, -1, 9, slice(2, 7), slice(None, None, 2), True, (1,), [0, 1], (), Ellipsis,
+            (Ellipsis, 1), (None, 0), (slice(1, 3),), (0, [1]), (1, 2)]
     with _mode(sim):
-        for dtype in ("float64", "int8", "bool"):
+        for dtype in ("float64", "int8", "bool", "U3", "S2"):
             for key in keys:
                 for value in values:
                     _same(fast, lambda: (_vec(dtype), key, value, ))
@@ -567,3 +571,33 @@ def test_every_call_goes_to_python_while_a_chain_is_pending() -> None:
             _fusion._set_active(False)
         assert len(passed) == len(kinds)
         assert type(kinds[0](small, 1.0)) is ARRAY
+
+
+@compiled_only
+def test_basic_keys_and_plain_values_are_taken_without_the_fallback() -> None:
+    """Ints, slices, ``...``, None and tuples of them (``b[1, 2]``, ``a[()]``), and str or
+    bytes values written, are handled in C; any other key (a list, a bool, a NumPy integer,
+    a tuple holding one) or value goes to the fallback."""
+    from autodev._speedups import FastCall
+
+    passed: list[Any] = []
+
+    def fallback(*args: Any) -> str:
+        passed.append(args[1])
+        return "fallback"
+
+    get, put = FastCall("getitem", None, fallback), FastCall("setitem", None, fallback)
+    b = autodev.asarray(np.arange(12.0).reshape(3, 4))
+    s = autodev.asarray(np.array(["ab", "c", "d"]))
+    taken = [1, slice(1, 3), Ellipsis, None, (), (1, 2), (Ellipsis, 0), (None, slice(1, 2))]
+    passed_on = [[1], True, np.int64(1), (1, [2]), (True,), 1.0]
+    with _mode(False):
+        for key in taken:
+            assert not isinstance(get(b, key), str) and put(b, key, 3.0) is None
+        assert put(s, 1, "x") is None and put(s, (2,), b"y") is None
+        assert s.tolist() == ["ab", "x", "y"]
+        assert not passed
+        for key in passed_on:
+            assert get(b, key) == "fallback" and put(b, key, 3.0) == "fallback"
+        assert put(b, 1, [1.0, 2.0, 3.0, 4.0]) == "fallback"
+    assert passed == [k for k in passed_on for _ in range(2)] + [1]
