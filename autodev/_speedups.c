@@ -71,6 +71,8 @@ enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS }
 static const char *SlotNames[N_SLOTS] = {"_native", "_device", "_storage", "_mirror",
                                          "_scalar", "_pin", "_face"};
 static Py_ssize_t Offsets[N_SLOTS];
+static Py_ssize_t VersionOffset = 0;    /* Storage's `version` slot (its class's own): a
+                                           host write moves it (0: not bound yet) */
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + Offsets[i]))
 
@@ -476,6 +478,36 @@ attribute_true(PyObject *obj, PyObject *name)
     return truth;
 }
 
+/* `storage.version += 1`: in the Storage class's own slot where `storage` is one (read and
+ * stored as the slot's descriptor would, without its lookup), else by attribute. 0, or -1
+ * on error (an empty slot: Python's AttributeError). */
+static int
+bump_version(PyObject *storage)
+{
+    PyObject **slot = NULL, *version;
+    if (Py_TYPE(storage) == (PyTypeObject *)StorageType && VersionOffset > 0
+            && *(slot = (PyObject **)((char *)storage + VersionOffset)) != NULL) {
+        version = *slot;
+        Py_INCREF(version);
+    } else {
+        slot = NULL;
+        version = PyObject_GetAttr(storage, VersionName);
+        if (version == NULL)
+            return -1;
+    }
+    PyObject *next = PyNumber_InPlaceAdd(version, One);
+    Py_DECREF(version);
+    if (next == NULL)
+        return -1;
+    if (slot != NULL) {
+        Py_XSETREF(*slot, next);  /* (the slot's reference; the old one released) */
+        return 0;
+    }
+    int failed = PyObject_SetAttr(storage, VersionName, next) < 0;
+    Py_DECREF(next);
+    return failed ? -1 : 0;
+}
+
 static PyObject *
 setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -517,11 +549,7 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     if (storage != Py_None) {  /* storage.version += 1 */
         Py_INCREF(storage);
-        PyObject *version = PyObject_GetAttr(storage, VersionName);
-        PyObject *next = version == NULL ? NULL : PyNumber_Add(version, One);
-        Py_XDECREF(version);
-        int failed = next == NULL || PyObject_SetAttr(storage, VersionName, next) < 0;
-        Py_XDECREF(next);
+        int failed = bump_version(storage);
         Py_DECREF(storage);
         if (failed)
             return NULL;
@@ -946,11 +974,18 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
                                      &storage, &temporary_refs, &PyDict_Type,
                                      &floors, &policy, &PyFrozenSet_Type, &values))
         return NULL;
-    Py_ssize_t offsets[N_SLOTS];
+    Py_ssize_t offsets[N_SLOTS], version_offset;
     for (int i = 0; i < N_SLOTS; i++)
         if (slot_offset((PyTypeObject *)array, SlotNames[i], &offsets[i]) < 0)
             return NULL;
+    if (!PyType_Check(storage)) {
+        PyErr_SetString(PyExc_TypeError, "configure: storage must be a class");
+        return NULL;
+    }
+    if (slot_offset((PyTypeObject *)storage, "version", &version_offset) < 0)
+        return NULL;
     memcpy(Offsets, offsets, sizeof offsets);
+    VersionOffset = version_offset;
     Py_INCREF(array);
     Py_XSETREF(Array, (PyTypeObject *)array);
     Py_INCREF(np_array);

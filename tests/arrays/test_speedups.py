@@ -601,3 +601,30 @@ def test_basic_keys_and_plain_values_are_taken_without_the_fallback() -> None:
             assert get(b, key) == "fallback" and put(b, key, 3.0) == "fallback"
         assert put(b, 1, [1.0, 2.0, 3.0, 4.0]) == "fallback"
     assert passed == [k for k in passed_on for _ in range(2)] + [1]
+
+
+@compiled_only
+def test_version_moves_in_the_storage_slot_as_python_moves_it() -> None:
+    """A write moves its storage's version in the slot (Storage's own), as ``storage.version
+    += 1`` does: by one, for a view's shared storage; an emptied slot raises Python's
+    AttributeError; a storage of a subclass is moved by attribute."""
+    from autodev._residency import storage as R
+
+    fast = ARRAY.__dict__["__setitem__"]
+    for setter in (fast, fast.fallback):
+        a = _vec()
+        view = a[1:4]
+        for _ in range(3):
+            setter(view, 0, 1.0)
+        assert a._storage.version == 3
+        del a._storage.version
+        with pytest.raises(AttributeError, match="version"):
+            setter(view, 0, 1.0)
+
+        class Counted(R.Storage):
+            __slots__ = ()
+
+        b = _vec()
+        b._storage = Counted()
+        setter(b, 1, 5.0)
+        assert b._storage.version == 1 and b[1] == 5.0
