@@ -9,7 +9,8 @@
  * pure-Python function that does the same thing (its *fallback*) and handles only the
  * cases that function's own fast path handles, doing exactly what it does; anything else
  * (a keyword, an operand of another type, a subclass, a possible temporary to elide, data
- * on a device, a floor not cached yet, another policy, a deferred chain pending) goes to
+ * on a device, a floor not cached yet, another policy, an operator or ufunc call while a
+ * deferred chain is pending, a write while a chain reads memory through views) goes to
  * the fallback with the arguments untouched. The Python functions stay the reference: with
  * AUTODEV_PURE_PYTHON=1, or where this module could not be compiled, autodev runs them
  * alone and every test passes the same (tests/arrays/test_speedups.py compares the two).
@@ -54,10 +55,9 @@ static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing wa
 static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
                                            nothing pinned: tiny host calls skip the decision */
 static int Pending = 0;                 /* a deferred chain is pending (autodev._fusion): as
-                                           the Python paths' _ACTIVE, every call goes to the
-                                           fallback, where pending operands are recorded or
-                                           forced and writes to memory a chain reads are
-                                           checked */
+                                           the Python operators and ufunc calls do on their
+                                           _ACTIVE, those go to the fallback, whose general
+                                           path records or forces pending operands */
 static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
 static int Watching = 0;                /* a deferred chain reads memory through views
                                            (autodev._fusion.WATCHED): every write goes
@@ -629,7 +629,7 @@ fastcall_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (Pending)
+    if (Pending && (self->kind == K_BINARY || self->kind == K_REFLECTED || self->kind == K_UFUNC))
         return delegate(self, args, nargsf, kwnames);
     switch (self->kind) {
     case K_BINARY:
@@ -1078,8 +1078,9 @@ static PyMethodDef module_methods[] = {
      "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
      "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},
     {"set_pending", set_pending, METH_O,
-     "set_pending(pending)\n--\n\nWhile a deferred chain is pending (autodev._fusion), every call "
-     "goes to the fallback, as the Python paths' _ACTIVE sends theirs to the general path."},
+     "set_pending(pending)\n--\n\nWhile a deferred chain is pending (autodev._fusion), operator "
+     "and ufunc calls go to the fallback, as the Python paths' _ACTIVE sends theirs to the "
+     "general path."},
     {"set_split_from", set_split_from, METH_O,
      "set_split_from(n)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or more "
      "elements go to the fallback, which may split them over threads (autodev._parallel)."},
