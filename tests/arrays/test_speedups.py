@@ -522,7 +522,7 @@ def test_no_reference_leaks(sim: bool) -> None:
         objects = [c.__closure__ for _, c in calls]
         counts = [sys.getrefcount(o) for o in watched]
         cells = [[sys.getrefcount(cell.cell_contents) for cell in cl or ()] for cl in objects]
-        datas = [[sys.getrefcount(cell.cell_contents._data) for cell in cl or ()
+        datas = [[sys.getrefcount(cell.cell_contents._native) for cell in cl or ()
                   if isinstance(cell.cell_contents, ARRAY)] for cl in objects]
         before = _held()
         for _, call in calls:
@@ -533,7 +533,7 @@ def test_no_reference_leaks(sim: bool) -> None:
         assert [sys.getrefcount(o) for o in watched] == counts
         assert [[sys.getrefcount(cell.cell_contents) for cell in cl or ()]
                 for cl in objects] == cells
-        assert [[sys.getrefcount(cell.cell_contents._data) for cell in cl or ()
+        assert [[sys.getrefcount(cell.cell_contents._native) for cell in cl or ()
                  if isinstance(cell.cell_contents, ARRAY)] for cl in objects] == datas
     # 32,000 calls: a leak of one object per call would be thousands of blocks
     assert after[1] - before[1] < 500, (before, after)
