@@ -25,6 +25,7 @@ from ._dispatch import DEFER_TO, WRAPPER_FINDERS, bind_array, cpu_arg, defers_to
     found_wrapper, new
 from ._indexing import _FlatIter
 from ._methods import _host_buffer, _own, _view_attr, named_as_methods, numpy_method_signatures
+from ._methods import rebuild as _rebuild  # (pickles name it here)
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
     _comparison, _dispatched, _np_ndarray, _power, _unary_of
 from ._capability.specs import ufunc_spec
@@ -37,6 +38,7 @@ from ._typing import Order
 
 #: The array-API versions ``x.__array_namespace__(api_version=...)`` accepts.
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
 
 def _buffer_base() -> type:
     """The base class of :class:`ndarray`: ``object``, or, on Python < 3.12 where the
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     _BufferBase = object
 else:
     _BufferBase = _buffer_base()
+
 
 class ndarray(_BufferBase):
     """An N-dimensional array whose data lives on the CPU or a GPU.
@@ -578,25 +581,3 @@ def _bind_compiled(speedups: Any) -> None:
 
 if SPEEDUPS is not None:
     _bind_compiled(SPEEDUPS)
-
-
-def _rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto",
-             writeable: bool = True, face: bool = False) -> ndarray:
-    """Unpickle: the data goes back where it lived when that device is usable here, and
-    the placement (``auto`` or a pin) and the face are kept; a pin to a device this
-    process lacks raises, as ``to_device`` would. A read-only array (on the host) stays
-    read-only."""
-    if not writeable:
-        host.flags.writeable = False
-    arr = new(host, CPU, None, scalar, None, face)
-    if placement != "auto":
-        return arr.to_device(placement)
-    if device != "cpu":
-        gpu = active_gpu()
-        if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
-            target = gpu.device
-            return retrying("unpickle", target,
-                            lambda: new(R.transfer(host, CPU, target), target, None, scalar,
-                                        None, face),
-                            lambda: arr)
-    return arr

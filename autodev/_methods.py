@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dispatch as D
 from ._residency import buffers as _buffers, storage as R
-from ._backends import backend_for
+from ._backends import active_gpu, backend_for
 from ._device import CPU, Device
 from ._dispatch import cpu_arg, native_arg, new
 from ._fusion import WATCHED, before_write
@@ -272,7 +272,7 @@ def _check_flat_bounds(indices: Any, size: int) -> None:
         raise IndexError(f"index out of bounds for size {size}")
 
 
-# --------------------------------------------------------------------------- the class's setup
+# --------------------------------------------------------------------------- the class's setup, unpickling
 
 def numpy_method_signatures(cls: type) -> None:
     """Give ``cls``'s array methods NumPy's signatures (``self`` positional-only, NumPy's
@@ -295,3 +295,25 @@ def named_as_methods(cls: type, modules: tuple[str, ...], module: str) -> None:
         if inspect.isfunction(func) and func.__module__ in modules:
             func.__module__, func.__name__, func.__qualname__ = module, name, \
                 f"{cls.__name__}.{name}"
+
+
+def rebuild(host: np.ndarray, device: str, scalar: bool, placement: str = "auto",
+             writeable: bool = True, face: bool = False) -> Any:
+    """Unpickle: the data goes back where it lived when that device is usable here, and
+    the placement (``auto`` or a pin) and the face are kept; a pin to a device this
+    process lacks raises, as ``to_device`` would. A read-only array (on the host) stays
+    read-only."""
+    if not writeable:
+        host.flags.writeable = False
+    arr = new(host, CPU, None, scalar, None, face)
+    if placement != "auto":
+        return arr.to_device(placement)
+    if device != "cpu":
+        gpu = active_gpu()
+        if gpu is not None and str(gpu.device) == device:  # moved back, never pinned
+            target = gpu.device
+            return retrying("unpickle", target,
+                            lambda: new(R.transfer(host, CPU, target), target, None, scalar,
+                                        None, face),
+                            lambda: arr)
+    return arr
