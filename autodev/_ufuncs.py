@@ -250,6 +250,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 elif type(y) is ndarray:
                     other = y._native
                 else:
+                    data = None  # (fusion counts who holds the operands' memory)
                     return general(x, y, rest, kwargs)
                 if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
                                                 and other.size >= _SPLIT_FROM):
@@ -266,6 +267,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     if other.size > size:
                         size = other.size
                 else:
+                    data = None  # (as below)
                     return general(x, y, rest, kwargs)
                 try:
                     floor = HOST_FLOOR_WORK[family]
@@ -274,7 +276,8 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 if not (size < floor and policy_now() == "auto"):
                     data = other = None  # (fusion counts who holds the operands' memory)
                     return general(x, y, rest, kwargs)
-            else:
+            else:  # (watched or pinned: the general path)
+                data = None  # (as above)
                 return general(x, y, rest, kwargs)
             # NumPy on the host data: inlined new(), this is the hottest path there is
             tick()

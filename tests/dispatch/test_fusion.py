@@ -361,6 +361,20 @@ def test_trace_shows_a_chain_as_one_entry() -> None:
     same(r, -(np.arange(30.0) * 0.1) + 1)
 
 
+@pytest.mark.parametrize("first", ["exp(a)", "add(a, 1.0)"])
+def test_trace_defers_a_chain_that_starts_with_a_ufunc_call(first: str) -> None:
+    # traced, a ufunc called by name takes the general path: it must not keep the operand's
+    # native array alive there, or the operand cannot be locked and the call runs at once
+    a = autodev.arange(30.0)
+    with autodev.trace() as records:
+        r = (autodev.exp(a) if first == "exp(a)" else autodev.add(a, 1.0)) * 2.0
+        assert pending(r)
+    fused = [rec for rec in records if rec.op == "fused"]
+    assert [rec.op for rec in records] == ["fused"] and fused[0].reason.endswith(
+        f"{first.split('(')[0]}, multiply")
+    same(r, (np.exp(np.arange(30.0)) if first == "exp(a)" else np.arange(30.0) + 1.0) * 2.0)
+
+
 def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from autodev._calibrate.fusion import floor_of, measure_fusion
     from autodev._cost import profile as P
