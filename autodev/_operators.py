@@ -198,6 +198,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             elif not matmul and t in PLAIN_SCALARS:
                 o, size = other, data.size
             else:
+                data = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
             try:
                 floor = floors[family]
@@ -245,8 +246,9 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
     if _meets_a_subclass(func, a, other):
         ufunc = PROTOCOLS.ufunc_for(func)
         return ufunc(other, a) if reflected else ufunc(a, other)
-    if _FUSABLE and isinstance(func, np.ufunc) and not a._face:
-        pending = _fusion.record(func, (other, a) if reflected else (a, other), ndarray)
+    fused = func if isinstance(func, np.ufunc) else _FUSED_AS.get(func)
+    if _FUSABLE and fused is not None and not a._face:
+        pending = _fusion.record(fused, (other, a) if reflected else (a, other), ndarray)
         if pending is not _fusion.DECLINED:
             return pending
     if not gpu_operand(other) or _structured(a, other) or _no_loop(func, a, other):
@@ -263,6 +265,11 @@ def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
     if type(result) is tuple:
         return tuple(_zero_d(r, a, other) for r in result)
     return _zero_d(result, a, other)
+
+
+#: ``==`` and ``!=`` are the host's own operators (they differ from the ufuncs on strings
+#: and structured arrays); on the numeric operands fusion takes they are these ufuncs.
+_FUSED_AS: dict[Any, np.ufunc] = {operator.eq: np.equal, operator.ne: np.not_equal}
 
 
 def _meets_a_subclass(func: Callable[..., Any], a: Array, other: Any) -> bool:

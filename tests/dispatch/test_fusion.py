@@ -361,6 +361,34 @@ def test_trace_shows_a_chain_as_one_entry() -> None:
     same(r, -(np.arange(30.0) * 0.1) + 1)
 
 
+@pytest.mark.parametrize("op", ["==", "!="])
+@pytest.mark.parametrize("other", ["array", "int", "float", "big int", "int32 array"])
+def test_equality_joins_a_chain(op: str, other: str) -> None:
+    # == and != are NumPy's equal/not_equal on numeric operands: they join the pending
+    # chain (they used to force it), with NumPy's results, Python integers out of range too
+    def run(m: Any) -> Any:
+        a = m.arange(24.0).reshape(4, 6)
+        o = {"array": (a % 3) * 2, "int": 4, "float": 4.0, "big int": 2 ** 70,
+             "int32 array": m.arange(24, dtype=m.int32).reshape(4, 6) % 5}[other]
+        left = a * 2 - 6
+        return (left == o) if op == "==" else (left != o)
+
+    got = run(autodev)
+    assert pending(got)
+    same(got, run(np))
+
+
+def test_equality_of_what_no_ufunc_loop_compares_still_answers_as_numpys() -> None:
+    # strings and None never join a chain: the host's operator answers (all False / True)
+    a = autodev.arange(10.0) * 2
+    for other in ("x", None):
+        for op in ("__eq__", "__ne__"):
+            want = getattr(np.arange(10.0) * 2, op)(other)
+            got = getattr(a, op)(other)
+            assert not pending(got)
+            same(got, np.asarray(want))
+
+
 @pytest.mark.parametrize("first", ["exp(a)", "add(a, 1.0)"])
 def test_trace_defers_a_chain_that_starts_with_a_ufunc_call(first: str) -> None:
     # traced, a ufunc called by name takes the general path: it must not keep the operand's
