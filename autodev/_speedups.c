@@ -1023,14 +1023,21 @@ set_fast(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* `*flag = bool(arg)`: None, or NULL with the error of arg's __bool__. */
+static PyObject *
+store_truth(int *flag, PyObject *arg)
+{
+    int truth = PyObject_IsTrue(arg);
+    if (truth < 0)
+        return NULL;
+    *flag = truth;
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 set_pending(PyObject *module, PyObject *arg)
 {
-    int pending = PyObject_IsTrue(arg);
-    if (pending < 0)
-        return NULL;
-    Pending = pending;
-    Py_RETURN_NONE;
+    return store_truth(&Pending, arg);
 }
 
 static PyObject *
@@ -1046,11 +1053,7 @@ set_split_from(PyObject *module, PyObject *arg)
 static PyObject *
 set_watching(PyObject *module, PyObject *arg)
 {
-    int watching = PyObject_IsTrue(arg);
-    if (watching < 0)
-        return NULL;
-    Watching = watching;
-    Py_RETURN_NONE;
+    return store_truth(&Watching, arg);
 }
 
 static PyObject *
