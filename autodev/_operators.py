@@ -183,10 +183,15 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             # A GPU is usable: below the model's floor, with every operand on the host,
             # the full decision is the CPU (see host_floor_work); one size check decides.
             t = type(other)
-            data = self._native
             if t is ndarray and other._device is CPU:
                 o = other._native
-                size = data.size
+            elif not matmul and t in PLAIN_SCALARS:
+                o = other
+            else:  # (before reading self's native array: fusion counts who holds it)
+                return _decided(func, spec, reflected, self, other, answer)
+            data = self._native
+            size = data.size
+            if t is ndarray:
                 if matmul:  # multiply-adds, as the matmul family's work counts them (an
                     # integer: the inner dimension divides both sizes)
                     inner = (o if reflected else data).shape
@@ -195,11 +200,6 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                     osize = o.size
                     if osize > size:
                         size = osize
-            elif not matmul and t in PLAIN_SCALARS:
-                o, size = other, data.size
-            else:
-                data = None  # (fusion counts who holds the operands' memory)
-                return _decided(func, spec, reflected, self, other, answer)
             try:
                 floor = floors[family]
             except KeyError:

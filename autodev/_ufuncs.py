@@ -243,41 +243,41 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
         # (nearly all calls) never build an argument tuple on the fast paths.
         if type(x) is ndarray and not rest and not kwargs and not _ACTIVE and not (
                 one_input and y is not _NO_ARGUMENT):
-            data = x._native
+            # (each branch reads x's native array only once it runs NumPy itself, and drops
+            # it before the general path: fusion counts who holds the operands' memory)
             if _FAST:
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
                     other = y
                 elif type(y) is ndarray:
                     other = y._native
                 else:
-                    data = None  # (fusion counts who holds the operands' memory)
                     return general(x, y, rest, kwargs)
+                data = x._native
                 if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
                                                 and other.size >= _SPLIT_FROM):
-                    data = other = None  # (fusion counts who holds the operands' memory)
+                    data = other = None
                     return general(x, y, rest, kwargs)  # the CPU backend may split or defer it
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
                 # decision is the CPU (see autodev._cost.cache.host_floor_work)
-                size = data.size
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
-                    other = y
+                    other, size = y, 0
                 elif type(y) is ndarray and y._device is CPU:
                     other = y._native
-                    if other.size > size:
-                        size = other.size
+                    size = other.size
                 else:
-                    data = None  # (as below)
                     return general(x, y, rest, kwargs)
+                data = x._native
+                if data.size > size:
+                    size = data.size
                 try:
                     floor = HOST_FLOOR_WORK[family]
                 except KeyError:
                     floor = host_floor_work(family)
                 if not (size < floor and policy_now() == "auto"):
-                    data = other = None  # (fusion counts who holds the operands' memory)
+                    data = other = None
                     return general(x, y, rest, kwargs)
             else:  # (watched or pinned: the general path)
-                data = None  # (as above)
                 return general(x, y, rest, kwargs)
             # NumPy on the host data: inlined new(), this is the hottest path there is
             tick()
