@@ -63,13 +63,16 @@ class SimArray:
 
     @property
     def base(self) -> Any:
-        return _wrap(self._a.base)  # a device array, as CuPy's base is
+        """The device array this one views, as CuPy's; None, as in CuPy, for an array made
+        on a pointer into device memory (``as_strided``'s) that no array of ours owns."""
+        base = self._a.base
+        return SimArray(base) if type(base) is np.ndarray else None
 
     @property
     def flags(self) -> "SimFlags":
         """CuPy's flags: contiguity and ownership, no ``writeable`` (device memory is)."""
         flags = self._a.flags
-        return SimFlags(flags.c_contiguous, flags.f_contiguous, self._a.base is None)
+        return SimFlags(flags.c_contiguous, flags.f_contiguous, self.base is None)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -235,8 +238,16 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
+#: The dtypes CuPy's arrays hold (by character): bool, integers, float16/32/64 and
+#: complex64/128. ``cupy.asarray`` of any other (strings, datetimes, structured, object,
+#: long double) and any call making one raise ValueError("Unsupported dtype ...").
+DEVICE_DTYPES = frozenset("?bhilqBHILQefdFD")
+
+
 def _wrap(obj: Any) -> Any:
     if type(obj) is np.ndarray:
+        if obj.dtype.char not in DEVICE_DTYPES:
+            raise ValueError(f"Unsupported dtype {obj.dtype}")
         return SimArray(obj)
     if isinstance(obj, np.generic):
         return SimArray(np.asarray(obj))  # CuPy returns 0-d arrays, not scalars

@@ -88,7 +88,7 @@ def move_home(a: R.Resident, alone: bool = False) -> bool:
     held_alone = _held_alone(a)
     if not held_alone and alone:
         return False
-    if not (held_alone and getattr(a._native, "base", None) is None) and _move_shared(a):
+    if not (held_alone and _owns_its_memory(a._native)) and _move_shared(a):
         return True
     if held_alone:  # (a view of memory that is not one array of the device: as_strided's)
         writeable = R.is_writeable(a)
@@ -98,6 +98,14 @@ def move_home(a: R.Resident, alone: bool = False) -> bool:
             host.flags.writeable = False
         return True
     return False
+
+
+def _owns_its_memory(native: Any) -> bool:
+    """True for a device array laid out as the memory it owns, whose host copy is its
+    memory: not a view (CuPy's ``as_strided`` makes views with no base, so contiguity
+    tells those apart)."""
+    flags = native.flags
+    return getattr(native, "base", None) is None and (flags.c_contiguous or flags.f_contiguous)
 
 
 def _move_shared(a: R.Resident) -> bool:
