@@ -164,7 +164,10 @@ def _device_loop(types: list[str], ins: tuple[np.dtype, ...], weaks: list[Any]
         head, _, tail = sig.partition("->")
         if len(head) != len(ins) or len(tail) != 1:
             continue
-        loop = tuple(np.dtype(c) for c in head + tail)
+        try:
+            loop = tuple(np.dtype(c) for c in head + tail)
+        except TypeError:  # a type NumPy has no character for: CuPy's bfloat16 ('E'),
+            continue  # listed after the float16 loop every operand reaching it reaches
         for dtype, wanted, weak in zip(ins, loop, weaks):
             if np.can_cast(dtype, wanted):
                 continue

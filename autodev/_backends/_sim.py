@@ -26,8 +26,8 @@ from .._cost.model import CostModel, dtype_class
 from .._device import Device
 from .._cost.families import WORK, dispatched_families
 from ._base import Backend, byte_span
-from ._sim_array import (_LATEST, SimArray, SimDeviceError, SimOutOfMemoryError, _unwrap,
-                         _wrap_callable, _wrap_out)
+from ._sim_array import (_LATEST, DEVICE_DTYPES, SimArray, SimDeviceError,
+                         SimOutOfMemoryError, _unwrap, _wrap_callable, _wrap_out)
 from ._sim_cupy import _LINALG_RAISE, CUPY_MISSING, IMITATIONS
 from ._sim_fusion import SimFusion, loops, tracing
 
@@ -50,9 +50,16 @@ class _SimUfunc:
 
     @property
     def types(self) -> list[str]:
-        """The loops, as CuPy lists them: those of dtypes CuPy computes in."""
-        return [f"{''.join(t.char for t in ins)}->{''.join(t.char for t in outs)}"
-                for ins, outs in loops(self._u)]
+        """The loops, as CuPy lists them: those of dtypes CuPy computes in, each half
+        precision one followed by its bfloat16 twin, which CuPy lists (as 'E', ml_dtypes'
+        character, unknown to NumPy) where ml_dtypes is installed."""
+        found = []
+        for ins, outs in loops(self._u):
+            sig = f"{''.join(t.char for t in ins)}->{''.join(t.char for t in outs)}"
+            found.append(sig)
+            if "e" in sig and set(sig) <= set("e?->"):
+                found.append(sig.replace("e", "E"))
+        return found
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
@@ -133,10 +140,6 @@ class _SimModule:
         return value
 
 
-#: The dtypes ``cupy.asarray`` uploads (by character): bool, integers, float16/32/64 and
-#: complex64/128; it raises ValueError("Unsupported dtype ...") for any other (strings,
-#: datetimes, structured, object, long double).
-_UPLOADABLE = frozenset("?bhilqBHILQefdFD")
 
 
 class SimBackend(Backend):
@@ -311,7 +314,7 @@ class SimBackend(Backend):
             )
 
     def from_host(self, array: np.ndarray) -> SimArray:
-        if array.dtype.char not in _UPLOADABLE:  # cupy.asarray's own check
+        if array.dtype.char not in DEVICE_DTYPES:  # cupy.asarray's own check
             raise ValueError(f"Unsupported dtype {array.dtype}")
         self._tick()
         self.h2d += 1

@@ -124,7 +124,10 @@ def test_the_simulated_loops_are_cupys() -> None:
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
 
     def normal(types: list[str]) -> list[str]:
-        return list(dict.fromkeys(t.replace("q", "l").replace("Q", "L") for t in types))
+        # (bfloat16 loops, 'E', which CuPy lists where ml_dtypes is installed, are compared
+        # by test_bfloat16_loops_follow_their_float16_twins)
+        return list(dict.fromkeys(t.replace("q", "l").replace("Q", "L") for t in types
+                                  if "E" not in t))
 
     checked = 0
     with simulated_gpu() as sim:
@@ -138,3 +141,13 @@ def test_the_simulated_loops_are_cupys() -> None:
             checked += 1
     assert checked > 80
     assert callable(cupy.fuse) and isinstance(cupy.add, cupy.ufunc)
+
+
+@pytest.mark.parametrize("name", ["exp", "add", "sqrt", "less"])
+def test_bfloat16_loops_follow_their_float16_twins(sim: Any, name: str) -> None:
+    """CuPy lists a bfloat16 loop ('E', ml_dtypes' character, which NumPy does not know)
+    right after its float16 one where ml_dtypes is installed; the simulated GPU lists them
+    so (tests/dispatch/test_fusion_gpu.py runs chains through such lists)."""
+    types = getattr(sim.xp, name).types
+    twins = [t for t in types if "E" in t]
+    assert twins and all(types[types.index(t) - 1] == t.replace("E", "e") for t in twins)
