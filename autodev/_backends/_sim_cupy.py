@@ -98,10 +98,12 @@ def ufunc_call_imitation(keywords: frozenset[str]) -> Quirk:
             wrong = {k: v for k, v in kwargs.items() if k not in keywords}
             if wrong:
                 raise TypeError(f"Wrong arguments {wrong}")
-            for a in args[:nin]:
+            for a in (*args[:nin], *([...] if kwargs.get("out") is ... else [])):
                 if not isinstance(a, _SCALARS):
                     raise TypeError(f"Unsupported type {type(a)}")
             try:
+                if ufunc is np.power:
+                    return _cupy_power(*args, **kwargs)
                 return ufunc(*args, **kwargs)
             except TypeError as err:
                 if type(err) is TypeError:
@@ -111,6 +113,25 @@ def ufunc_call_imitation(keywords: frozenset[str]) -> Quirk:
         return call
 
     return quirk
+
+
+def _cupy_power(base: Any, exponent: Any, *out: Any, **kwargs: Any) -> Any:
+    """CuPy's ``power``: its integer loop computes a negative exponent (1 for a base of 1,
+    -1 or 1 for -1 by the exponent's parity, 0 otherwise) where NumPy raises ValueError."""
+    try:
+        return np.power(base, exponent, *out, **kwargs)
+    except ValueError:  # (NumPy's integer loop refused a negative exponent)
+        pass
+    e = np.asarray(exponent)
+    negative = e < 0
+    # the same call with those exponents 0 (a Python int stays one: the same loop)
+    zeroed = 0 if type(exponent) is int else np.where(negative, 0, e).astype(e.dtype)
+    found = np.power(base, zeroed, *out, **kwargs)
+    result = np.asarray(found)  # (a NumPy scalar becomes an array to write into)
+    b = np.asarray(base)
+    cupys = np.where(b == -1, np.where(e % 2 == 1, -1, 1), np.where(b == 1, 1, 0))
+    np.copyto(result, cupys, casting="unsafe", where=negative)
+    return result if result is found else result[()]
 
 
 def ufunc_method_imitation(method_name: str, supported: frozenset[str],

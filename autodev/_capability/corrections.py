@@ -536,6 +536,8 @@ def ufunc_operands(backend: Backend, func: Func) -> Func:
         if any(type(a) is list or type(a) is tuple for a in args[:nin]):
             args = tuple(upload(backend, a) if i < nin and type(a) in (list, tuple) else a
                          for i, a in enumerate(args))
+        if np_ufunc is np.power and len(args) > 1:
+            _integer_power_check(backend, args[0], args[1], kwargs)
         if len(args) > nin or kwargs.get("out") is not None:
             _rehearse(np_ufunc, args, kwargs)
         try:
@@ -560,6 +562,34 @@ def ufunc_list_operands(nin: int) -> Factory:
         return call
 
     return factory
+
+
+def _integer_power_check(backend: Backend, base: Any, exponent: Any,
+                         kwargs: dict[str, Any]) -> None:
+    """NumPy's ValueError for an integer ``power`` with a negative exponent, which CuPy's
+    integer loop computes instead (as 0, 1 or -1): one synchronising device reduction
+    where the exponent is a device array of a signed integer dtype."""
+    kind = getattr(exponent, "dtype", np.dtype(type(exponent))).kind
+    if kind not in "biu" or not _integer_loop(base, exponent, kwargs):
+        return
+    if hasattr(exponent, "shape"):
+        negative = kind == "i" and exponent.size and bool(backend.xp.any(exponent < 0))
+    else:
+        negative = exponent < 0
+    if negative:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def _integer_loop(base: Any, exponent: Any, kwargs: dict[str, Any]) -> bool:
+    """True if NumPy's ``power`` of these operands (and ``dtype=``) runs an integer loop."""
+    described = tuple(x.dtype if hasattr(x, "dtype") else type(x) for x in (base, exponent))
+    dtype = kwargs.get("dtype")
+    try:
+        loop = np.power.resolve_dtypes(
+            (*described, None), signature=(None, None, None if dtype is None else np.dtype(dtype)))
+    except TypeError:  # no loop: the call itself raises NumPy's error
+        return False
+    return loop[-1].kind in "iu"
 
 
 def _rehearse(np_ufunc: np.ufunc, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

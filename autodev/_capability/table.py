@@ -164,7 +164,8 @@ def ufunc_at_ok(name: str, dtype: np.dtype) -> bool:
 
 
 def _ufunc_rule(arrays: list[Any], kwargs: dict[str, Any]) -> bool:
-    return not kwargs or UFUNC_KEYWORDS.issuperset(kwargs)
+    return not kwargs or (UFUNC_KEYWORDS.issuperset(kwargs)
+                          and kwargs.get("out") is not Ellipsis)
 
 
 _FFT = "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft".split()
@@ -339,7 +340,9 @@ def _rows() -> list[Row]:
             imitation=S.operands(0, error=NotImplementedError, scalars=(int, float, complex))),
         # --- ufuncs
         Row("ufunc", "cupy.ufunc", "keywords out/dtype/casting only: where=/order=/subok=/"
-            "signature= raise 'Wrong arguments'; no list operands; plain TypeError for a "
+            "signature= raise 'Wrong arguments', out=... 'Unsupported type'; no list operands; "
+            "integer power computes negative exponents (as 0, 1 or -1) where NumPy raises "
+            "ValueError (autodev checks them first); plain TypeError for a "
             "refused cast or a missing loop; no operand of a dtype it lacks (object: None, a "
             "Fraction, any Python object; strings; datetimes): such calls run on the CPU",
             rule=_ufunc_rule, correction=ufunc_operands, imitation=S.ufunc_call_imitation(UFUNC_KEYWORDS)),

@@ -25,7 +25,7 @@ from hypothesis import given, settings, strategies as st
 import autodev
 from autodev._config import SPEEDUPS
 from autodev.testing import simulated_gpu
-from diffcheck import put
+from diffcheck import differential, error_parity, put
 
 MODES = ("no-gpu", "sim-auto", "sim-gpu")
 
@@ -600,3 +600,18 @@ def test_structured_comparison_of_a_subclass_compares_fields_as_numpys(device, o
     s = a.view(dtype).squeeze()
     # (on the host: a device array has no field views, s['a'], the suite's open entry)
     assert run(autodev, autodev.asarray(s)) == run(numpy, s)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a, e: xp.power(a, e),
+    lambda xp, a, e: a ** e,
+    lambda xp, a, e: xp.power(a, e, out=xp.zeros_like(a)),
+    lambda xp, a, e: xp.power(a, int(e[1])),  # a Python int
+    lambda xp, a, e: xp.power(a.astype(bool), e),
+])
+def test_integer_power_with_a_negative_exponent_raises_as_numpys(device, call):
+    # NumPy's integer loop raises ValueError; CuPy's computes 0, 1 or -1 (autodev checks
+    # the exponents first, a device reduction where they are a device array)
+    a, e = numpy.array([-1, 1, 2, 3]), numpy.array([3, -1, 0, 2])
+    assert "negative integer powers" in str(error_parity(call, a, e, device=device))
+    differential(call, a, numpy.abs(e), device=device)
