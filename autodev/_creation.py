@@ -205,7 +205,12 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
                                                      R.storage_of(obj), False, obj._pin)
         if copy is False:
             raise ValueError(_NO_COPY)
-        xp = backend_for(obj._device).xp
+        backend = backend_for(obj._device)
+        if dtype is not None and not backend.supports_dtype(np.dtype(dtype)):
+            # (object, strings, datetimes: the host's, as for any array of them)
+            return new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
+                                ndmin=ndmin), CPU, None, False, obj._pin)
+        xp = backend.xp
         return retrying("array", obj._device, lambda: new(xp.array(
             data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device, None, False,
             obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
