@@ -419,6 +419,18 @@ def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
     assert autodev.info()["fusion"]["floor"] is not None
 
 
+def test_calibrating_the_floor_times_the_hosts_pass_with_a_gpu_usable() -> None:
+    # the floor prices the host's blocked pass: a chain calibration times stays there even
+    # where a GPU would take it (on the H100 the chains moved, and no floor was found)
+    from autodev._calibrate.fusion import measure_fusion
+    from autodev.testing import simulated_gpu
+
+    with simulated_gpu() as sim, autodev.policy("gpu"):
+        calls = sim.calls
+        measure_fusion(0.05, quick=True)
+        assert sim.calls == calls
+
+
 # --------------------------------------------------------------------------- stateful
 
 from hypothesis import assume  # noqa: E402
