@@ -21,7 +21,8 @@
 #   3. side-by-side report    -> $OUT/report-<gpu>.json, $OUT/report-<gpu>.png
 #   4. overhead script        -> $OUT/overhead-<gpu>.json  (tiny/large calls with a GPU present)
 #   5. asv --quick            -> $OUT/asv-results-<gpu>.tar.gz  (skipped if asv is absent):
-#                                the reference, chained and overhead classes, this commit,
+#                                the overhead, chained, reference and threads classes, one
+#                                asv run per class (each saved as it ends), this commit,
 #                                this interpreter (--python=same), machine name <gpu>
 # Everything printed also goes to $OUT/gpu-run-<gpu>.log. Exit status: 0 only if every step
 # that ran passed. Afterwards, commit the profile under calibration/, the asv results under
@@ -128,9 +129,16 @@ if "$PY" -c "import asv" 2>/dev/null; then
     "$PY" -m asv machine --yes --machine "$tag" >/dev/null &&
     # --python=same saves results only with a commit hash (needs .git in the copy)
     hash="$(git rev-parse HEAD 2>/dev/null)" && save=(--set-commit-hash "$hash") || save=()
-    box "$(left)" "$PY" -m asv run --python=same --quick --machine "$tag" "${save[@]}" \
-      --bench 'bench_reference|bench_chained|bench_overhead' --show-stderr
-  ) || echo "asv run stopped ($?): partial results are kept"
+    # one asv run per class: asv saves a run's results when it ends (merging them with the
+    # commit's earlier ones), so a run stopped by the time box loses its class alone
+    for file in bench_overhead bench_chained bench_reference bench_threads; do
+      for cls in $(sed -n 's/^class \([A-Za-z0-9_]*\).*/\1/p' "benchmarks/$file.py"); do
+        box "$(left)" "$PY" -m asv run --python=same --quick --machine "$tag" "${save[@]}" \
+          --bench "^$file\.$cls\." --show-stderr \
+          || { echo "asv stopped in $file.$cls ($?): the classes before it are saved"; break 2; }
+      done
+    done
+  )
   if [[ -d benchmarks/results/$tag ]]; then
     tar -czf "$OUT/asv-results-$tag.tar.gz" -C benchmarks results/"$tag" results/benchmarks.json 2>/dev/null
   fi
