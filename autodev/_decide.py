@@ -49,6 +49,9 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
         out = out[0]
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
+        if device is not CPU and kwargs and kwargs.get("dtype") is not None and (
+                gpu is None or not _gpu_dtype(gpu, kwargs["dtype"])):
+            device, reason = CPU, "a result of a dtype no GPU holds"
     elif host_only:
         device, reason = CPU, "a NumPy subclass, or an operand no GPU holds (capability table)"
     elif pin is not None:
@@ -206,7 +209,22 @@ def _gpu_capable(spec: OpSpec, gpu: Backend, arrays: list[Any], kwargs: dict[str
             ok = _GPU_DTYPES[dtype] = gpu.supports_dtype(dtype)
         if not ok:
             return False
+    if kwargs and kwargs.get("dtype") is not None and not _gpu_dtype(gpu, kwargs["dtype"]):
+        return False  # (a result of a dtype no device holds: strings, object, datetimes)
     return spec.gpu_ok is None or spec.gpu_ok(arrays, kwargs)
+
+
+def _gpu_dtype(gpu: Backend, value: Any) -> bool:
+    """True if ``dtype=value`` names a dtype ``gpu`` holds (False for one NumPy does not
+    know: the host gives NumPy's error)."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        return False
+    ok = _GPU_DTYPES.get(dtype)
+    if ok is None:
+        ok = _GPU_DTYPES[dtype] = gpu.supports_dtype(dtype)
+    return ok
 
 
 def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None = None

@@ -10,6 +10,7 @@ the device that computed them, placed ``auto`` or pinned as their inputs were.
 
 from __future__ import annotations
 
+import datetime
 import numbers
 from typing import Any, Callable, Iterable
 
@@ -186,11 +187,17 @@ def gpu_operand(obj: Any) -> bool:
     return False
 
 
+#: Python objects NumPy reads as one element of an array: numbers (a Fraction, a Decimal:
+#: object arrays), dates and durations (datetime arrays).
+_ARRAY_SCALARS = (numbers.Number, datetime.date, datetime.timedelta)
+
+
 def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
     """True if an argument keeps the call on the CPU: an instance of a subclass of NumPy's
     array (``numpy.matrix``, a masked array: NumPy's own code defines what they give), a
     NumPy array or scalar, list or tuple that makes an array of a dtype no GPU holds (the
-    call would upload it), a number NumPy holds as an object (a Fraction, a Decimal), or,
+    call would upload it), a number NumPy holds as an object (a Fraction, a Decimal), a
+    Python date or duration, or,
     for a ufunc, any operand no GPU holds
     (:func:`gpu_operand`)."""
     ufunc = spec.gpu_ok is _UFUNC_RULE
@@ -201,7 +208,7 @@ def _host_only(spec: OpSpec, args: tuple[Any, ...]) -> bool:
         if t is not np.ndarray and isinstance(a, np.ndarray):
             return True
         if (ufunc or t is np.ndarray or t is list or t is tuple or isinstance(a, np.generic)
-                or isinstance(a, numbers.Number)) and not gpu_operand(a):
+                or isinstance(a, _ARRAY_SCALARS)) and not gpu_operand(a):
             return True
     return False
 

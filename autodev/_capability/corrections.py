@@ -276,6 +276,20 @@ def python_bool(backend: Backend, func: Func) -> Func:
     return predicate
 
 
+def where_operands(backend: Backend, func: Func) -> Func:
+    """``where(condition, x, y)`` with ``x`` or ``y`` None: NumPy makes an object array,
+    which no device holds, so the call is declined (NotImplementedError: the dispatcher
+    runs it on the CPU, counted as a fallback)."""
+
+    def where(condition: Any, *xy: Any) -> Any:
+        if any(v is None for v in xy):
+            raise NotImplementedError("where: a None operand makes an object array, which "
+                                      "no GPU holds")
+        return func(condition, *xy)
+
+    return where
+
+
 def shape_keyword(backend: Backend, func: Func) -> Func:
     """``reshape``: NumPy 2.1+ takes ``shape=`` (``newshape=`` deprecated); CuPy only
     ``newshape``. ``reshape`` runs where its input lives, so it is renamed, not moved."""
