@@ -19,6 +19,9 @@ from ._trace import warn_user
 
 #: Elements of one block: a few temporaries of this size stay in a core's cache.
 BLOCK = 16384
+#: The longest run of a chain's summation that is one block (see :class:`Total`): about as
+#: many blocks as :data:`BLOCK` makes, since the runs are from half as long to this.
+SUM_RUN = 2 * BLOCK
 #: How many threads ran the last chain (its trace record says).
 LAST_THREADS = [1]
 
@@ -56,11 +59,49 @@ class Node:
 
 
 
-def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]]
-              ) -> dict[int, np.ndarray]:
+class Total:
+    """A request to sum one node's values as the chain runs (``numpy.sum`` of a pending
+    one-dimensional float32 or float64 result): the blocks follow NumPy's pairwise
+    summation, whose tree splits a run of ``n`` elements at ``n // 2`` rounded down to a
+    multiple of 8 (and adds the two halves' sums). Down to runs of at most
+    :data:`SUM_RUN` elements, each run is one block, summed by ``numpy.add.reduce`` (the
+    same pairwise sum of that run) while it is in the cache, and the partial sums are added
+    up the same tree: NumPy's sum, bit for bit."""
+
+    __slots__ = ("node", "value", "errors")
+
+    def __init__(self, node: Node, errors: Any) -> None:
+        self.node = node
+        self.value: Any = None
+        #: records the floating-point errors of the summation (:class:`_parallel._Errors`)
+        self.errors = errors
+
+
+def pairwise_runs(lo: int, n: int, runs: list[tuple[int, int]]) -> None:
+    """Append to ``runs`` the leaves ``(start, stop)`` of NumPy's pairwise summation tree
+    over ``n`` elements from ``lo`` (see :class:`Total`)."""
+    if n <= SUM_RUN:
+        runs.append((lo, lo + n))
+        return
+    half = n // 2
+    half -= half % 8
+    pairwise_runs(lo, half, runs)
+    pairwise_runs(lo + half, n - half, runs)
+
+
+def _pairwise_total(lo: int, n: int, partial: dict[int, Any]) -> Any:
+    if n <= SUM_RUN:
+        return partial[lo]
+    half = n // 2
+    half -= half % 8
+    return _pairwise_total(lo, half, partial) + _pairwise_total(lo + half, n - half, partial)
+
+
+def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]],
+             total: Total | None = None) -> dict[int, np.ndarray]:
     """Run ``nodes`` block by block (one pass per result shape); the arrays of the nodes
     whose array is alive, by ``id(node)``; each node's floating-point errors go to
-    ``found``."""
+    ``found``; ``total``, if given, receives its node's sum."""
     results: dict[int, np.ndarray] = {}
     by_shape: dict[tuple[int, ...], list[Node]] = {}
     for node in nodes:
@@ -72,7 +113,8 @@ def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, i
             outs = {i: np.empty(shape, node.dtype) if node.target is None else node.target
                     for i, node in enumerate(group)
                     if id(node) in alive or node.target is not None}
-        flags = _run_group(group, shape, outs)
+        summed = total if total is not None and total.node in group else None
+        flags = _run_group(group, shape, outs, summed)
         found.extend(zip(group, flags))
         for i, out in outs.items():
             results[id(group[i])] = out
@@ -108,9 +150,11 @@ def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], li
     return slots, slot_dtypes
 
 
-def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.ndarray]
-               ) -> list[int]:
-    """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags."""
+def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.ndarray],
+               total: Total | None = None) -> list[int]:
+    """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags.
+    With ``total`` (a one-dimensional group), the blocks are the runs of NumPy's pairwise
+    summation, and the node's sum is made as they run."""
     slots, slot_dtypes = _plan(group, outs)
     rows = shape[0]
     inner = math.prod(shape[1:])
@@ -119,21 +163,40 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     # (a chain's work is its calls' work: elements times calls)
     threads = _threads.threads_for(size * len(group), "elementwise")
     parts = max(1, min(threads, -(-rows // step)))
-    bounds = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
     cuts = [[_cut(a, len(shape)) for a in (node.where, *node.args)] for node in group]
-    flags = [0] * len(group)
+    # (with a total, its summation's errors are flagged after the nodes')
+    flags = [0] * (len(group) + (total is not None))
+    runs: list[tuple[int, int]] = []
+    partial: dict[int, Any] = {}
+    summed = -1
+    if total is not None:
+        pairwise_runs(0, rows, runs)
+        step = SUM_RUN
+        parts = min(parts, len(runs))
+        summed = group.index(total.node)
+    else:
+        runs = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
 
-    def task(lo: int, hi: int) -> Callable[[], None]:
-        return lambda: _run_rows(group, slots, slot_dtypes, cuts, outs, shape, step, lo, hi,
-                                 flags)
+    def task(share: list[tuple[int, int]]) -> Callable[[], None]:
+        return lambda: _run_rows(group, slots, slot_dtypes, cuts, outs, shape, step, share,
+                                 flags, summed, partial)
 
-    blocks = [task(lo, hi) for lo, hi in bounds]
+    if total is None:  # each thread's rows, in blocks of ``step`` rows
+        shares = [[(b, min(b + step, hi)) for b in range(lo, hi, step)] for lo, hi in runs]
+    else:  # each thread's runs of the summation, one block each
+        per = -(-len(runs) // parts)
+        shares = [runs[i:i + per] for i in range(0, len(runs), per)]
+    blocks = [task(share) for share in shares]
     LAST_THREADS[0] = len(blocks)
     if len(blocks) == 1 or sys.is_finalizing():
         for block in blocks:
             block()
     else:
         _parallel.run_blocks(blocks, "fused chain")
+    if total is not None:
+        total.errors.flags |= flags.pop()
+        with np.errstate(call=total.errors.record, **total.errors.state):
+            total.value = _pairwise_total(0, rows, partial)
     return flags
 
 
@@ -156,7 +219,11 @@ def _cut(a: Any, ndim: int) -> tuple[int, Any]:
 def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
               cuts: list[list[tuple[int, Any]]], outs: dict[int, np.ndarray],
               shape: tuple[int, ...],
-              step: int, lo: int, hi: int, flags: list[int]) -> None:
+              step: int, bounds: list[tuple[int, int]], flags: list[int],
+              summed: int = -1, partial: dict[int, Any] | None = None) -> None:
+    """Run ``group`` on the blocks ``bounds`` (rows ``[start, stop)``, at most ``step``),
+    with scratch buffers of its own; the node at index ``summed``, if any, has each block's
+    sum put in ``partial`` by the block's start."""
     scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
     current = [0]
 
@@ -170,8 +237,7 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
          for i, node in enumerate(group)]
     with np.errstate(all="call", call=seen):
         values: list[Any] = [None] * len(group)
-        for start in range(lo, hi, step):
-            stop = min(start + step, hi)
+        for start, stop in bounds:
             n = stop - start
             for i, (ufunc, result, slot, (mk, m), operands) in enumerate(plans):
                 out = result[start:stop] if slot is None else \
@@ -195,6 +261,9 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
                     else:
                         ufunc(*ins, out=out, where=mask)
                 values[i] = out
+                if i == summed:  # (while its block is in the cache, before its slot is reused)
+                    current[0] = len(group)
+                    partial[start] = np.add.reduce(out)  # type: ignore[index]
 
 
 def report(flags: list[tuple[Node, int]]) -> None:

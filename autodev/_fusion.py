@@ -59,6 +59,10 @@ at once). Each node keeps that state; evaluation records the errors of each node
 all blocks and then warns once per node and category, in the program's order, with
 NumPy's message, at the user's line that forced the value.
 
+A sum (``numpy.sum`` of a pending one-dimensional float32 or float64 array) is made as
+its chain runs, as the chain's last step (:func:`fused_sum`), bit for bit NumPy's
+pairwise summation (:class:`autodev._blocked.Total`).
+
 Bounds: at most :data:`MAX_NODES` pending calls, and leaves (and watched memory) of at
 most :data:`MAX_LEAF_BYTES` held, before the chains are evaluated; a pending array that is
 dropped unread is evaluated (for its warnings) once no pending array is left alive.
@@ -78,7 +82,7 @@ import numpy as np
 
 from . import _parallel, _threads
 from ._config import ENV
-from ._blocked import LAST_THREADS, Node, evaluate, report, row_major
+from ._blocked import LAST_THREADS, Node, Total, evaluate, report, row_major
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
 from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks
@@ -511,9 +515,39 @@ def before_write() -> None:
 ON_TRACE_EXIT.append(flush)
 
 
-def _flush_locked(placer: Placer | None = None) -> None:
+_SUMMED = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+_REPLAYED = frozenset({"ignore", "warn", "raise"})
+
+
+def fused_sum(x: Any) -> Any:
+    """``numpy.sum(x)`` (all axes, no keyword) for a pending array ``x``, made as its chain
+    runs (:class:`autodev._blocked.Total`: NumPy's pairwise summation, bit for bit), or
+    :data:`DECLINED`: ``x`` is not pending, not a one-dimensional float32 or float64
+    result of a call without ``out=`` or ``where=``, a GPU is usable (its chains run
+    there), or the ``errstate`` in force has a mode that cannot be replayed."""
+    node = PENDING.get(id(x))
+    if node is None or node.dtype not in _SUMMED or len(node.shape) != 1 \
+            or node.target is not None or node.where is not True or _PLACER[0] is not None:
+        return DECLINED
+    state = np.geterr()
+    if not _REPLAYED.issuperset(state.values()):
+        return DECLINED
+    with _LOCK:
+        if _BUSY[0] or PENDING.get(id(x)) is not node:
+            return DECLINED
+        total = Total(node, _parallel._Errors(state))
+        _flush_locked(total=total)
+    if total.value is None:  # (never expected: x's chain ran without its sum)
+        return DECLINED
+    total.errors.report(state, "reduce")  # (NumPy's sum is one reduce call)
+    STATS.fused_sums += 1
+    return total.value
+
+
+def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> None:
     """Evaluate every pending chain: on the GPU of ``placer`` (a chain priced cheaper there
-    as a call joined it), else in the blocked pass on the CPU."""
+    as a call joined it), else in the blocked pass on the CPU (``total``: a node's sum to
+    make as it runs)."""
     if not NODES:
         return
     busy = _BUSY[0]
@@ -529,7 +563,7 @@ def _flush_locked(placer: Placer | None = None) -> None:
     try:
         if placer is not None:
             ran = placer.run(nodes, alive)
-        results = evaluate(nodes, alive, found) if ran is None else ran[0]
+        results = evaluate(nodes, alive, found, total) if ran is None else ran[0]
     finally:
         _BUSY[0] = busy
     # (on an error, a MemoryError say, everything stays pending: a later read tries again)

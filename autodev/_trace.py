@@ -55,7 +55,7 @@ class _Stats:
     __slots__ = ("calls", "fast_base", "h2d_count", "h2d_bytes", "d2h_count",
                  "d2h_bytes", "fallbacks", "fallback_reasons", "warned", "reuse_moves",
                  "reuse_bytes", "threaded_calls", "threaded_blocks", "fused_chains", "fused_ops",
-                 "fused_on", "fused_kernels", "unfused")
+                 "fused_sums", "fused_on", "fused_kernels", "unfused")
 
     def __init__(self) -> None:
         self.reset()
@@ -76,6 +76,7 @@ class _Stats:
         self.threaded_blocks = 0
         self.fused_chains = 0
         self.fused_ops = 0
+        self.fused_sums = 0
         self.fused_on: dict[str, int] = {}
         self.fused_kernels = 0
         self.unfused: dict[str, int] = {}
@@ -112,7 +113,8 @@ def stats(reset: bool = False) -> dict[str, Any]:
     ``hits``, ``misses``, ``released``, ``limit``, ``threshold``; see
     docs/performance.md, "Host buffer pool"), ``fused_chains``
     and ``fused_ops`` (deferred elementwise chains evaluated in one pass, and the
-    operations they held; docs/performance.md, "Fusion"), ``fused_on`` (device name ->
+    operations they held; docs/performance.md, "Fusion"), ``fused_sums`` (sums made as
+    a chain ran, its last step), ``fused_on`` (device name ->
     chains evaluated there), ``fused_kernels`` (fused kernels a GPU ran for them: one per
     result shape of a chain) and ``unfused`` (reason -> groups of a chain that ran on a
     GPU as its calls in order instead).
@@ -136,6 +138,7 @@ def stats(reset: bool = False) -> dict[str, Any]:
         "host_pool": _host_pool(reset),
         "fused_chains": STATS.fused_chains,
         "fused_ops": STATS.fused_ops,
+        "fused_sums": STATS.fused_sums,
         "fused_on": dict(STATS.fused_on),
         "fused_kernels": STATS.fused_kernels,
         "unfused": dict(STATS.unfused),

@@ -485,8 +485,13 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     ``keepdims``) goes straight to ``ufunc.reduce``, as ``numpy.sum`` itself ends up doing."""
     reduce = reducer.reduce
     family = spec.family
+    sums = spec.name == "sum"
 
     def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
+        if sums and _ACTIVE and not args and not kwargs and type(a) is ndarray:
+            found = _fusion.fused_sum(a)  # (a pending chain's sum, made as it runs)
+            if found is not _fusion.DECLINED:
+                return found
         if not args:
             if type(a) is ndarray and (_FAST or (
                     _HOST_FAST and a._device is CPU and a._native.size < _floor(family)

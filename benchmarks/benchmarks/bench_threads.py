@@ -2,7 +2,8 @@
 
 Each workload is a body written against a namespace ``m`` (``numpy`` or ``autodev``)
 over host arrays of n elements: option pricing, a logistic-loss chain, a 2-D stencil
-with an in-place update, a masked iteration, a particle integrator. ``threads`` is 1
+with an in-place update, a masked iteration, a particle integrator, and a loss chain ending
+in a sum. ``threads`` is 1
 (inside ``threadpoolctl.threadpool_limits(1)``: autodev runs every call as NumPy's one
 call) or ``all`` (the calls past the profile's thread floors are split over the cores).
 ``fusion`` is ``fused`` (autodev defers large elementwise calls and runs each chain in
@@ -43,6 +44,11 @@ def logistic_loss(m: Any, z: Any, y: Any, w: Any) -> Any:
     return loss * w, grad * w
 
 
+def loss_total(m: Any, z: Any, y: Any, w: Any) -> Any:
+    """The weighted logistic loss summed: a chain ending in ``sum``."""
+    return m.sum(m.log1p(m.exp(-y * z)) * w)
+
+
 def stencil(m: Any, u: Any, f: Any, g: Any) -> Any:
     """Five Jacobi sweeps on a square grid, each written back in place."""
     for _ in range(5):
@@ -80,6 +86,8 @@ WORKLOADS: dict[str, tuple[Callable[..., Any], Callable[[int, Any], tuple[Any, .
     "black_scholes": (black_scholes, lambda n, rng: (
         rng.uniform(50, 150, n), rng.uniform(50, 150, n), rng.uniform(0.1, 2.0, n))),
     "logistic_loss": (logistic_loss, lambda n, rng: (
+        rng.standard_normal(n), np.sign(rng.standard_normal(n)), rng.random(n))),
+    "loss_total": (loss_total, lambda n, rng: (
         rng.standard_normal(n), np.sign(rng.standard_normal(n)), rng.random(n))),
     "stencil": (stencil, lambda n, rng: (
         rng.random((_grid(n), _grid(n))), rng.random((_grid(n), _grid(n))), None)),
