@@ -37,6 +37,11 @@ CALLS = {
     "rmatmul vector": lambda xp, a, b: b @ xp.ones((7, 2)),
     "sum": lambda xp, a, b: xp.sum(a),
     "max axis": lambda xp, a, b: xp.max(a.reshape(1, 7), axis=1),
+    "count_nonzero": lambda xp, a, b: xp.count_nonzero(a),
+    "cumsum": lambda xp, a, b: xp.cumsum(a),
+    "sort": lambda xp, a, b: xp.sort(b),
+    "argmax": lambda xp, a, b: xp.argmax(a),
+    "fft": lambda xp, a, b: xp.fft.fft(a),
 }
 
 
@@ -96,3 +101,19 @@ def test_device_operands_are_decided_in_full(sim: Any) -> None:
     numpy.testing.assert_array_equal(to_numpy(got), numpy.arange(4.0) * 2)
     moved = autodev.stats()
     assert moved["h2d_count"] + moved["d2h_count"] == 1  # one operand crossed, as decided
+
+
+@pytest.mark.parametrize("name", ["sort", "cumsum", "count_nonzero", "fft.fft", "argsort"])
+@pytest.mark.parametrize("n", [10, 3_000, 60_000, 200_000])
+def test_a_function_of_one_host_array_is_placed_as_the_full_decision_places_it(
+        sim: Any, name: str, n: int) -> None:
+    # one host array, no keyword: with a GPU usable the dispatcher skips the decision's
+    # bookkeeping for calls the GPU cannot win; the traced call decides in full
+    func = autodev.fft.fft if name == "fft.fft" else getattr(autodev, name)
+    a = autodev.array(numpy.random.default_rng(n).random(n))
+    with autodev.trace() as t:
+        func(a)
+    decided = [r.device for r in t if r.op.endswith(name.split(".")[-1])]
+    got = func(a)
+    where = got.location if isinstance(got, autodev.ndarray) else "cpu"
+    assert decided and where == decided[-1]
