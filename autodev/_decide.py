@@ -13,7 +13,9 @@ import numpy as np
 from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, active_gpu
-from ._config import ENV, get_policy
+from . import _threads
+from ._config import ENV, get_policy, policy_now
+from ._fusion import _ACTIVE as _FUSION_ACTIVE
 from ._cost.model import dtype_class
 from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
@@ -72,6 +74,25 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
         placement=str(AUTO if pin is None else pin),
     )
     return device, record
+
+
+#: Below this many elements a host call is neither split over threads nor deferred
+#: (:func:`autodev._threads.general_from`).
+_GENERAL_FROM = [_threads.NEVER]
+_threads.on_floor(lambda least: _GENERAL_FROM.__setitem__(0, least))
+
+
+def small_on_host(spec: OpSpec, a: Any) -> bool:
+    """True for a call of ``spec`` on the host array ``a`` alone that runs on the CPU as it
+    is, with a GPU usable: below the threads' and fusion's floors, under policy ``auto``,
+    and below the work at which the cost model first lets a GPU win for host data: the
+    decision :func:`choose` makes for it, without its bookkeeping (the decision cache, the
+    capability checks, the prediction)."""
+    if type(a) is not ndarray or a._device is not CPU or _FUSION_ACTIVE[0]:
+        return False
+    if a._native.size >= _GENERAL_FROM[0] or policy_now() != "auto":
+        return False
+    return spec.work([a]) < host_floor(spec.family)
 
 
 def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,

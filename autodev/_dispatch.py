@@ -16,12 +16,12 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from . import _parallel, _threads
+from . import _parallel
 from ._residency import storage as R
 from ._residency import reuse as _reuse
 from ._backends import STATE, Backend, backend_for, cpu_backend, resolve_device
 from ._cost.model import PROFILE_WRITTEN
-from ._fusion import _ACTIVE as _fusion_active, WATCHED, before_write
+from ._fusion import WATCHED, before_write
 from ._device import CPU, Device
 from ._residency.memory import after_declined, after_oom, check_not_view, host_pooled, write_back
 from ._host_buffers import is_large
@@ -30,9 +30,8 @@ from ._capability.table import TABLE
 from ._names import READ_ONLY_RESULTS  # NumPy's read-only views; CuPy's are writable
 from ._trace import STATS, Record, emit, tick
 from . import _chains, _decide  # (_chains: where deferred chains run, bound at import)
-from ._config import policy_now
-from ._cost.cache import bind_state, host_floor, reset as reset_model
-from ._decide import _DECISIONS, _GPU_DTYPES, choose
+from ._cost.cache import bind_state, reset as reset_model
+from ._decide import _DECISIONS, _GPU_DTYPES, choose, small_on_host
 
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
@@ -149,7 +148,7 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return hand_over(spec, args, kwargs)
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
-    if STATE.host_fast and len(args) == 1 and not kwargs and _small_on_host(spec, args[0]):
+    if STATE.host_fast and len(args) == 1 and not kwargs and small_on_host(spec, args[0]):
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
     _collect(args, arrays)
@@ -162,25 +161,6 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if pin is not None:
         result = _label(result, pin, arrays)
     return result
-
-
-#: Below this many elements a host call is neither split over threads nor deferred
-#: (:func:`autodev._threads.general_from`).
-_GENERAL_FROM = [_threads.NEVER]
-_threads.on_floor(lambda least: _GENERAL_FROM.__setitem__(0, least))
-
-
-def _small_on_host(spec: OpSpec, a: Any) -> bool:
-    """True for a call of ``spec`` on the host array ``a`` alone that runs on the CPU as it
-    is, with a GPU usable: below the threads' and fusion's floors, under policy ``auto``,
-    and below the work at which the cost model first lets a GPU win for host data. That
-    is the decision :func:`autodev._decide.choose` makes for it, without the bookkeeping
-    (the decision cache, the prediction): a GPU's calls cost ten times a host one's."""
-    if type(a) is not ndarray or a._device is not CPU or _fusion_active[0]:
-        return False
-    if a._native.size >= _GENERAL_FROM[0] or policy_now() != "auto":
-        return False
-    return spec.work([a]) < host_floor(spec.family)
 
 
 #: The capability rule of NumPy's ufuncs (their specs' ``gpu_ok``): it marks the calls whose

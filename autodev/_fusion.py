@@ -37,7 +37,7 @@ made) cannot be locked: other arrays reach the memory, and not all of them are k
 It is a *watched* input instead when autodev sees every write to that memory: its
 storage never escaped (no buffer of it was handed out, it wraps nothing a caller holds),
 holds no mirror, and a NumPy array owning its memory is the root of the view. The chain
-reads a view of its own of that memory (:func:`_watchable`), and the storage is kept in
+reads a view of its own of that memory (:func:`autodev._chain_inputs.watchable`), and the storage is kept in
 :data:`WATCHED` while the chain is pending. Every write path of an autodev array
 (setitem, in-place operators, ``out=``, ``copyto``, ``put``, ``fill``, ``sort``,
 ``resize``, flat writes, ...) and every hand-out of host memory (``__array__``, the
@@ -73,7 +73,6 @@ lock.
 from __future__ import annotations
 
 import math
-import sys
 import threading
 import weakref
 from typing import Any, Callable, Protocol
@@ -83,6 +82,7 @@ import numpy as np
 from . import _parallel, _threads
 from ._config import ENV
 from ._blocked import LAST_THREADS, Node, Total, evaluate, report, row_major
+from ._chain_inputs import KINDS as _KINDS, lockable, watchable
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
 from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks
@@ -95,12 +95,10 @@ MAX_LEAF_BYTES = 1 << 30
 DEFAULT_FLOOR = 1 << 18
 NEVER = _threads.NEVER
 
-_KINDS = frozenset("biufc")
 _SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32,
                       np.complex128, np.complex64, np.bool_})
 _QUIET = frozenset({"ignore", "warn"})
 _MAIN = threading.main_thread()
-_getrefcount = sys.getrefcount
 
 
 _LOCK = threading.RLock()
@@ -266,7 +264,7 @@ class _Gather:
             found = self.target(x)
             if found is not None:
                 return found
-            found = _watchable(x)
+            found = watchable(x)
             if found is not None:
                 self.to_watch.append((x._storage, found))
             return found
@@ -285,7 +283,7 @@ class _Gather:
         for seen, native in self.to_lock:
             if seen is x:
                 return native
-        found = _lockable(x)
+        found = lockable(x)
         if found is not None:
             self.to_lock.append((x, found))
         return found
@@ -428,43 +426,6 @@ def _probe(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | 
     if ufunc is np.power and dtype.kind in "iu":
         return None
     return dtype if dtype.kind in _KINDS else None
-
-
-def _lockable(x: Any) -> np.ndarray | None:
-    """``x``'s native array if nothing but ``x`` can reach its memory (see the module's
-    docstring), else None."""
-    if x._storage is not None or x._mirror is not None or x._scalar or x._face \
-            or x._pin is not None or x._device is not CPU:
-        return None
-    native = x._native
-    # held by x's slot, this local and getrefcount's argument: nobody else holds it
-    if type(native) is not np.ndarray or native.base is not None \
-            or _getrefcount(native) > 3 or native.dtype.kind not in _KINDS \
-            or not native.flags.writeable or not row_major(native) or native.ndim == 0:
-        return None
-    return native
-
-
-def _watchable(x: Any) -> np.ndarray | None:
-    """``x``'s native array if autodev watches every write to its memory, though other
-    arrays share it (a view, or an array views were made of), else None: its storage
-    (what the arrays sharing one buffer share) never escaped (no buffer of it was handed
-    out, it wraps no memory a caller holds), holds no mirror, and its memory is owned by
-    a NumPy array, which only autodev's arrays reach."""
-    storage = x._storage
-    if storage is None or storage.escaped or storage.mirrored or storage.shared \
-            or x._mirror is not None or x._scalar or x._face or x._pin is not None \
-            or x._device is not CPU:
-        return None
-    native = x._native
-    if type(native) is not np.ndarray or native.dtype.kind not in _KINDS \
-            or native.ndim == 0 or not row_major(native):
-        return None
-    root = native.base
-    if root is not None and (type(root) is not np.ndarray or root.base is not None):
-        return None
-    # (a view of its own: setting x.shape or x.strides later changes x's, not the chain's)
-    return native.view()
 
 
 def _stand_in(a: Any) -> Any:

@@ -22,7 +22,8 @@ from .._backends import Backend
 from .._cost.families import WORK, WorkFn, family_of_ufunc
 from .._names import DISPATCHED, METHODS, SCALAR_METHODS
 from .table import GPU_WRAPPERS, METHOD_GPU_WRAPPERS, TABLE, UFUNC_METHODS, gpu_rules, imitate_operands, ufunc_method_rule
-from .corrections import device_operands, ufunc_list_operands
+from .corrections import device_operands
+from .ufunc_corrections import ufunc_list_operands
 
 
 class OpSpec:

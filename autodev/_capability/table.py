@@ -23,7 +23,8 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, method_choices, checked_take, checked_take_along_axis, conjugate_out, diagonal_view, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, ufunc_operands, where_operands
+from .corrections import Factory, Func, QUANTILE_METHODS, any_kind_argpartition_method, any_kind_partition, any_kind_sort, as_device_arrays, checked_choices, method_choices, checked_take, checked_take_along_axis, conjugate_out, diagonal_view, dropping_keywords, float_quantile, linalg_diagonal, lstsq_host_rank, named_real_eig, named_result, pinv_rcond, python_bool, python_int_count, real_eig, scalar_dot, operand_params, searchsorted_values, shape_keyword, where_operands
+from .ufunc_corrections import ufunc_operands
 from .._backends._imitating import on_sim_load
 from .imitations import Imitation, Quirk, S
 

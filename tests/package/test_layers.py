@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_config", "_device", "_typing", "_speedups", "_hostpool", "_names"),  # foundation
     ("_host_buffers",),                                       # the host buffer pool's scope
     ("_trace",),                                              # visibility: stats, records
-    ("_cost/", "_parallel", "_threads", "_blocked", "_fusion"),        # the cost model, profiles; threads, fusion
+    ("_cost/", "_parallel", "_threads", "_blocked", "_chain_inputs", "_fusion"),  # cost; threads, fusion
     ("_backends/",),                                          # numpy, cupy, sim, the registry
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs

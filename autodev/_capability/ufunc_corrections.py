@@ -1,0 +1,101 @@
+"""Corrections of NumPy's ufuncs on the GPU (CuPy's ``ufunc.__call__``): operands CuPy
+cannot read, NumPy's error types and value checks CuPy skips. The capability table's
+``ufunc`` row (and each ``scipy.special`` ufunc's spec) says where they apply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._backends import Backend
+from .corrections import Factory, Func, upload
+
+
+def ufunc_operands(backend: Backend, func: Func) -> Func:
+    """A NumPy ufunc on the GPU: list or tuple operands become device arrays (CuPy raises
+    'Unsupported type'), and NumPy's ``UFuncTypeError`` where CuPy raises a plain
+    TypeError: with ``out=`` the casts are first checked on host probes, and a call CuPy
+    refuses with a TypeError is rehearsed on them, raising NumPy's own error for it."""
+    np_ufunc = getattr(np, func.__name__.removeprefix("cupy_"))  # CuPy's are "cupy_add"
+    nin = np_ufunc.nin
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if any(type(a) is list or type(a) is tuple for a in args[:nin]):
+            args = tuple(upload(backend, a) if i < nin and type(a) in (list, tuple) else a
+                         for i, a in enumerate(args))
+        if np_ufunc is np.power and len(args) > 1:
+            _integer_power_check(backend, args[0], args[1], kwargs)
+        if len(args) > nin or kwargs.get("out") is not None:
+            _rehearse(np_ufunc, args, kwargs)
+        try:
+            return func(*args, **kwargs)
+        except TypeError:
+            _rehearse(np_ufunc, args, kwargs)  # NumPy's error where NumPy refuses it too
+            raise
+
+    return call
+
+
+def ufunc_list_operands(nin: int) -> Factory:
+    """A SciPy ufunc on the GPU (``cupyx.scipy.special``'s are CuPy ufuncs): list or tuple
+    operands become device arrays, as for NumPy's ufuncs."""
+    def factory(backend: Backend, func: Func) -> Func:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if any(type(a) is list or type(a) is tuple for a in args[:nin]):
+                args = tuple(upload(backend, a) if i < nin and type(a) in (list, tuple) else a
+                             for i, a in enumerate(args))
+            return func(*args, **kwargs)
+
+        return call
+
+    return factory
+
+
+def _integer_power_check(backend: Backend, base: Any, exponent: Any,
+                         kwargs: dict[str, Any]) -> None:
+    """NumPy's ValueError for an integer ``power`` with a negative exponent, which CuPy's
+    integer loop computes instead (as 0, 1 or -1): one synchronising device reduction
+    where the exponent is a device array of a signed integer dtype."""
+    kind = getattr(exponent, "dtype", np.dtype(type(exponent))).kind
+    if kind not in "biu" or not _integer_loop(base, exponent, kwargs):
+        return
+    if hasattr(exponent, "shape"):
+        negative = kind == "i" and exponent.size and bool(backend.xp.any(exponent < 0))
+    else:
+        negative = exponent < 0
+    if negative:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def _integer_loop(base: Any, exponent: Any, kwargs: dict[str, Any]) -> bool:
+    """True if NumPy's ``power`` of these operands (and ``dtype=``) runs an integer loop."""
+    described = tuple(x.dtype if hasattr(x, "dtype") else type(x) for x in (base, exponent))
+    dtype = kwargs.get("dtype")
+    try:
+        loop = np.power.resolve_dtypes(
+            (*described, None), signature=(None, None, None if dtype is None else np.dtype(dtype)))
+    except TypeError:  # no loop: the call itself raises NumPy's error
+        return False
+    return loop[-1].kind in "iu"
+
+
+def _rehearse(np_ufunc: np.ufunc, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Run ``np_ufunc`` on one-element host arrays of the call's dtypes and ranks (core
+    dimensions of 1 agree for gufuncs such as ``matmul``): NumPy's dtype errors, no data.
+    The probes hold ones, a value every ufunc takes (an uninitialised negative integer
+    would raise ``power``'s 'Integers to negative integer powers' ValueError), and their
+    floating-point warnings are silenced: only the types are rehearsed."""
+    def probe(a: Any) -> Any:
+        dtype = getattr(a, "dtype", None)
+        return a if dtype is None else np.ones((1,) * a.ndim, dtype)
+
+    out = kwargs.get("out")
+    outs = out if type(out) is tuple else (out,) if out is not None else ()
+    inputs = [probe(a) for a in args[:np_ufunc.nin]]
+    outputs = tuple(None if o is None else probe(o) for o in (*args[np_ufunc.nin:], *outs))
+    options: dict[str, Any] = {k: v for k, v in kwargs.items() if k in ("dtype", "casting")}
+    if outputs:
+        options["out"] = outputs if len(outputs) > 1 else outputs[0]
+    with np.errstate(all="ignore"):
+        np_ufunc(*inputs, **options)

@@ -1,0 +1,53 @@
+"""Which arrays a deferred chain (:mod:`autodev._fusion`) may read late: an input only its
+own autodev array reaches (*locked* while the chain is pending), or one whose memory
+views share but whose every write autodev sees (*watched*). Anything else is read at the
+call or makes the call run at once."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ._blocked import row_major
+from ._device import CPU
+
+#: The dtype kinds a chain computes in (bool, integers, floats, complex).
+KINDS = frozenset("biufc")
+
+
+def lockable(x: Any) -> np.ndarray | None:
+    """``x``'s native array if nothing but ``x`` can reach its memory (see :mod:`autodev._fusion`), else None."""
+    if x._storage is not None or x._mirror is not None or x._scalar or x._face \
+            or x._pin is not None or x._device is not CPU:
+        return None
+    native = x._native
+    # held by x's slot, this local and getrefcount's argument: nobody else holds it
+    if type(native) is not np.ndarray or native.base is not None \
+            or sys.getrefcount(native) > 3 or native.dtype.kind not in KINDS \
+            or not native.flags.writeable or not row_major(native) or native.ndim == 0:
+        return None
+    return native
+
+
+def watchable(x: Any) -> np.ndarray | None:
+    """``x``'s native array if autodev watches every write to its memory, though other
+    arrays share it (a view, or an array views were made of), else None: its storage
+    (what the arrays sharing one buffer share) never escaped (no buffer of it was handed
+    out, it wraps no memory a caller holds), holds no mirror, and its memory is owned by
+    a NumPy array, which only autodev's arrays reach."""
+    storage = x._storage
+    if storage is None or storage.escaped or storage.mirrored or storage.shared \
+            or x._mirror is not None or x._scalar or x._face or x._pin is not None \
+            or x._device is not CPU:
+        return None
+    native = x._native
+    if type(native) is not np.ndarray or native.dtype.kind not in KINDS \
+            or native.ndim == 0 or not row_major(native):
+        return None
+    root = native.base
+    if root is not None and (type(root) is not np.ndarray or root.base is not None):
+        return None
+    # (a view of its own: setting x.shape or x.strides later changes x's, not the chain's)
+    return native.view()
