@@ -13,7 +13,7 @@ from ._residency import storage as R
 from ._array import ndarray
 from ._device import CPU
 from ._dispatch import call, cpu_arg
-from ._fusion import before_write
+from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write, fused_sum
 from ._capability.specs import OpSpec
 from ._residency.memory import write_back
 from ._subclass import SUBCLASSES, of_inputs
@@ -74,8 +74,14 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
 
     name = spec.name
+    mean = name == "mean"
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if mean and PENDING_CHAIN[0] and len(args) == 1 and not kwargs \
+                and type(args[0]) is ndarray:
+            found = fused_sum(args[0], mean=True)  # (made as its pending chain runs)
+            if found is not DECLINED:
+                return found
         if len(args) > 2:  # (out= is never among the first two)
             args, kwargs = _out_by_keyword(np_func, args, kwargs)
         result = call(spec, args, kwargs)

@@ -480,9 +480,10 @@ _SUMMED = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _REPLAYED = frozenset({"ignore", "warn", "raise"})
 
 
-def fused_sum(x: Any) -> Any:
-    """``numpy.sum(x)`` (all axes, no keyword) for a pending array ``x``, made as its chain
-    runs (:class:`autodev._blocked.Total`: NumPy's pairwise summation, bit for bit), or
+def fused_sum(x: Any, mean: bool = False) -> Any:
+    """``numpy.sum(x)`` (``numpy.mean(x)`` with ``mean``; all axes, no keyword) for a
+    pending array ``x``, made as its chain runs (:class:`autodev._blocked.Total`: NumPy's
+    pairwise summation, bit for bit; the mean divides it as NumPy's ``_mean`` does), or
     :data:`DECLINED`: ``x`` is not pending, not a one-dimensional float32 or float64
     result of a call without ``out=`` or ``where=``, a GPU is usable (its chains run
     there), or the ``errstate`` in force has a mode that cannot be replayed."""
@@ -502,7 +503,10 @@ def fused_sum(x: Any) -> Any:
         return DECLINED
     total.errors.report(state, "reduce")  # (NumPy's sum is one reduce call)
     STATS.fused_sums += 1
-    return total.value
+    value = total.value
+    if mean:  # (numpy._core._methods._mean: the sum's type of the sum over an intp count)
+        value = value.dtype.type(value / np.intp(node.shape[0]))
+    return value
 
 
 def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> None:

@@ -443,13 +443,13 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     # a view method (reshape, transpose, ...) runs where its array lives and decides
     # nothing: on a host array it takes the direct path with a GPU usable too
     primary = spec.where == "primary"
-    sums = name == "sum"
+    sums, mean = name in ("sum", "mean"), name == "mean"
 
     def method(self: Array, *args: Any, **kwargs: Any) -> Any:
         if _WATCHED:  # a pending chain reads memory through views: it runs first
             _fusion.before_write()  # (the call may write, through out=)
         if sums and _ACTIVE and not args and not kwargs:
-            found = _fusion.fused_sum(self)  # (a pending chain's sum, made as it runs)
+            found = _fusion.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
         if _FAST or (_HOST_FAST and primary and self._device is CPU):

@@ -60,10 +60,10 @@ def _integer_power_check(backend: Backend, base: Any, exponent: Any,
     kind = getattr(exponent, "dtype", np.dtype(type(exponent))).kind
     if kind not in "biu" or not _integer_loop(base, exponent, kwargs):
         return
-    if hasattr(exponent, "shape"):
-        negative = kind == "i" and exponent.size and bool(backend.xp.any(exponent < 0))
+    if isinstance(exponent, (int, np.generic)):  # (Python and NumPy scalars)
+        negative = int(exponent) < 0
     else:
-        negative = exponent < 0
+        negative = kind == "i" and exponent.size and bool(backend.xp.any(exponent < 0))
     if negative:
         raise ValueError("Integers to negative integer powers are not allowed.")
 

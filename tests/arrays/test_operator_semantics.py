@@ -607,6 +607,7 @@ def test_structured_comparison_of_a_subclass_compares_fields_as_numpys(device, o
     lambda xp, a, e: a ** e,
     lambda xp, a, e: xp.power(a, e, out=xp.zeros_like(a)),
     lambda xp, a, e: xp.power(a, int(e[1])),  # a Python int
+    lambda xp, a, e: a ** numpy.int8(int(e[1])),  # a NumPy integer
     lambda xp, a, e: xp.power(a.astype(bool), e),
 ])
 def test_integer_power_with_a_negative_exponent_raises_as_numpys(device, call):

@@ -524,19 +524,20 @@ def short_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [9, 128, 129, 1000, 4099, 33_333])
-@pytest.mark.parametrize("how", ["np.sum", "method"])
+@pytest.mark.parametrize("how", ["sum", "x.sum", "mean", "x.mean"])
 def test_a_sum_of_a_chain_is_made_as_it_runs_bit_identical(short_runs: None, dtype: Any,
                                                            n: int, how: str) -> None:
     rng = np.random.default_rng(n)  # (magnitudes 1e-6 to 1e6: any other order of the
     a0 = (rng.standard_normal(n) * 10.0 ** rng.uniform(-6, 6, n)).astype(dtype)  # sums
     a0[::7] = -0.0  # rounds differently)
     b0 = rng.random(n).astype(dtype)
-    want = np.sum(np.sin(a0) * a0 - b0)
+    reduce = how.removeprefix("x.")
+    want = getattr(np, reduce)(np.sin(a0) * a0 - b0)
     a, b = autodev.array(a0), autodev.array(b0)
     sums = autodev.stats()["fused_sums"]
     x = autodev.sin(a) * a - b
     assert pending(x)
-    got = autodev.sum(x) if how == "np.sum" else x.sum()
+    got = getattr(x, reduce)() if how.startswith("x.") else getattr(autodev, reduce)(x)
     assert type(got) is type(want) and got.tobytes() == want.tobytes()
     assert autodev.stats()["fused_sums"] == sums + 1
     same_bits(x, np.sin(a0) * a0 - b0)  # (the chain's array has its value too)
@@ -559,14 +560,15 @@ def test_a_fused_sums_errors_are_numpys(short_runs: None) -> None:
         assert autodev.sum(autodev.array(a0) * 10.0) == np.inf
 
 
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
 @pytest.mark.parametrize("case", ["2-d", "int", "axis", "dtype", "float16"])
-def test_sums_a_chain_cannot_make_are_numpys(short_runs: None, case: str) -> None:
+def test_sums_a_chain_cannot_make_are_numpys(short_runs: None, case: str, reduce: str) -> None:
     dtype = {"int": np.int64, "float16": np.float16}.get(case, np.float64)
     shape = (40, 30) if case == "2-d" else (1200,)
     a0 = (np.arange(np.prod(shape)).reshape(shape) % 17).astype(dtype)
     kwargs = {"axis": 0} if case == "axis" else {"dtype": np.float32} if case == "dtype" else {}
-    want = np.sum(a0 * 3 + 1, **kwargs)
+    want = getattr(np, reduce)(a0 * 3 + 1, **kwargs)
     sums = autodev.stats()["fused_sums"]
-    got = autodev.sum(autodev.array(a0) * 3 + 1, **kwargs)
+    got = getattr(autodev, reduce)(autodev.array(a0) * 3 + 1, **kwargs)
     same_bits(got, np.asarray(want))
     assert autodev.stats()["fused_sums"] == sums
