@@ -20,7 +20,8 @@ from ._trace import warn_user
 #: Elements of one block: a few temporaries of this size stay in a core's cache.
 BLOCK = 16384
 #: The longest run of a chain's summation that is one block (see :class:`Total`): about as
-#: many blocks as :data:`BLOCK` makes, since the runs are from half as long to this.
+#: many blocks as :data:`BLOCK` makes, since the runs are from half as long to this. At
+#: least 128, NumPy's pairwise block: a shorter run would be split where NumPy sums it whole.
 SUM_RUN = 2 * BLOCK
 #: How many threads ran the last chain (its trace record says).
 LAST_THREADS = [1]

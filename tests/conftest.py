@@ -81,11 +81,15 @@ def _cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 @pytest.fixture(autouse=True)
 def _reset_autodev_state() -> Iterator[None]:
-    """Each test starts and ends with zeroed stats and the default policy."""
+    """Each test starts and ends with zeroed stats, the default policy, and the once-per-
+    process fallback warning not yet given (a test that expects it does not depend on
+    which tests ran before it in the same process)."""
     from autodev._backends import STATE
     from autodev._residency import reuse as _reuse
+    from autodev._trace import STATS
 
     autodev.stats(reset=True)
+    STATS.warned = False
     token = autodev.set_policy("auto")
     try:
         yield
