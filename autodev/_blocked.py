@@ -62,7 +62,8 @@ class Node:
 
 class Total:
     """A request to sum one node's values as the chain runs (``numpy.sum`` of a pending
-    one-dimensional float32 or float64 result): the blocks follow NumPy's pairwise
+    float32 or float64 result, summed as the flat run of its elements, as NumPy sums a
+    C-contiguous array over all its axes): the blocks follow NumPy's pairwise
     summation, whose tree splits a run of ``n`` elements at ``n // 2`` rounded down to a
     multiple of 8 (and adds the two halves' sums). Down to runs of at most
     :data:`SUM_RUN` elements, each run is one block, summed by ``numpy.add.reduce`` (the
@@ -96,6 +97,18 @@ def _pairwise_total(lo: int, n: int, partial: dict[int, Any]) -> Any:
     half = n // 2
     half -= half % 8
     return _pairwise_total(lo, half, partial) + _pairwise_total(lo + half, n - half, partial)
+
+
+def flat_group(group: list[Node]) -> bool:
+    """True if every operand, mask and target of ``group`` (calls of one result shape) is
+    a call of the group, a scalar, or a C-contiguous array of that shape: the group may then
+    run as one flat run of its elements (a sum of an N-dimensional result, which NumPy sums
+    as the flat run of its elements, needs it)."""
+    for node in group:
+        for a in (node.where, *node.args, node.target):
+            if type(a) is np.ndarray and not (a.shape == node.shape and a.flags.c_contiguous):
+                return False
+    return True
 
 
 def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]],
@@ -155,7 +168,12 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
                total: Total | None = None) -> list[int]:
     """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags.
     With ``total`` (a one-dimensional group), the blocks are the runs of NumPy's pairwise
-    summation, and the node's sum is made as they run."""
+    summation, and the node's sum is made as they run; an N-dimensional group (see
+    :func:`flat_group`) then runs as the flat run of its elements."""
+    flat = total is not None and len(shape) > 1
+    if flat:  # (the results stay N-dimensional: these are views of them)
+        shape = (math.prod(shape),)
+        outs = {i: out.reshape(-1) for i, out in outs.items()}
     slots, slot_dtypes = _plan(group, outs)
     rows = shape[0]
     inner = math.prod(shape[1:])
@@ -164,7 +182,8 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     # (a chain's work is its calls' work: elements times calls)
     threads = _threads.threads_for(size * len(group), "elementwise")
     parts = max(1, min(threads, -(-rows // step)))
-    cuts = [[_cut(a, len(shape)) for a in (node.where, *node.args)] for node in group]
+    cuts = [[_cut(a.reshape(-1) if flat and type(a) is np.ndarray else a, len(shape))
+             for a in (node.where, *node.args)] for node in group]
     # (with a total, its summation's errors are flagged after the nodes')
     flags = [0] * (len(group) + (total is not None))
     runs: list[tuple[int, int]] = []

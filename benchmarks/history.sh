@@ -29,4 +29,4 @@ exec nice -n "${NICE:-19}" "$ASV" run --steps "$steps" "$range" "${machine[@]}" 
   -a repeat=3 -a processes=1 \
   --bench "DispatchOverhead\.time_call\('(numpy|autodev)', '\w+', 'float64', 'host', '(here|sim)'\)" \
   --bench "(ElementwiseChain|PowerIteration|SparseMatvecLoop)\.time_\w+\('(numpy|autodev)', \d+, 'float64', 'host'\)" \
-  --bench "ThreadedChains\.time_chain\('\w+', '\w+', '\w+', 1000000\)" "$@"
+  --bench "ThreadedChains\.time_chain\('\w+', '\w+', '\w+', '\w+', 1000000\)" "$@"

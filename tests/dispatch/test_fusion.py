@@ -561,14 +561,32 @@ def test_a_fused_sums_errors_are_numpys(short_runs: None) -> None:
 
 
 @pytest.mark.parametrize("reduce", ["sum", "mean"])
-@pytest.mark.parametrize("case", ["2-d", "int", "axis", "dtype", "float16"])
+@pytest.mark.parametrize("shape", [(37, 41), (1, 500), (5, 6, 7)])
+def test_a_sum_of_an_n_dimensional_chain_is_numpys_flat_sum(short_runs: None, shape: Any,
+                                                            reduce: str) -> None:
+    # NumPy sums a C-contiguous array over all axes as the flat run of its elements: the
+    # chain runs so too, and its array keeps its shape
+    rng = np.random.default_rng(len(shape))
+    a0 = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+    want = getattr(np, reduce)(np.sin(a0) * a0 + 1.0)
+    sums = autodev.stats()["fused_sums"]
+    x = autodev.sin(autodev.array(a0)) * autodev.array(a0) + 1.0
+    got = getattr(autodev, reduce)(x)
+    assert type(got) is type(want) and got.tobytes() == want.tobytes()
+    assert autodev.stats()["fused_sums"] == sums + 1
+    same_bits(x, np.sin(a0) * a0 + 1.0)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+@pytest.mark.parametrize("case", ["broadcast", "int", "axis", "dtype", "float16"])
 def test_sums_a_chain_cannot_make_are_numpys(short_runs: None, case: str, reduce: str) -> None:
     dtype = {"int": np.int64, "float16": np.float16}.get(case, np.float64)
-    shape = (40, 30) if case == "2-d" else (1200,)
+    shape = (40, 30) if case == "broadcast" else (1200,)
     a0 = (np.arange(np.prod(shape)).reshape(shape) % 17).astype(dtype)
+    row = (np.arange(shape[-1]) % 5 + 1).astype(dtype)  # (a 2-d chain reading it: by rows)
     kwargs = {"axis": 0} if case == "axis" else {"dtype": np.float32} if case == "dtype" else {}
-    want = getattr(np, reduce)(a0 * 3 + 1, **kwargs)
+    want = getattr(np, reduce)(a0 * row + 1, **kwargs)
     sums = autodev.stats()["fused_sums"]
-    got = getattr(autodev, reduce)(autodev.array(a0) * 3 + 1, **kwargs)
+    got = getattr(autodev, reduce)(autodev.array(a0) * autodev.array(row) + 1, **kwargs)
     same_bits(got, np.asarray(want))
     assert autodev.stats()["fused_sums"] == sums
