@@ -18,7 +18,8 @@ KINDS = frozenset("biufc")
 
 
 def lockable(x: Any) -> np.ndarray | None:
-    """``x``'s native array if nothing but ``x`` can reach its memory (see :mod:`autodev._fusion`), else None."""
+    """``x``'s native array if nothing but ``x`` can reach its memory (see
+    :mod:`autodev._fusion`), else None."""
     if x._storage is not None or x._mirror is not None or x._scalar or x._face \
             or x._pin is not None or x._device is not CPU:
         return None

@@ -37,8 +37,8 @@ made) cannot be locked: other arrays reach the memory, and not all of them are k
 It is a *watched* input instead when autodev sees every write to that memory: its
 storage never escaped (no buffer of it was handed out, it wraps nothing a caller holds),
 holds no mirror, and a NumPy array owning its memory is the root of the view. The chain
-reads a view of its own of that memory (:func:`autodev._chain_inputs.watchable`), and the storage is kept in
-:data:`WATCHED` while the chain is pending. Every write path of an autodev array
+reads a view of its own of that memory (:func:`autodev._chain_inputs.watchable`), and the
+storage is kept in :data:`WATCHED` while the chain is pending. Every write path of an autodev array
 (setitem, in-place operators, ``out=``, ``copyto``, ``put``, ``fill``, ``sort``,
 ``resize``, flat writes, ...) and every hand-out of host memory (``__array__``, the
 buffer protocol, ``ctypes``, DLPack) calls :func:`before_write` first, which evaluates the

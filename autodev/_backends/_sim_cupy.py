@@ -98,9 +98,11 @@ def ufunc_call_imitation(keywords: frozenset[str]) -> Quirk:
             wrong = {k: v for k, v in kwargs.items() if k not in keywords}
             if wrong:
                 raise TypeError(f"Wrong arguments {wrong}")
-            for a in (*args[:nin], *([...] if kwargs.get("out") is ... else [])):
+            for a in args[:nin]:
                 if not isinstance(a, _SCALARS):
                     raise TypeError(f"Unsupported type {type(a)}")
+            if kwargs.get("out") is ...:  # (CuPy reads out= as an operand)
+                raise TypeError(f"Unsupported type {type(...)}")
             try:
                 if ufunc is np.power:
                     return _cupy_power(*args, **kwargs)

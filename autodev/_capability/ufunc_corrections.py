@@ -58,8 +58,10 @@ def _integer_power_check(backend: Backend, base: Any, exponent: Any,
     integer loop computes instead (as 0, 1 or -1): one synchronising device reduction
     where the exponent is a device array of a signed integer dtype."""
     kind = getattr(exponent, "dtype", np.dtype(type(exponent))).kind
-    if kind not in "biu" or not _integer_loop(base, exponent, kwargs):
-        return
+    loop = _integer_loop(base, exponent, kwargs) if kind in "biu" else None
+    if loop is None or not all(_fits(x, loop) for x in (base, exponent)):
+        return  # (not an integer loop, or a Python integer it cannot hold: NumPy's
+        #         OverflowError comes first, from the call)
     if isinstance(exponent, (int, np.generic)):  # (Python and NumPy scalars)
         negative = int(exponent) < 0
     else:
@@ -68,16 +70,30 @@ def _integer_power_check(backend: Backend, base: Any, exponent: Any,
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
-def _integer_loop(base: Any, exponent: Any, kwargs: dict[str, Any]) -> bool:
-    """True if NumPy's ``power`` of these operands (and ``dtype=``) runs an integer loop."""
-    described = tuple(x.dtype if hasattr(x, "dtype") else type(x) for x in (base, exponent))
+def _integer_loop(base: Any, exponent: Any, kwargs: dict[str, Any]) -> np.dtype | None:
+    """The dtype of NumPy's ``power`` loop for these operands (and ``dtype=``) where it is
+    an integer one, else None."""
+    # (a Python bool is NumPy's bool; int, float and complex are weak, as resolve_dtypes takes)
+    described = tuple(x.dtype if hasattr(x, "dtype") else np.dtype(bool) if type(x) is bool
+                      else type(x) for x in (base, exponent))
     dtype = kwargs.get("dtype")
     try:
         loop = np.power.resolve_dtypes(
             (*described, None), signature=(None, None, None if dtype is None else np.dtype(dtype)))
     except TypeError:  # no loop: the call itself raises NumPy's error
+        return None
+    return loop[-1] if loop[-1].kind in "iu" else None
+
+
+def _fits(x: Any, loop: np.dtype) -> bool:
+    """False for a Python integer that the integer ``loop`` cannot hold (OverflowError)."""
+    if type(x) is not int:
+        return True
+    try:
+        np.asarray(x, dtype=loop)
+    except OverflowError:
         return False
-    return loop[-1].kind in "iu"
+    return True
 
 
 def _rehearse(np_ufunc: np.ufunc, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

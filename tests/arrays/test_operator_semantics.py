@@ -608,6 +608,7 @@ def test_structured_comparison_of_a_subclass_compares_fields_as_numpys(device, o
     lambda xp, a, e: xp.power(a, e, out=xp.zeros_like(a)),
     lambda xp, a, e: xp.power(a, int(e[1])),  # a Python int
     lambda xp, a, e: a ** numpy.int8(int(e[1])),  # a NumPy integer
+    lambda xp, a, e: True ** e,  # a Python bool base
     lambda xp, a, e: xp.power(a.astype(bool), e),
 ])
 def test_integer_power_with_a_negative_exponent_raises_as_numpys(device, call):
@@ -616,3 +617,9 @@ def test_integer_power_with_a_negative_exponent_raises_as_numpys(device, call):
     a, e = numpy.array([-1, 1, 2, 3]), numpy.array([3, -1, 0, 2])
     assert "negative integer powers" in str(error_parity(call, a, e, device=device))
     differential(call, a, numpy.abs(e), device=device)
+
+
+def test_a_python_integer_power_out_of_range_raises_numpys_overflow_first(device):
+    # NumPy refuses the Python integer before it looks at the exponents
+    e = numpy.array([3, -1, 0, 2])
+    assert type(error_parity(lambda xp, e: (2 ** 70) ** e, e, device=device)) is OverflowError
