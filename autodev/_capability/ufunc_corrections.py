@@ -24,10 +24,10 @@ def ufunc_operands(backend: Backend, func: Func) -> Func:
         if any(type(a) is list or type(a) is tuple for a in args[:nin]):
             args = tuple(upload(backend, a) if i < nin and type(a) in (list, tuple) else a
                          for i, a in enumerate(args))
+        if len(args) > nin or kwargs.get("out") is not None:
+            _rehearse(np_ufunc, args, kwargs)  # (NumPy's casting errors come first)
         if np_ufunc is np.power and len(args) > 1:
             _integer_power_check(backend, args[0], args[1], kwargs)
-        if len(args) > nin or kwargs.get("out") is not None:
-            _rehearse(np_ufunc, args, kwargs)
         try:
             return func(*args, **kwargs)
         except TypeError:

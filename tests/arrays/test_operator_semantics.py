@@ -623,3 +623,12 @@ def test_a_python_integer_power_out_of_range_raises_numpys_overflow_first(device
     # NumPy refuses the Python integer before it looks at the exponents
     e = numpy.array([3, -1, 0, 2])
     assert type(error_parity(lambda xp, e: (2 ** 70) ** e, e, device=device)) is OverflowError
+
+
+def test_an_in_place_power_into_bool_raises_numpys_casting_error_first(device):
+    def power_in_place(xp, a):
+        a **= -1
+        return a
+
+    got = error_parity(power_in_place, numpy.array([True, False]), device=device)
+    assert "Cannot cast ufunc 'power' output" in str(got)
