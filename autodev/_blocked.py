@@ -79,23 +79,29 @@ class Total:
         self.errors = errors
 
 
+def _first_half(n: int) -> int:
+    """Where NumPy's pairwise summation splits a run of ``n`` elements."""
+    half = n // 2
+    return half - half % 8
+
+
 def pairwise_runs(lo: int, n: int, runs: list[tuple[int, int]]) -> None:
     """Append to ``runs`` the leaves ``(start, stop)`` of NumPy's pairwise summation tree
     over ``n`` elements from ``lo`` (see :class:`Total`)."""
     if n <= SUM_RUN:
         runs.append((lo, lo + n))
         return
-    half = n // 2
-    half -= half % 8
+    half = _first_half(n)
     pairwise_runs(lo, half, runs)
     pairwise_runs(lo + half, n - half, runs)
 
 
 def _pairwise_total(lo: int, n: int, partial: dict[int, Any]) -> Any:
+    """The sum of the partial sums of the runs from ``lo`` (by their start), added up the
+    tree :func:`pairwise_runs` walks."""
     if n <= SUM_RUN:
         return partial[lo]
-    half = n // 2
-    half -= half % 8
+    half = _first_half(n)
     return _pairwise_total(lo, half, partial) + _pairwise_total(lo + half, n - half, partial)
 
 

@@ -206,15 +206,17 @@ def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Orde
         if copy is False:
             raise ValueError(_NO_COPY)
         backend = backend_for(obj._device)
+
+        def on_host() -> ndarray:
+            return new(np.array(obj._host(), dtype=dtype, copy=True, order=order, ndmin=ndmin),
+                       CPU, None, False, obj._pin)
+
         if dtype is not None and not backend.supports_dtype(np.dtype(dtype)):
-            # (object, strings, datetimes: the host's, as for any array of them)
-            return new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
-                                ndmin=ndmin), CPU, None, False, obj._pin)
+            return on_host()  # (object, strings, datetimes: the host's, as any array of them)
         xp = backend.xp
         return retrying("array", obj._device, lambda: new(xp.array(
             data, dtype=dtype, copy=True, order=order, ndmin=ndmin), obj._device, None, False,
-            obj._pin), lambda: new(np.array(obj._host(), dtype=dtype, copy=True, order=order,
-                                            ndmin=ndmin), CPU, None, False, obj._pin))
+            obj._pin), on_host)
     if type(obj) is ndarray:  # to another device, or placed as ``device=`` says
         return placed(_array(obj, dtype, copy=copy, order=order, ndmin=ndmin), device)
     if is_plain_array_like(type(obj)):

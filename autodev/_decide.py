@@ -51,8 +51,7 @@ def choose(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any],
         out = out[0]
     if spec.where == "primary":
         device, reason = (arrays[0]._device if arrays else CPU), "runs where its input lives"
-        if device is not CPU and kwargs and kwargs.get("dtype") is not None and (
-                gpu is None or not _gpu_dtype(gpu, kwargs["dtype"])):
+        if device is not CPU and kwargs and (gpu is None or not _holds_result(gpu, kwargs)):
             device, reason = CPU, "a result of a dtype no GPU holds"
     elif host_only:
         device, reason = CPU, "a NumPy subclass, or an operand no GPU holds (capability table)"
@@ -224,28 +223,31 @@ def _gpu_capable(spec: OpSpec, gpu: Backend, arrays: list[Any], kwargs: dict[str
     if spec.where == "cpu" or spec.impl(gpu) is None:
         return False
     for a in arrays:
-        dtype = a._native.dtype
-        ok = _GPU_DTYPES.get(dtype)
-        if ok is None:
-            ok = _GPU_DTYPES[dtype] = gpu.supports_dtype(dtype)
-        if not ok:
+        if not _holds(gpu, a._native.dtype):
             return False
-    if kwargs and kwargs.get("dtype") is not None and not _gpu_dtype(gpu, kwargs["dtype"]):
+    if kwargs and not _holds_result(gpu, kwargs):
         return False  # (a result of a dtype no device holds: strings, object, datetimes)
     return spec.gpu_ok is None or spec.gpu_ok(arrays, kwargs)
 
 
-def _gpu_dtype(gpu: Backend, value: Any) -> bool:
-    """True if ``dtype=value`` names a dtype ``gpu`` holds (False for one NumPy does not
-    know: the host gives NumPy's error)."""
-    try:
-        dtype = np.dtype(value)
-    except TypeError:
-        return False
+def _holds(gpu: Backend, dtype: np.dtype) -> bool:
+    """True if ``gpu`` holds arrays of ``dtype`` (cached in :data:`_GPU_DTYPES`)."""
     ok = _GPU_DTYPES.get(dtype)
     if ok is None:
         ok = _GPU_DTYPES[dtype] = gpu.supports_dtype(dtype)
     return ok
+
+
+def _holds_result(gpu: Backend, kwargs: dict[str, Any]) -> bool:
+    """False if ``dtype=`` names a dtype ``gpu`` does not hold, or one NumPy does not know
+    (the host gives NumPy's error)."""
+    value = kwargs.get("dtype")
+    if value is None:
+        return True
+    try:
+        return _holds(gpu, np.dtype(value))
+    except TypeError:
+        return False
 
 
 def _predict(spec: OpSpec, arrays: list[Any], gdev: Device, work: float | None = None
