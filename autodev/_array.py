@@ -27,7 +27,7 @@ from ._indexing import _FlatIter
 from ._methods import _host_buffer, _own, _view_attr, named_as_methods, numpy_method_signatures
 from ._methods import rebuild as _rebuild  # (pickles name it here)
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
-    _comparison, _dispatched, _np_ndarray, _power, _unary_of
+    _comparison, compiled, _dispatched, _np_ndarray, _power, _unary_of
 from ._capability.specs import ufunc_spec
 from ._residency.memory import retrying
 from ._overrides import install as install_overrides, overriding
@@ -52,6 +52,19 @@ def _buffer_base() -> type:
     except ImportError:  # not built: no buffer protocol before 3.12 (docs/guide.md, Limits)
         return object
     return BufferExporter
+
+
+def _of_data(name: str) -> Any:
+    """The read-only attribute ``name`` of the array's data (``a.size`` is
+    ``a._native.size``), read by ``operator.attrgetter``: no Python frame per read. A
+    pending array's empty ``_native`` slot is evaluated first, as every read of it is."""
+    return property(operator.attrgetter(f"_native.{name}"), doc=f"NumPy's ``ndarray.{name}``.")
+
+
+def _set_shape(a: "ndarray", value: Any) -> None:
+    """``a.shape = value``: NumPy's reshape in place (its errors); a mirror has the old shape."""
+    a._native.shape = value
+    a._mirror = None
 
 
 if TYPE_CHECKING:
@@ -109,34 +122,14 @@ class ndarray(_BufferBase):
         return made if cls is ndarray else cast(made, cls, None)
 
     # ------------------------------------------------------------------ attributes
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._native.shape
-
-    @shape.setter
-    def shape(self, value: Any) -> None:
-        self._native.shape = value
-        self._mirror = None  # it has the old shape
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self._native.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self._native.ndim
-
-    @property
-    def size(self) -> int:
-        return self._native.size
-
-    @property
-    def itemsize(self) -> int:
-        return self._native.itemsize
-
-    @property
-    def nbytes(self) -> int:
-        return self._native.nbytes
+    # (the data's own, read without a Python frame: see _of_data)
+    shape: tuple[int, ...] = property(operator.attrgetter("_native.shape"),  # type: ignore[assignment]
+                                      lambda self, value: _set_shape(self, value))
+    dtype: np.dtype = _of_data("dtype")
+    ndim: int = _of_data("ndim")
+    size: int = _of_data("size")
+    itemsize: int = _of_data("itemsize")
+    nbytes: int = _of_data("nbytes")
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -416,8 +409,8 @@ class ndarray(_BufferBase):
     # ------------------------------------------------------------------ method-only calls
     # (autodev._methods: each runs where the array lives)
     astype = _methods.astype
-    copy = _methods.copy
-    view = _methods.view
+    copy = compiled("method", _np_ndarray.copy, _methods.copy)
+    view = compiled("method", _np_ndarray.view, _methods.view)
 
     __array_wrap__ = array_wrap
 

@@ -101,7 +101,7 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | N
     what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
     and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
     extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
-    getitem, setitem, ufunc, reduce or create; ``func``: NumPy's callable; ``other``: what
+    getitem, setitem, ufunc, reduce, create or method (``a.copy()``, ``a.view(dtype)``); ``func``: NumPy's callable; ``other``: what
     a result that is not one NumPy array goes through; ``family``: the cost family whose
     floor a host call with a GPU usable must be below to skip the decision, as
     ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether

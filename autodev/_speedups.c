@@ -48,7 +48,6 @@ static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> 
 static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
 static PyObject *SizeName = NULL;       /* "size" */
 static PyObject *ShapeName = NULL;      /* "shape" */
-static PyObject *BaseName = NULL;       /* "base" */
 static PyObject *MirroredName = NULL;   /* "mirrored" */
 static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
@@ -145,6 +144,8 @@ typedef struct {
     char *data;
     int nd;
     Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;             /* what `.base` gives (NULL: None) */
 } ArrayHead;
 
 /* Elements of the NumPy array `a` (0 for anything else). */
@@ -309,6 +310,7 @@ enum Kind {
     K_UFUNC,      /* ufunc(x) or ufunc(x, y) */
     K_REDUCE,     /* sum(a): reduce(data, None) */
     K_CREATE,     /* zeros(shape[, dtype[, order]]) */
+    K_METHOD,     /* a.copy([order]), a.view([dtype]): func(data[, arg]) */
 };
 
 typedef struct {
@@ -424,28 +426,26 @@ basic_key(PyObject *key)
     return 1;
 }
 
-static PyObject *
-getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+/* 1 if `a` is an array whose data the host fast paths read as they are: an autodev array
+ * (not a subclass, not of the array-API face) holding host data (any data with no GPU
+ * usable), its storage and pin slots set; 0 if not. */
+static int
+host_source(PyObject *a)
 {
-    PyObject *a = args[0], *key = args[1], *data;
-    if (Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
-            || !(Fast || SLOT(a, S_DEVICE) == Cpu) || SLOT(a, S_STORAGE) == NULL
-            || SLOT(a, S_PIN) == NULL || SLOT(a, S_FACE) != Py_False)
-        return delegate(self, args, nargsf, kwnames);
-    Py_INCREF(data);  /* a slice's __index__ may rebind a._native */
-    PyObject *result = PyObject_GetItem(data, key);
-    Py_DECREF(data);
+    return Py_TYPE(a) == Array && SLOT(a, S_DATA) != NULL && (Fast || SLOT(a, S_DEVICE) == Cpu)
+        && SLOT(a, S_STORAGE) != NULL && SLOT(a, S_PIN) != NULL && SLOT(a, S_FACE) == Py_False;
+}
+
+/* NumPy's `result` of reading the host source `a` (stolen), as the Python paths return it:
+ * anything but one NumPy array as it is; a NumPy array as a new host array with `a`'s pin,
+ * sharing `a`'s storage (made on first need) where it is a view. */
+static PyObject *
+host_result(PyObject *a, PyObject *result)
+{
     if (result == NULL || Py_TYPE(result) != NpArray)
         return result;
-    PyObject *base = PyObject_GetAttr(result, BaseName);
-    if (base == NULL) {
-        Py_DECREF(result);
-        return NULL;
-    }
-    int is_view = base != Py_None;
-    Py_DECREF(base);
     PyObject *storage = Py_None;
-    if (is_view) {  /* a view shares the array's storage, made on first need */
+    if (((ArrayHead *)result)->base != NULL) {  /* `result.base is not None`: a view */
         storage = SLOT(a, S_STORAGE);
         if (storage == Py_None) {
             storage = PyObject_CallNoArgs(StorageType);
@@ -464,6 +464,42 @@ getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return PyObject_GetAttrString(a, "_pin");
     }
     return new_host(result, storage, SLOT(a, S_PIN));
+}
+
+static PyObject *
+getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *a = args[0], *key = args[1];
+    if (!host_source(a) || !basic_key(key))
+        return delegate(self, args, nargsf, kwnames);
+    PyObject *data = SLOT(a, S_DATA);
+    Py_INCREF(data);  /* a slice's __index__ may rebind a._native */
+    PyObject *result = PyObject_GetItem(data, key);
+    Py_DECREF(data);
+    return host_result(a, result);
+}
+
+/* 1 if `obj` is an array class (NumPy's or autodev's, or a subclass): `a.view(cls)` */
+static int
+array_class(PyObject *obj)
+{
+    return PyType_Check(obj) && (PyType_IsSubtype((PyTypeObject *)obj, NpArray)
+                                 || PyType_IsSubtype((PyTypeObject *)obj, Array));
+}
+
+/* a.copy(), a.copy(order), a.view(), a.view(dtype): NumPy's method on the host data */
+static PyObject *
+method(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    PyObject *a = args[0];
+    if (kwnames != NULL || n > 2 || !host_source(a) || (n == 2 && array_class(args[1])))
+        return delegate(self, args, nargsf, kwnames);
+    PyObject *operands[2] = {SLOT(a, S_DATA), n == 2 ? args[1] : NULL};
+    Py_INCREF(operands[0]);  /* held: the dtype's conversion may run Python code */
+    PyObject *result = PyObject_Vectorcall(self->func, operands, n, NULL);
+    Py_DECREF(operands[0]);
+    return host_result(a, result);
 }
 
 /* bool(obj.name): 1, 0, or -1 on error. */
@@ -651,12 +687,16 @@ fastcall_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject
         return reduce(self, args, nargsf, kwnames);
     case K_CREATE:
         return create(self, args, nargsf, kwnames);
+    case K_METHOD:
+        if (n >= 1)
+            return method(self, args, nargsf, kwnames);
+        break;
     }
     return delegate(self, args, nargsf, kwnames);
 }
 
 static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
-                                  "reduce", "create"};
+                                  "reduce", "create", "method"};
 
 static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -1149,11 +1189,10 @@ module_exec(PyObject *m)
         One = PyLong_FromLong(1);
         SizeName = PyUnicode_InternFromString("size");
         ShapeName = PyUnicode_InternFromString("shape");
-        BaseName = PyUnicode_InternFromString("base");
         MirroredName = PyUnicode_InternFromString("mirrored");
         SharedName = PyUnicode_InternFromString("shared");
         if (VersionName == NULL || One == NULL || SizeName == NULL || ShapeName == NULL
-                || BaseName == NULL || MirroredName == NULL || SharedName == NULL)
+                || MirroredName == NULL || SharedName == NULL)
             return -1;
     }
     PyObject *slots = PyTuple_New(N_SLOTS);

@@ -9,6 +9,7 @@ CI builds it, and a test fails there if it is missing.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 import sys
@@ -186,6 +187,38 @@ def test_views_share_storage_as_python_makes_them() -> None:
         v, w = getter(a, slice(1, 4)), getter(a, 2)
         assert v._storage is a._storage is not None and type(w) is np.float64
         assert getter(v, slice(0, 2))._storage is a._storage
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["copy", "view"])
+def test_copy_and_view(name: str, sim: bool) -> None:
+    """``a.copy(...)``, ``a.view(...)``: the compiled path (NumPy's method on the host
+    data, a view sharing the array's storage) and the Python method agree on every
+    argument, the ones it passes on included (keywords, array classes, a pinned array, the
+    array-API face's)."""
+    fast = ARRAY.__dict__[name]
+    arrays = [lambda: _vec(), lambda: _vec("int8"), lambda: _vec()[1:5],
+              lambda: autodev.asarray(np.arange(12.0).reshape(3, 4)).T,
+              lambda: autodev.asarray(np.float32(2.0)),
+              lambda: autodev.asarray(np.arange(6.0), device="cpu"),
+              lambda: autodev.array_api.asarray(np.arange(6.0)),
+              lambda: autodev.asarray(np.array(["ab", "c", "d"]))]
+    arguments: list[tuple[Any, ...]] = [(), ("C",), ("F",), ("K",), ("X",), (None,), (3,)]
+    if name == "view":
+        arguments += [(np.uint8,), (np.int16,), ("f4",), (np.dtype("i8"),), (np.ndarray,),
+                      (ARRAY,), (np.matrix,), (np.uint8, ARRAY), ([1],)]
+    with _mode(sim):
+        for make in arrays:
+            for extra in arguments:
+                _same(fast, lambda: (make(), *extra))
+        keyword = {"order": "F"} if name == "copy" else {"dtype": np.uint8}
+        for make in arrays[:2]:  # keywords: the Python method's
+            assert _outcome(functools.partial(fast, **keyword), (make(),)) == \
+                _outcome(functools.partial(fast.fallback, **keyword), (make(),))
+    a = _vec()
+    v = fast(a, *(() if name == "copy" else (np.uint8,)))
+    assert (v._storage is a._storage is not None) == (name == "view")
 
 
 @compiled_only
@@ -488,6 +521,9 @@ def _leak_calls() -> list[tuple[str, Callable[[], Any]]]:
         ("sin(a)", lambda: autodev.sin(a)), ("add(a, 1.0)", lambda: autodev.add(a, 1.0)),
         ("sum(a)", lambda: autodev.sum(a)), ("zeros(4)", lambda: autodev.zeros(4)),
         ("zeros(4, float)", lambda: autodev.zeros(4, float)),
+        ("a.copy()", lambda: a.copy()), ("a.copy('F')", lambda: a.copy("F")),
+        ("a.view(uint8)", lambda: a.view(np.uint8)), ("fresh.view()", lambda: fresh.view()),
+        ("a.view(ndarray class)", lambda: a.view(ARRAY)),
     ]
 
 
