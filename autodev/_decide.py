@@ -94,6 +94,17 @@ def small_on_host(spec: OpSpec, a: Any) -> bool:
     return spec.work([a]) < host_floor(spec.family)
 
 
+def alone_on_host(spec: OpSpec, a: Any) -> bool:
+    """True for a call of ``spec`` whose one argument is the host array ``a`` that runs
+    NumPy's call at once: with no GPU usable, below the threads', host pool's and fusion's
+    floors; with one, as :func:`small_on_host` says; never while a chain is pending."""
+    if type(a) is not ndarray or a._device is not CPU or _FUSION_ACTIVE[0]:
+        return False
+    if STATE.fast:
+        return bool(a._native.size < _GENERAL_FROM[0])
+    return STATE.host_fast and small_on_host(spec, a)
+
+
 def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,
                    gpu: Backend | None, pin: Device) -> tuple[Device, str]:
     """Device and reason for a call whose inputs are pinned to ``pin``: it runs there

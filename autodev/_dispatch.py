@@ -117,17 +117,28 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     if is_large(nargs):  # (False at once where there is no host buffer pool)
         return _cpu_pooled(func, args, nargs, kwargs)
     if not kwargs:
-        result = func(*nargs)  # type: ignore[misc]
-        t = type(result)
-        if t is np.ndarray and result.base is None and (not nargs or result is not nargs[0]):
-            return new(result, CPU)
-        if t is not list and t is not np.ndarray and not isinstance(result, tuple) \
-                and t not in FOREIGN_RESULTS:
-            return result  # NumPy scalars and Python values (namedtuples are wrapped)
-        return wrap(result, CPU, args, kwargs, None, False)
+        return cpu_result(func(*nargs), args, nargs)  # type: ignore[misc]
     nkwargs = {k: cpu_arg(v) for k, v in kwargs.items()}
     result = func(*nargs, **nkwargs)  # type: ignore[misc]
     return wrap(result, CPU, args, kwargs, nkwargs.get("out"), False)
+
+
+def cpu_result(result: Any, args: tuple[Any, ...], nargs: tuple[Any, ...]) -> Any:
+    """NumPy's ``result`` of a host call given ``args`` (``nargs`` as NumPy got them, no
+    keywords), as autodev returns it: memory NumPy just made as a new host array, NumPy
+    scalars and Python values as they are, anything else wrapped (views share storage)."""
+    t = type(result)
+    if t is np.ndarray and result.base is None and (not nargs or result is not nargs[0]):
+        return new(result, CPU)
+    if t is not list and t is not np.ndarray and not isinstance(result, tuple) \
+            and t not in FOREIGN_RESULTS:
+        return result  # NumPy scalars and Python values (namedtuples are wrapped)
+    return wrap(result, CPU, args, {}, None, False)
+
+
+def host_impl(spec: OpSpec) -> Any:
+    """The callable that runs ``spec`` on the host (NumPy's, or its correction)."""
+    return spec.impl(_CPU)
 
 
 def _cpu_pooled(func: Any, args: tuple[Any, ...], nargs: tuple[Any, ...],

@@ -12,7 +12,9 @@ from typing import Any, Callable
 from ._residency import storage as R
 from ._array import ndarray
 from ._device import CPU
-from ._dispatch import call, cpu_arg
+from ._decide import alone_on_host
+from ._dispatch import call, cpu_arg, cpu_result, host_impl
+from ._operators import compiled
 from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write, fused_sum
 from ._capability.specs import OpSpec
 from ._residency.memory import write_back
@@ -75,6 +77,9 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
 
     name = spec.name
     mean = name == "mean"
+    # a reduction of one array (np.count_nonzero(a), np.mean(a)) on the host: NumPy's call
+    # at once, as the general path would make it (behind its compiled twin, "unary")
+    impl = host_impl(spec) if spec.family == "reduction" else None
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if mean and PENDING_CHAIN[0] and len(args) == 1 and not kwargs \
@@ -82,12 +87,25 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
             found = fused_sum(args[0], mean=True)  # (made as its pending chain runs)
             if found is not DECLINED:
                 return found
+        if impl is not None and len(args) == 1 and not kwargs and alone_on_host(spec, args[0]):
+            data = args[0]._native
+            tick()
+            return cpu_result(impl(data), args, (data,))
         if len(args) > 2:  # (out= is never among the first two)
             args, kwargs = _out_by_keyword(np_func, args, kwargs)
         result = call(spec, args, kwargs)
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
-    return _named(function, np_func, spec.name)
+    named = _named(function, np_func, spec.name)
+    if impl is None:
+        return named
+    return compiled("unary", impl, named, other=_one_result, family=spec.family)
+
+
+def _one_result(result: Any, a: ndarray, data: Any) -> Any:
+    """The compiled path's result of ``f(a)`` (``data`` being ``a``'s data) other than
+    new memory or a plain scalar, as the Python path returns it."""
+    return cpu_result(result, (a,), (data,))
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
     """A public function NumPy alone runs: inputs move to the host, results are wrapped."""

@@ -95,13 +95,14 @@ _fusion.LISTENERS.append(_set_active)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def compiled(kind: str, func: Any, fallback: _F, other: Callable[[Any], Any] | None = None,
+def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | None = None,
              can_elide: bool = False, family: str | None = None, binds: bool = True) -> _F:
     """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
     what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
     and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
     extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
-    getitem, setitem, ufunc, reduce, create or method (``a.copy()``, ``a.view(dtype)``); ``func``: NumPy's callable; ``other``: what
+    getitem, setitem, ufunc, reduce, create, method (``a.copy()``, ``a.view(dtype)``) or
+    unary (a reduction of one array: ``count_nonzero(a)``); ``func``: NumPy's callable; ``other``: what
     a result that is not one NumPy array goes through; ``family``: the cost family whose
     floor a host call with a GPU usable must be below to skip the decision, as
     ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether

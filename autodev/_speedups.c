@@ -311,6 +311,7 @@ enum Kind {
     K_REDUCE,     /* sum(a): reduce(data, None) */
     K_CREATE,     /* zeros(shape[, dtype[, order]]) */
     K_METHOD,     /* a.copy([order]), a.view([dtype]): func(data[, arg]) */
+    K_UNARY,      /* f(a) of a reduction: func(data) */
 };
 
 typedef struct {
@@ -365,8 +366,12 @@ finish_binary(FastCall *self, PyObject *result, PyObject *a, PyObject *operand)
 }
 
 static PyObject *
-binary(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
+    if (Pending || PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL)  /* (pending: the
+        fallback records or forces a pending operand, as the Python operators do) */
+        return delegate(self, args, nargsf, kwnames);
     PyObject *a = args[0], *data, *o;
     /* an array of the array-API face: the fallback keeps the face (0-d results) */
     if (Py_TYPE(a) != Array || SLOT(a, S_DATA) == NULL || SLOT(a, S_FACE) != Py_False)
@@ -467,8 +472,11 @@ host_result(PyObject *a, PyObject *result)
 }
 
 static PyObject *
-getitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+getitem(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
+    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL)
+        return delegate(self, args, nargsf, kwnames);
     PyObject *a = args[0], *key = args[1];
     if (!host_source(a) || !basic_key(key))
         return delegate(self, args, nargsf, kwnames);
@@ -489,8 +497,11 @@ array_class(PyObject *obj)
 
 /* a.copy(), a.copy(order), a.view(), a.view(dtype): NumPy's method on the host data */
 static PyObject *
-method(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
+    if (PyVectorcall_NARGS(nargsf) < 1)
+        return delegate(self, args, nargsf, kwnames);
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     PyObject *a = args[0];
     if (kwnames != NULL || n > 2 || !host_source(a) || (n == 2 && array_class(args[1])))
@@ -545,8 +556,11 @@ bump_version(PyObject *storage)
 }
 
 static PyObject *
-setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+setitem(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
+    if (PyVectorcall_NARGS(nargsf) != 3 || kwnames != NULL)
+        return delegate(self, args, nargsf, kwnames);
     PyObject *a = args[0], *key = args[1], *value = args[2], *data, *storage;
     if (Watching || Py_TYPE(a) != Array || (data = SLOT(a, S_DATA)) == NULL || !basic_key(key)
             || (storage = SLOT(a, S_STORAGE)) == NULL
@@ -594,8 +608,11 @@ setitem(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 }
 
 static PyObject *
-ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
+    if (Pending)  /* (the fallback records or forces a pending operand) */
+        return delegate(self, args, nargsf, kwnames);
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     PyObject *x, *data, *o = NULL;
     if (kwnames != NULL || n < 1 || n > 2 || n > self->nin || Py_TYPE(x = args[0]) != Array
@@ -624,8 +641,9 @@ ufunc(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 }
 
 static PyObject *
-reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+reduce(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
     PyObject *a, *data;
     if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1
             || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL)
@@ -646,9 +664,52 @@ reduce(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return finish(self, result);
 }
 
+/* f(a) of a reduction (count_nonzero, mean, ...): func(data) for one host array alone,
+ * below the threads', pool's and fusion's floors with no GPU
+ * usable, below the family's floor under policy "auto" with one; no chain pending
+ * (_decide.alone_on_host). NumPy's new array is a new host array, a plain scalar is
+ * returned as it is, anything else goes through `other(result, a, data)`. */
 static PyObject *
-create(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    FastCall *self = (FastCall *)op;
+    PyObject *a, *data, *o;
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || Pending
+            || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL
+            || SLOT(a, S_DEVICE) != Cpu || may_split(data, NULL))
+        return delegate(self, args, nargsf, kwnames);
+    Py_INCREF(data);  /* held across the checks and the call, as Python's local is */
+    if (!Fast) {
+        int host = HostFast ? host_call(self->family, 0, 0, a, data, NULL, &o) : 0;
+        if (host <= 0) {
+            Py_DECREF(data);
+            return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+        }
+    }
+    Calls++;
+    PyObject *result = PyObject_Vectorcall(self->func, &data, 1, NULL);
+    if (result != NULL && Py_TYPE(result) == NpArray && ((ArrayHead *)result)->base == NULL
+            && result != data) {
+        Py_DECREF(data);
+        return new_host(result, Py_None, Py_None);
+    }
+    int plain = result == NULL ? 0 : is_plain(PlainScalars, result);
+    if (result == NULL || plain != 0 || self->other == Py_None) {
+        Py_DECREF(data);
+        if (plain < 0)
+            Py_CLEAR(result);
+        return result;
+    }
+    PyObject *out = PyObject_CallFunctionObjArgs(self->other, result, a, data, NULL);
+    Py_DECREF(result);
+    Py_DECREF(data);
+    return out;
+}
+
+static PyObject *
+create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (kwnames != NULL || n < 1 || n > 3)
         return delegate(self, args, nargsf, kwnames);
@@ -660,43 +721,15 @@ create(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return finish(self, PyObject_Vectorcall(self->func, args, n, NULL));
 }
 
-static PyObject *
-fastcall_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    FastCall *self = (FastCall *)op;
-    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (Pending && (self->kind == K_BINARY || self->kind == K_REFLECTED || self->kind == K_UFUNC))
-        return delegate(self, args, nargsf, kwnames);
-    switch (self->kind) {
-    case K_BINARY:
-    case K_REFLECTED:
-        if (n == 2 && kwnames == NULL)
-            return binary(self, args, nargsf, kwnames);
-        break;
-    case K_GETITEM:
-        if (n == 2 && kwnames == NULL)
-            return getitem(self, args, nargsf, kwnames);
-        break;
-    case K_SETITEM:
-        if (n == 3 && kwnames == NULL)
-            return setitem(self, args, nargsf, kwnames);
-        break;
-    case K_UFUNC:
-        return ufunc(self, args, nargsf, kwnames);
-    case K_REDUCE:
-        return reduce(self, args, nargsf, kwnames);
-    case K_CREATE:
-        return create(self, args, nargsf, kwnames);
-    case K_METHOD:
-        if (n >= 1)
-            return method(self, args, nargsf, kwnames);
-        break;
-    }
-    return delegate(self, args, nargsf, kwnames);
-}
+/* Each kind's vectorcall, in the order of enum Kind (set once, when the callable is made:
+ * no dispatch on the kind per call). */
+static const vectorcallfunc KindCalls[] = {binary, binary, getitem, setitem, ufunc, reduce,
+                                          create, method, unary};
 
 static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
-                                  "reduce", "create", "method"};
+                                  "reduce", "create", "method", "unary"};
+_Static_assert(sizeof KindNames / sizeof *KindNames == sizeof KindCalls / sizeof *KindCalls,
+               "a name and a vectorcall for each kind");
 
 static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -729,7 +762,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     FastCall *self = (FastCall *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    self->vectorcall = fastcall_vectorcall;
+    self->vectorcall = KindCalls[kind];
     self->kind = kind;
     self->can_elide = can_elide;
     Py_INCREF(func);
