@@ -11,7 +11,7 @@ import numpy as np
 
 from ._residency import storage as R
 from ._array import ndarray
-from ._operators import compiled
+from ._operators import PLAIN_SCALARS, compiled
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import get_policy, policy_now
 from ._device import AUTO, CPU, Device
@@ -188,11 +188,36 @@ def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: 
           order: Order = "K", subok: bool = False, ndmin: int = 0, ndmax: Any = _NO_ARGUMENT,
           like: Any = None, device: DeviceLike | None = None) -> ndarray:
     """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
+    if copy is True and device is None and ndmax is _NO_ARGUMENT and plain_sequence(object) \
+            and (_FAST or (_HOST_FAST and policy_now() != "gpu")):
+        # numbers in lists: new memory on the host, as the general path makes it below
+        return new(np.array(object, dtype, copy=True, order=order, ndmin=ndmin), CPU)
     if ndmax is not _NO_ARGUMENT:  # a limit on the dimensions of nested sequences: NumPy's
         host = np.array(cpu_arg(object), dtype=dtype, copy=copy, order=order, ndmin=ndmin,
                         ndmax=ndmax)
         return _array(host, copy=None, device=device)
     return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
+
+
+#: How deep :func:`plain_sequence` looks into nested lists (NumPy's own limit is 64
+#: dimensions); the compiled path (``sequence``, autodev/_speedups.c) looks as deep.
+SEQUENCE_DEPTH = 32
+
+
+def plain_sequence(obj: Any, depth: int = SEQUENCE_DEPTH) -> bool:
+    """True for a list or tuple of Python and NumPy numbers (:data:`PLAIN_SCALARS`'
+    types), or of such lists and tuples, nested at most ``depth`` deep: what NumPy reads
+    alike whatever autodev does (no array, nothing with ``__array__``)."""
+    t = type(obj)
+    if (t is not list and t is not tuple) or depth == 0:
+        return False
+    for item in obj:
+        if type(item) not in PLAIN_SCALARS and not plain_sequence(item, depth - 1):
+            return False
+    return True
+
+
+array = compiled("sequence", np.array, array, binds=False)
 
 
 def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",

@@ -42,6 +42,10 @@ static PyObject *StorageType = NULL;    /* autodev._residency.storage.Storage */
 static PyObject *VersionName = NULL;    /* "version" */
 static PyObject *One = NULL;            /* 1 */
 static PyObject *PlainScalars = NULL;   /* PlainOperands less numpy.ndarray: a ufunc's */
+#define MAX_SCALAR_TYPES 32
+static PyTypeObject *ScalarTypes[MAX_SCALAR_TYPES];  /* PlainScalars' members (it holds them) */
+static int NScalarTypes = 0;
+#define SEQUENCE_DEPTH 32               /* _creation.SEQUENCE_DEPTH */
 static PyObject *PlainValues = NULL;    /* PlainOperands, str and bytes: what a host write
                                            passes to NumPy as it is (_indexing._PLAIN_VALUES) */
 static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> int floor */
@@ -312,6 +316,7 @@ enum Kind {
     K_CREATE,     /* zeros(shape[, dtype[, order]]) */
     K_METHOD,     /* a.copy([order]), a.view([dtype]): func(data[, arg]) */
     K_UNARY,      /* f(a) of a reduction: func(data) */
+    K_SEQUENCE,   /* array(numbers in lists, ...): func(*args, **kwargs) */
 };
 
 typedef struct {
@@ -664,6 +669,63 @@ reduce(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return finish(self, result);
 }
 
+/* 1 if `obj` is a list or tuple of plain scalars (PlainScalars' exact types), or of such
+ * lists and tuples, nested at most `depth` deep (_creation.plain_sequence); else 0. It
+ * compares types by identity: no Python code runs while the items are read. */
+static int
+plain_sequence(PyObject *obj, int depth)
+{
+    if ((!PyList_CheckExact(obj) && !PyTuple_CheckExact(obj)) || depth == 0)
+        return 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    PyObject **items = PySequence_Fast_ITEMS(obj);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTypeObject *t = Py_TYPE(items[i]);
+        int k = 0;
+        while (k < NScalarTypes && ScalarTypes[k] != t)
+            k++;
+        if (k == NScalarTypes && !plain_sequence(items[i], depth - 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 if every keyword is `dtype`, `order` or `ndmin` (what NumPy's array is given as it is). */
+static int
+array_keywords(PyObject *kwnames)
+{
+    if (kwnames == NULL)
+        return 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(name, "dtype") != 0
+                && PyUnicode_CompareWithASCIIString(name, "order") != 0
+                && PyUnicode_CompareWithASCIIString(name, "ndmin") != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* array(seq[, dtype], dtype=, order=, ndmin=) of numbers in lists (_creation.array):
+ * NumPy's array, a new host array; with a GPU usable, unless the GPU policy is in force. */
+static PyObject *
+sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCall *self = (FastCall *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n < 1 || n > 2 || !plain_sequence(args[0], SEQUENCE_DEPTH) || !array_keywords(kwnames))
+        return delegate(self, args, nargsf, kwnames);
+    if (!Fast) {  /* with a GPU usable, only the GPU policy makes arrays elsewhere */
+        int gpu = HostFast ? policy_is("gpu") : 1;
+        if (gpu != 0)
+            return gpu < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
+    PyObject *result = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
+    if (result == NULL || Py_TYPE(result) != NpArray)
+        return finish(self, result);
+    return new_host(result, Py_None, Py_None);
+}
+
 /* f(a) of a reduction (count_nonzero, mean, ...): func(data) for one host array alone,
  * below the threads', pool's and fusion's floors with no GPU
  * usable, below the family's floor under policy "auto" with one; no chain pending
@@ -724,10 +786,10 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 /* Each kind's vectorcall, in the order of enum Kind (set once, when the callable is made:
  * no dispatch on the kind per call). */
 static const vectorcallfunc KindCalls[] = {binary, binary, getitem, setitem, ufunc, reduce,
-                                          create, method, unary};
+                                          create, method, unary, sequence};
 
 static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
-                                  "reduce", "create", "method", "unary"};
+                                  "reduce", "create", "method", "unary", "sequence"};
 _Static_assert(sizeof KindNames / sizeof *KindNames == sizeof KindCalls / sizeof *KindCalls,
                "a name and a vectorcall for each kind");
 
@@ -1067,8 +1129,29 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(Cpu, cpu);
     Py_INCREF(plain);
     Py_XSETREF(PlainOperands, plain);
+    int count = 0;
+    PyTypeObject *types[MAX_SCALAR_TYPES];
+    PyObject *member, *members = PyObject_GetIter(scalars);
+    if (members == NULL)
+        return NULL;
+    while ((member = PyIter_Next(members)) != NULL) {  /* (the frozenset holds each) */
+        int fits = PyType_Check(member) && count < MAX_SCALAR_TYPES;
+        if (fits)
+            types[count++] = (PyTypeObject *)member;
+        Py_DECREF(member);
+        if (!fits) {
+            Py_DECREF(members);
+            PyErr_SetString(PyExc_TypeError, "configure: plain_scalars must be at most 32 types");
+            return NULL;
+        }
+    }
+    Py_DECREF(members);
+    if (PyErr_Occurred())
+        return NULL;
     Py_INCREF(scalars);
     Py_XSETREF(PlainScalars, scalars);
+    memcpy(ScalarTypes, types, sizeof types);
+    NScalarTypes = count;
     Py_INCREF(values);
     Py_XSETREF(PlainValues, values);
     Py_INCREF(storage);

@@ -255,6 +255,47 @@ def test_reductions_of_one_array(name: str, sim: bool) -> None:
         assert took > 0
 
 
+def _nested(depth: int) -> Any:
+    """A list holding one number ``depth`` lists deep."""
+    value: Any = 1.0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+def test_array_of_numbers_in_lists(sim: bool) -> None:
+    """``np.array(seq, ...)``: the compiled path (numbers in lists and tuples, NumPy's
+    own call) and the Python function agree on every sequence and keyword, the ones they
+    pass on included (arrays and strings inside, ragged lists, nesting past the depth
+    both look, a list holding itself, copy=, device=, like=)."""
+    from autodev._creation import SEQUENCE_DEPTH
+
+    fast = autodev.array
+    assert type(fast).__name__ == "FastFunction"
+    looped: list[Any] = [1.0]
+    looped.append(looped)
+    sequences = [[True, False, True], [1, 2, 3], (1.5, 2), [], [[1, 2], [3, 4]], [[1], [2, 3]],
+                 [1, 2 ** 70], [np.float32(1), 2.0], [np.int64(3), True, 1j],
+                 [np.float16(1.0)], [1, "a"], [None], [np.arange(2.0), np.arange(2.0)],
+                 [_vec(n=2), _vec(n=2)], [autodev.asarray(np.float64(1.0))], ([1, 2], (3, 4)),
+                 _nested(SEQUENCE_DEPTH - 1), _nested(SEQUENCE_DEPTH),
+                 _nested(SEQUENCE_DEPTH + 1), looped, "abc", 3.0, np.arange(3.0)]
+    keywords: list[dict[str, Any]] = [
+        {}, {"dtype": bool}, {"dtype": "f4"}, {"dtype": "U2"}, {"order": "F"}, {"ndmin": 3},
+        {"dtype": float, "ndmin": 2, "order": "C"}, {"copy": True}, {"copy": False},
+        {"copy": None}, {"device": "cpu"}, {"subok": True}, {"like": np.arange(1.0)},
+        {"order": "Q"}, {"ndmin": 70}]
+    with _mode(sim):
+        for seq in sequences:
+            _same(fast, lambda: (seq,))
+            _same(fast, lambda: (seq, "i8"))
+            for keys in keywords:
+                assert _outcome(functools.partial(fast, **keys), (seq,)) == \
+                    _outcome(functools.partial(fast.fallback, **keys), (seq,)), (seq, keys)
+
+
 @compiled_only
 @pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
 def test_setitem(sim: bool) -> None:
@@ -386,6 +427,10 @@ def test_policies_with_a_gpu_usable(policy: str) -> None:
         (autodev.zeros, lambda: (3,)), (autodev.zeros, lambda: ((2, 2), "int8")),
         (ARRAY.__dict__["__getitem__"], lambda: (_vec(), slice(1, 3))),
         (ARRAY.__dict__["__setitem__"], lambda: (_vec(), 1, 5.0)),
+        (ARRAY.__dict__["copy"], lambda: (_vec(),)), (ARRAY.__dict__["view"], lambda: (_vec(),)),
+        (autodev.array, lambda: ([1.0, 2.0],)), (autodev.array, lambda: ([[1, 2], [3, 4]],)),
+        (resolve_name(np, "", "count_nonzero"), lambda: (_vec(),)),
+        (resolve_name(np, "", "count_nonzero"), lambda: (autodev.ones(big),)),
     ]
     with simulated_gpu(), autodev.policy(policy):
         for fast, make in cases:
@@ -562,6 +607,9 @@ def _leak_calls() -> list[tuple[str, Callable[[], Any]]]:
         ("count_nonzero(a)", lambda: autodev.count_nonzero(a)),
         ("mean(a)", lambda: autodev.mean(a)), ("cumsum(a)", lambda: autodev.cumsum(a)),
         ("trace(3-d)", lambda: autodev.trace(cube)),
+        ("array(bools)", lambda: autodev.array([True, False], dtype=bool)),
+        ("array(rows)", lambda: autodev.array([[1.0, 2.0], [3.0, 4.0]])),
+        ("array(str list)", lambda: autodev.array(["a", "b"])),
     ]
 
 
