@@ -23,7 +23,7 @@ from ._config import SPEEDUPS, policy_now
 from ._cost.cache import HOST_FLOOR_WORK
 from ._dispatch import DEFER_TO, WRAPPER_FINDERS, bind_array, cpu_arg, defers_to_other, \
     found_wrapper, new
-from ._indexing import _FlatIter
+from ._indexing import _FlatIter, flat_of as _flat_of
 from ._methods import _host_buffer, _own, _view_attr, named_as_methods, numpy_method_signatures
 from ._methods import rebuild as _rebuild  # (pickles name it here)
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
@@ -180,7 +180,7 @@ class ndarray(_BufferBase):
 
     @property
     def flat(self) -> "_FlatIter":
-        return _FlatIter(self)
+        return _flat_of(self)
 
     @flat.setter
     def flat(self, value: Any) -> None:

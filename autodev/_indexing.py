@@ -119,6 +119,18 @@ def setitem(self: Array, key: Any, value: Any) -> None:
     _setitem(self, key, value)
 
 
+def flat_of(array: Array) -> "_FlatIter":
+    """``array.flat`` (made without the class's call: this is the hot path of
+    ``numpy.asarray(a.flat)``)."""
+    if array._native.ndim > _FLAT_MAXDIMS:  # NumPy's flatiter's limit and words
+        raise RuntimeError(f"this function only supports up to {_FLAT_MAXDIMS} dimensions "
+                           f"but the array has {array.ndim}.")
+    it = _onew(_FlatIter)
+    it._array = array
+    it._iter = None
+    return it
+
+
 class _FlatIter:
     """``a.flat``: NumPy's ``flatiter`` over an autodev array.
 
@@ -132,12 +144,11 @@ class _FlatIter:
 
     __slots__ = ("_array", "_iter")
 
-    def __init__(self, array: Array) -> None:
-        if array.ndim > _FLAT_MAXDIMS:  # NumPy's flatiter's limit and words
-            raise RuntimeError(f"this function only supports up to {_FLAT_MAXDIMS} dimensions "
-                               f"but the array has {array.ndim}.")
-        self._array = array
-        self._iter: Any = None  # NumPy's flatiter, made on the first step of iteration
+    _array: Array
+    _iter: Any  # NumPy's flatiter, made on the first step of iteration
+
+    def __new__(cls, array: Array) -> "_FlatIter":
+        return flat_of(array)
 
     @property
     def base(self) -> Array:
@@ -178,7 +189,8 @@ class _FlatIter:
         a = self._array
         if a._device is CPU:
             data = a._native
-            host = _buffers.shared_host(a) if data.flags.c_contiguous else data
+            flags = data.flags
+            host = _buffers.shared_host(a) if flags.c_contiguous and flags.writeable else data
         elif a.flags.c_contiguous:
             host = _buffers.host_array(a)
         else:  # (the layout NumPy's rule reads is the device array's, not its copy's)

@@ -74,6 +74,8 @@ enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS }
 static const char *SlotNames[N_SLOTS] = {"_native", "_device", "_storage", "_mirror",
                                          "_scalar", "_pin", "_face"};
 static Py_ssize_t Offsets[N_SLOTS];
+static Py_ssize_t MirroredOffset = 0;   /* its `mirrored` and `shared` slots: whether a */
+static Py_ssize_t SharedOffset = 0;     /* write has device memory to release */
 static Py_ssize_t VersionOffset = 0;    /* Storage's `version` slot (its class's own): a
                                            host write moves it (0: not bound yet) */
 
@@ -518,10 +520,19 @@ method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return host_result(a, result);
 }
 
-/* bool(obj.name): 1, 0, or -1 on error. */
+/* bool(obj.name): 1, 0, or -1 on error. Read from the Storage class's own slot at
+ * `offset` where `obj` is one and the slot is set (as its descriptor reads it), else by
+ * attribute (an empty slot: Python's AttributeError). */
 static int
-attribute_true(PyObject *obj, PyObject *name)
+attribute_true(PyObject *obj, PyObject *name, Py_ssize_t offset)
 {
+    if (Py_TYPE(obj) == (PyTypeObject *)StorageType && offset > 0) {
+        PyObject *slot = *(PyObject **)((char *)obj + offset);
+        if (slot == Py_False || slot == Py_None)
+            return 0;
+        if (slot == Py_True)
+            return 1;
+    }
     PyObject *value = PyObject_GetAttr(obj, name);
     if (value == NULL)
         return -1;
@@ -582,9 +593,9 @@ setitem(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         int mirrored = SLOT(a, S_MIRROR) != Py_None;
         if (!mirrored && storage != Py_None) {
             Py_INCREF(storage);
-            mirrored = attribute_true(storage, MirroredName);
+            mirrored = attribute_true(storage, MirroredName, MirroredOffset);
             if (mirrored == 0)
-                mirrored = attribute_true(storage, SharedName);
+                mirrored = attribute_true(storage, SharedName, SharedOffset);
             Py_DECREF(storage);
         }
         if (mirrored) {
@@ -1117,10 +1128,15 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "configure: storage must be a class");
         return NULL;
     }
-    if (slot_offset((PyTypeObject *)storage, "version", &version_offset) < 0)
+    Py_ssize_t mirrored_offset, shared_offset;
+    if (slot_offset((PyTypeObject *)storage, "version", &version_offset) < 0
+            || slot_offset((PyTypeObject *)storage, "mirrored", &mirrored_offset) < 0
+            || slot_offset((PyTypeObject *)storage, "shared", &shared_offset) < 0)
         return NULL;
     memcpy(Offsets, offsets, sizeof offsets);
     VersionOffset = version_offset;
+    MirroredOffset = mirrored_offset;
+    SharedOffset = shared_offset;
     Py_INCREF(array);
     Py_XSETREF(Array, (PyTypeObject *)array);
     Py_INCREF(np_array);
