@@ -391,6 +391,8 @@ class ndarray(_BufferBase):
     def item(self, *args: Any) -> Any:
         return (self._native if self._device is CPU else self._host()).item(*args)
 
+    item = compiled("method", _np_ndarray.item, item)
+
     def tolist(self) -> Any:
         return self._host().tolist()
 

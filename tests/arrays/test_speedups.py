@@ -192,12 +192,12 @@ def test_views_share_storage_as_python_makes_them() -> None:
 
 @compiled_only
 @pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
-@pytest.mark.parametrize("name", ["copy", "view"])
-def test_copy_and_view(name: str, sim: bool) -> None:
-    """``a.copy(...)``, ``a.view(...)``: the compiled path (NumPy's method on the host
-    data, a view sharing the array's storage) and the Python method agree on every
-    argument, the ones it passes on included (keywords, array classes, a pinned array, the
-    array-API face's)."""
+@pytest.mark.parametrize("name", ["copy", "view", "item"])
+def test_copy_view_and_item(name: str, sim: bool) -> None:
+    """``a.copy(...)``, ``a.view(...)``, ``a.item(...)``: the compiled path (NumPy's
+    method on the host data, a view sharing the array's storage) and the Python method
+    agree on every argument, the ones it passes on included (keywords, array classes, a
+    pinned array, the array-API face's)."""
     fast = ARRAY.__dict__[name]
     arrays = [lambda: _vec(), lambda: _vec("int8"), lambda: _vec()[1:5],
               lambda: autodev.asarray(np.arange(12.0).reshape(3, 4)).T,
@@ -205,7 +205,8 @@ def test_copy_and_view(name: str, sim: bool) -> None:
               lambda: autodev.asarray(np.arange(6.0), device="cpu"),
               lambda: autodev.array_api.asarray(np.arange(6.0)),
               lambda: autodev.asarray(np.array(["ab", "c", "d"]))]
-    arguments: list[tuple[Any, ...]] = [(), ("C",), ("F",), ("K",), ("X",), (None,), (3,)]
+    arguments: list[tuple[Any, ...]] = [(), ("C",), ("F",), ("K",), ("X",), (None,), (3,),
+                                        (-1,), (100,), ((0,),), (1, 1)]
     if name == "view":
         arguments += [(np.uint8,), (np.int16,), ("f4",), (np.dtype("i8"),), (np.ndarray,),
                       (ARRAY,), (np.matrix,), (np.uint8, ARRAY), ([1],)]
@@ -213,13 +214,14 @@ def test_copy_and_view(name: str, sim: bool) -> None:
         for make in arrays:
             for extra in arguments:
                 _same(fast, lambda: (make(), *extra))
-        keyword = {"order": "F"} if name == "copy" else {"dtype": np.uint8}
+        keyword = {"copy": {"order": "F"}, "view": {"dtype": np.uint8}, "item": {"i": 0}}[name]
         for make in arrays[:2]:  # keywords: the Python method's
             assert _outcome(functools.partial(fast, **keyword), (make(),)) == \
                 _outcome(functools.partial(fast.fallback, **keyword), (make(),))
-    a = _vec()
-    v = fast(a, *(() if name == "copy" else (np.uint8,)))
-    assert (v._storage is a._storage is not None) == (name == "view")
+    if name != "item":
+        a = _vec()
+        v = fast(a, *(() if name == "copy" else (np.uint8,)))
+        assert (v._storage is a._storage is not None) == (name == "view")
 
 
 UNARY = ["count_nonzero", "mean", "std", "median", "cumsum", "argmax", "trace", "ptp",
@@ -603,7 +605,7 @@ def _leak_calls() -> list[tuple[str, Callable[[], Any]]]:
         ("zeros(4, float)", lambda: autodev.zeros(4, float)),
         ("a.copy()", lambda: a.copy()), ("a.copy('F')", lambda: a.copy("F")),
         ("a.view(uint8)", lambda: a.view(np.uint8)), ("fresh.view()", lambda: fresh.view()),
-        ("a.view(ndarray class)", lambda: a.view(ARRAY)),
+        ("a.view(ndarray class)", lambda: a.view(ARRAY)), ("a.item(2)", lambda: a.item(2)),
         ("count_nonzero(a)", lambda: autodev.count_nonzero(a)),
         ("mean(a)", lambda: autodev.mean(a)), ("cumsum(a)", lambda: autodev.cumsum(a)),
         ("trace(3-d)", lambda: autodev.trace(cube)),
