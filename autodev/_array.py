@@ -562,7 +562,7 @@ def _bind_compiled(speedups: Any) -> None:
     temporary = _probe_temporary_refcount(speedups.refcount_probe)
     speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, R.Storage,
                        -1 if temporary is None else temporary, HOST_FLOOR_WORK, policy_now,
-                       _indexing._PLAIN_VALUES)
+                       _indexing._PLAIN_VALUES, _indexing._BASIC_KEYS)
 
     def sync() -> None:
         speedups.set_fast(STATE.fast, STATE.host_fast)

@@ -13,7 +13,7 @@ from ._residency import storage as R
 from ._array import ndarray
 from ._operators import PLAIN_SCALARS, compiled
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
-from ._config import get_policy, policy_now
+from ._config import SPEEDUPS, get_policy, policy_now
 from ._device import AUTO, CPU, Device
 from ._dispatch import check_array, cpu_arg, is_plain_array_like, new, placed
 from ._residency.memory import retrying
@@ -200,8 +200,11 @@ def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: 
 
 
 #: How deep :func:`plain_sequence` looks into nested lists (NumPy's own limit is 64
-#: dimensions); the compiled path (``sequence``, autodev/_speedups.c) looks as deep.
+#: dimensions); the compiled path (``sequence``, autodev/_speedups.c) is told the same.
 SEQUENCE_DEPTH = 32
+#: The keywords :func:`array`'s fast path gives NumPy's ``array`` as they are (the
+#: compiled path passes every other call on).
+ARRAY_KEYWORDS = ("dtype", "order", "ndmin")
 
 
 def plain_sequence(obj: Any, depth: int = SEQUENCE_DEPTH) -> bool:
@@ -218,6 +221,8 @@ def plain_sequence(obj: Any, depth: int = SEQUENCE_DEPTH) -> bool:
 
 
 array = compiled("sequence", np.array, array, binds=False)
+if SPEEDUPS is not None:
+    SPEEDUPS.set_sequence(SEQUENCE_DEPTH, ARRAY_KEYWORDS)
 
 
 def _array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: Order = "K",

@@ -42,10 +42,18 @@ static PyObject *StorageType = NULL;    /* autodev._residency.storage.Storage */
 static PyObject *VersionName = NULL;    /* "version" */
 static PyObject *One = NULL;            /* 1 */
 static PyObject *PlainScalars = NULL;   /* PlainOperands less numpy.ndarray: a ufunc's */
-#define MAX_SCALAR_TYPES 32
-static PyTypeObject *ScalarTypes[MAX_SCALAR_TYPES];  /* PlainScalars' members (it holds them) */
-static int NScalarTypes = 0;
-#define SEQUENCE_DEPTH 32               /* _creation.SEQUENCE_DEPTH */
+/* A set of types, tested by identity: no Python code runs (a type's __hash__ could). */
+#define MAX_TYPES 32
+typedef struct {
+    PyTypeObject *types[MAX_TYPES];
+    int n;
+} TypeList;
+static TypeList ScalarTypes;            /* PlainScalars' members (the set holds them) */
+static TypeList KeyTypes;               /* _indexing._BASIC_KEYS: index items NumPy reads
+                                           alike whatever autodev does */
+static PyObject *BasicKeys = NULL;      /* (that set, holding them) */
+static int SequenceDepth = 0;           /* _creation.SEQUENCE_DEPTH (0: none taken) */
+static PyObject *ArrayKeywords = NULL;  /* _creation.ARRAY_KEYWORDS: a tuple of str */
 static PyObject *PlainValues = NULL;    /* PlainOperands, str and bytes: what a host write
                                            passes to NumPy as it is (_indexing._PLAIN_VALUES) */
 static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> int floor */
@@ -415,12 +423,22 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return finish_binary(self, result, a, args[1]);
 }
 
-/* An item NumPy reads alike whatever autodev does: an int, a slice, `...` or None
- * (_indexing._BASIC_KEYS: exact types, as the Python path's `type(k) in ...`). */
+/* 1 if `t` is one of `list`'s types. */
+static inline int
+in_types(const TypeList *list, PyTypeObject *t)
+{
+    for (int k = 0; k < list->n; k++)
+        if (list->types[k] == t)
+            return 1;
+    return 0;
+}
+
+/* An item NumPy reads alike whatever autodev does (_indexing._BASIC_KEYS: an int, a
+ * slice, `...` or None, exact types, as the Python path's `type(k) in ...`). */
 static int
 basic_item(PyObject *k)
 {
-    return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_Ellipsis || k == Py_None;
+    return in_types(&KeyTypes, Py_TYPE(k));
 }
 
 /* _indexing.is_basic_key: such an item, or a tuple of them (`()` included): the key goes to
@@ -690,28 +708,28 @@ plain_sequence(PyObject *obj, int depth)
         return 0;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
     PyObject **items = PySequence_Fast_ITEMS(obj);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyTypeObject *t = Py_TYPE(items[i]);
-        int k = 0;
-        while (k < NScalarTypes && ScalarTypes[k] != t)
-            k++;
-        if (k == NScalarTypes && !plain_sequence(items[i], depth - 1))
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!in_types(&ScalarTypes, Py_TYPE(items[i])) && !plain_sequence(items[i], depth - 1))
             return 0;
-    }
     return 1;
 }
 
-/* 1 if every keyword is `dtype`, `order` or `ndmin` (what NumPy's array is given as it is). */
+/* 1 if every keyword is one of ArrayKeywords (what array() gives NumPy's as it is). */
 static int
 array_keywords(PyObject *kwnames)
 {
     if (kwnames == NULL)
         return 1;
+    if (ArrayKeywords == NULL)
+        return 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(name, "dtype") != 0
-                && PyUnicode_CompareWithASCIIString(name, "order") != 0
-                && PyUnicode_CompareWithASCIIString(name, "ndmin") != 0)
+        int found = 0;
+        for (Py_ssize_t k = 0; !found && k < PyTuple_GET_SIZE(ArrayKeywords); k++) {
+            PyObject *known = PyTuple_GET_ITEM(ArrayKeywords, k);
+            found = name == known || PyUnicode_Compare(name, known) == 0;
+        }
+        if (!found)
             return 0;
     }
     return 1;
@@ -724,7 +742,7 @@ sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (n < 1 || n > 2 || !plain_sequence(args[0], SEQUENCE_DEPTH) || !array_keywords(kwnames))
+    if (n < 1 || n > 2 || !plain_sequence(args[0], SequenceDepth) || !array_keywords(kwnames))
         return delegate(self, args, nargsf, kwnames);
     if (!Fast) {  /* with a GPU usable, only the GPU policy makes arrays elsewhere */
         int gpu = HostFast ? policy_is("gpu") : 1;
@@ -1106,19 +1124,45 @@ slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
     return 0;
 }
 
+/* `list` made of the members of the frozenset `set` (which holds them): 0, or -1 with
+ * TypeError (a member not a type, or more than MAX_TYPES). */
+static int
+fill_types(TypeList *list, PyObject *set)
+{
+    list->n = 0;
+    PyObject *member, *members = PyObject_GetIter(set);
+    if (members == NULL)
+        return -1;
+    while ((member = PyIter_Next(members)) != NULL) {
+        int fits = PyType_Check(member) && list->n < MAX_TYPES;
+        if (fits)
+            list->types[list->n++] = (PyTypeObject *)member;
+        Py_DECREF(member);
+        if (!fits) {
+            Py_DECREF(members);
+            PyErr_SetString(PyExc_TypeError, "configure: a set of at most 32 types expected");
+            return -1;
+        }
+    }
+    Py_DECREF(members);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
                                "plain_scalars", "storage", "temporary_refs", "floors",
-                               "policy_now", "plain_values", NULL};
-    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *floors, *policy, *values;
+                               "policy_now", "plain_values", "basic_keys", NULL};
+    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *floors, *policy, *values,
+             *keys;
     Py_ssize_t temporary_refs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!OO!:configure", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!OO!O!:configure", keywords,
                                      &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
                                      &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
                                      &storage, &temporary_refs, &PyDict_Type,
-                                     &floors, &policy, &PyFrozenSet_Type, &values))
+                                     &floors, &policy, &PyFrozenSet_Type, &values,
+                                     &PyFrozenSet_Type, &keys))
         return NULL;
     Py_ssize_t offsets[N_SLOTS], version_offset;
     for (int i = 0; i < N_SLOTS; i++)
@@ -1145,29 +1189,15 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(Cpu, cpu);
     Py_INCREF(plain);
     Py_XSETREF(PlainOperands, plain);
-    int count = 0;
-    PyTypeObject *types[MAX_SCALAR_TYPES];
-    PyObject *member, *members = PyObject_GetIter(scalars);
-    if (members == NULL)
-        return NULL;
-    while ((member = PyIter_Next(members)) != NULL) {  /* (the frozenset holds each) */
-        int fits = PyType_Check(member) && count < MAX_SCALAR_TYPES;
-        if (fits)
-            types[count++] = (PyTypeObject *)member;
-        Py_DECREF(member);
-        if (!fits) {
-            Py_DECREF(members);
-            PyErr_SetString(PyExc_TypeError, "configure: plain_scalars must be at most 32 types");
-            return NULL;
-        }
-    }
-    Py_DECREF(members);
-    if (PyErr_Occurred())
+    TypeList scalar_types, key_types;
+    if (fill_types(&scalar_types, scalars) < 0 || fill_types(&key_types, keys) < 0)
         return NULL;
     Py_INCREF(scalars);
     Py_XSETREF(PlainScalars, scalars);
-    memcpy(ScalarTypes, types, sizeof types);
-    NScalarTypes = count;
+    ScalarTypes = scalar_types;
+    Py_INCREF(keys);
+    Py_XSETREF(BasicKeys, keys);
+    KeyTypes = key_types;
     Py_INCREF(values);
     Py_XSETREF(PlainValues, values);
     Py_INCREF(storage);
@@ -1177,6 +1207,26 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_INCREF(policy);
     Py_XSETREF(PolicyNow, policy);
     TemporaryRefs = temporary_refs;
+    Py_RETURN_NONE;
+}
+
+/* set_sequence(depth, keywords): how deep array()'s compiled path looks into nested
+ * lists, and the keywords it gives NumPy's array as they are (_creation). */
+static PyObject *
+set_sequence(PyObject *module, PyObject *args)
+{
+    int depth;
+    PyObject *keywords;
+    if (!PyArg_ParseTuple(args, "iO!:set_sequence", &depth, &PyTuple_Type, &keywords))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(keywords); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(keywords, i))) {
+            PyErr_SetString(PyExc_TypeError, "set_sequence: keywords must be a tuple of str");
+            return NULL;
+        }
+    Py_INCREF(keywords);
+    Py_XSETREF(ArrayKeywords, keywords);
+    SequenceDepth = depth < 0 ? 0 : depth;
     Py_RETURN_NONE;
 }
 
@@ -1247,8 +1297,12 @@ refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(array, numpy_array, cpu, plain_operands, plain_scalars, storage,\n"
-     "          temporary_refs, floors, policy_now, plain_values)\n--\n\n"
+     "          temporary_refs, floors, policy_now, plain_values, basic_keys)\n--\n\n"
      "Bind the fast paths to autodev's array class and what its fast paths use."},
+    {"set_sequence", set_sequence, METH_VARARGS,
+     "set_sequence(depth, keywords)\n--\n\nHow deep array()'s compiled path looks into nested "
+     "lists of numbers, and the keywords it gives NumPy's array as they are "
+     "(autodev._creation: SEQUENCE_DEPTH, ARRAY_KEYWORDS)."},
     {"set_fast", set_fast, METH_VARARGS,
      "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
      "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},

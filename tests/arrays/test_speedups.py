@@ -484,6 +484,48 @@ def test_which_calls_the_compiled_path_keeps() -> None:
 
 
 @compiled_only
+def test_what_the_newer_kinds_take() -> None:
+    """The method, unary and sequence kinds answer the calls their Python twins' fast
+    paths take and pass the rest on: the nesting depth and keywords array() was told,
+    a reduction above the threads' floor, an array on a device, a pending chain."""
+    from autodev._creation import ARRAY_KEYWORDS, SEQUENCE_DEPTH
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    sequence = FastCall("sequence", np.array, fallback)
+    unary = FastCall("unary", np.count_nonzero, fallback, None, False, "reduction")
+    method = FastCall("method", np.ndarray.copy, fallback)
+    small = _vec()
+    with _mode(False):
+        assert type(sequence(_nested(SEQUENCE_DEPTH))) is ARRAY
+        assert sequence(_nested(SEQUENCE_DEPTH + 1)) == "fallback"
+        for name in ARRAY_KEYWORDS:
+            value = {"dtype": "f4", "order": "C", "ndmin": 1}[name]
+            assert type(sequence([1.0], **{name: value})) is ARRAY
+        assert sequence([1.0], copy=True) == "fallback"
+        assert sequence([small]) == "fallback" and sequence(np.arange(2.0)) == "fallback"
+        assert unary(small) == 5 and method(small).tolist() == small.tolist()
+        assert unary(small, 0) == "fallback" and unary([1, 0]) == "fallback"
+        assert method(autodev.array_api.asarray(np.arange(2.0))) == "fallback"
+        with threadpoolctl.threadpool_limits(1), _no_fusion():
+            large = autodev.ones(1 << 20)
+            if _threads.general_from() <= large.size:  # (the host buffer pool's scope)
+                assert unary(large) == "fallback"
+    with _mode(True):
+        host_floor_work("reduction")
+        assert unary(small) == 5
+        assert unary(autodev.asarray(np.arange(6.0), device="sim:0")) == "fallback"
+        with autodev.policy("gpu"):
+            assert unary(small) == "fallback" and sequence([1.0]) == "fallback"
+    assert len(passed) >= 10
+
+
+@compiled_only
 @pytest.mark.parametrize("kind", ["binary", "reflected"])
 def test_matmul_work_is_counted_as_python_counts_it(kind: str) -> None:
     """Either side of the floor by one multiply-add: (1, k) @ (k, 1) is k of them, divided
