@@ -132,14 +132,19 @@ def write_simulated_profile(cache: Path) -> Path:
     return _profile.write(profile, cache / _profile.FILENAME)
 
 
+def _workers(client: Any) -> dict[str, Any]:
+    """The scheduler's workers, asked of it now: ``client.scheduler_info()`` returns a
+    cache that the client's periodic update may have just replaced by one without them."""
+    return dict(client.sync(client.scheduler.identity, n_workers=-1)["workers"])
+
+
 def worker_names(client: Any, prefix: str) -> list[str]:
-    names = [w["name"] for w in client.scheduler_info()["workers"].values()]
+    names = [w["name"] for w in _workers(client).values()]
     return sorted(n for n in names if n.startswith(prefix))
 
 
 def addresses(client: Any, prefix: str) -> list[str]:
-    return sorted(a for a, w in client.scheduler_info()["workers"].items()
-                  if w["name"].startswith(prefix))
+    return sorted(a for a, w in _workers(client).items() if w["name"].startswith(prefix))
 
 
 @pytest.mark.parametrize("workers", ["cpu", "gpu"])
