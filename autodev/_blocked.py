@@ -14,15 +14,32 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _parallel, _threads
+from ._cost.profile import FUSION_BLOCKS
 from ._host_buffers import large_buffers
 from ._trace import warn_user
 
-#: Elements of one block: a few temporaries of this size stay in a core's cache.
-BLOCK = 16384
+#: Elements of one block where no profile says otherwise: a few temporaries of this size
+#: stay in a core's cache.
+DEFAULT_BLOCK = 16384
+#: The block sizes a profile may hold (``fusion.block``, measured by ``autodev calibrate``:
+#: with many threads, fewer and larger blocks spend less of their time holding the GIL).
+BLOCKS = FUSION_BLOCKS
+#: Elements of one block now (:func:`set_block`).
+BLOCK = DEFAULT_BLOCK
 #: The longest run of a chain's summation that is one block (see :class:`Total`): about as
 #: many blocks as :data:`BLOCK` makes, since the runs are from half as long to this. At
 #: least 128, NumPy's pairwise block: a shorter run would be split where NumPy sums it whole.
 SUM_RUN = 2 * BLOCK
+
+
+def set_block(elements: int) -> None:
+    """Run chains in blocks of ``elements`` (one of :data:`BLOCKS`). Any size gives the
+    same results, bit for bit: each block runs NumPy's loops over its elements, and a
+    chain's sum is cut along NumPy's own summation tree whatever its runs' length."""
+    global BLOCK, SUM_RUN
+    if elements not in BLOCKS:
+        raise ValueError(f"a block is one of {BLOCKS} elements, not {elements!r}")
+    BLOCK, SUM_RUN = elements, 2 * elements
 #: How many threads ran the last chain (its trace record says).
 LAST_THREADS = [1]
 

@@ -79,7 +79,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from . import _parallel, _threads
+from . import _blocked, _parallel, _threads
 from ._config import ENV
 from ._blocked import LAST_THREADS, Node, Total, evaluate, flat_group, report, row_major
 from ._chain_inputs import KINDS as _KINDS, lockable, watchable
@@ -168,6 +168,7 @@ def floor() -> int:
     ``AUTODEV_FUSE=0``): the profile's ``fusion`` section, else the embedded default."""
     if not _FLOOR:
         _FLOOR.append(_read_floor())
+        _blocked.set_block(_read_block())
         if _threads.FUSE_FLOOR[0] != _FLOOR[0]:
             _threads.set_fuse_floor(_FLOOR[0])
     return _FLOOR[0]
@@ -181,6 +182,14 @@ def _read_floor() -> int:
     section = resolve().profile.get("fusion") or {}
     found = section.get("floor", DEFAULT_FLOOR)
     return NEVER if found is None else max(2, int(found))
+
+
+def _read_block() -> int:
+    """The profile's block size (``fusion.block``), else :data:`_blocked.DEFAULT_BLOCK`."""
+    from ._cost.profile import resolve
+
+    section = resolve().profile.get("fusion") or {}
+    return int(section.get("block") or _blocked.DEFAULT_BLOCK)
 
 
 def set_floor(elements: int | None) -> None:

@@ -61,13 +61,15 @@ def _host_pool() -> dict[str, Any]:
     found = _host_buffers.counters()
     return {k: found[k] for k in ("status", "limit", "threshold")}
 def _fusion() -> dict[str, Any]:
-    """Deferred elementwise chains on the host: the floor in force (elements; None: off)."""
-    from . import _fusion as F
+    """Deferred elementwise chains on the host: the floor in force (elements; None: off)
+    and the elements of one block of their pass (the profile's, else the default)."""
+    from . import _blocked as B, _fusion as F
 
     floor = F.floor()
-    return {"floor": None if floor == F.NEVER else floor,
+    return {"floor": None if floor == F.NEVER else floor, "block": B.BLOCK,
             "rule": "elementwise calls with at least floor elements are deferred and "
-                    "run in one blocked pass; AUTODEV_FUSE=0 turns it off"}
+                    "run in one pass over blocks of block elements; AUTODEV_FUSE=0 turns "
+                    "it off"}
 
 
 def _threads(profile: dict[str, Any]) -> dict[str, Any]:

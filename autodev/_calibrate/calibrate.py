@@ -43,7 +43,7 @@ WIDE_MARGIN = 8.0
 #: Self-check: a choice within this factor of the faster device counts as a tie.
 TIE = 1.10
 #: Shares of the time budget (the self-check gets what is left); threads' is spent after.
-_SHARES = {"transfer": 0.08, "ladders": 0.72, "threads": 0.12, "fusion": 0.03}
+_SHARES = {"transfer": 0.08, "ladders": 0.72, "threads": 0.12, "fusion": 0.05}
 
 
 @dataclass(frozen=True)

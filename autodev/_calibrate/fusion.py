@@ -6,6 +6,12 @@ as autodev runs it with deferral off (each call at once) and on (one blocked pas
 shared machine slows both. The floor is the smallest measured size from which the fused
 chain was faster by :data:`MARGIN` at that size and every larger one; None (never
 deferred) where it never was.
+
+The same chain, fused, on :data:`BLOCK_SIZE` elements with every thread the pool has, is
+then timed with each block size of :data:`BLOCK_CANDIDATES`, alternated round by round: a
+block size other than the default is kept only where it was faster by :data:`MARGIN` (on
+many cores, each block's Python time is spent holding the GIL, and fewer, larger blocks
+can pay). Every block size gives the same results, bit for bit.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any, Callable
 
 import numpy
 
-from .. import _fusion
+from .. import _blocked, _fusion
 from .._config import policy
 from .timing import measure
 
@@ -24,6 +30,13 @@ MARGIN = 1.10
 #: Sizes measured (elements).
 SIZES = tuple(2 ** k for k in range(14, 23))
 QUICK_SIZES = tuple(2 ** k for k in range(14, 23, 2))
+#: Block sizes tried (elements), and the chain's size while they are.
+BLOCK_CANDIDATES = tuple(2 ** k for k in range(14, 19))
+QUICK_BLOCK_CANDIDATES = (2 ** 14, 2 ** 16)
+BLOCK_SIZE = 2 ** 22
+QUICK_BLOCK_SIZE = 2 ** 20
+#: The share of the budget the floor's sizes get (the block sizes the rest).
+FLOOR_SHARE = 0.7
 
 
 def _chain(n: int) -> Callable[[], Any]:
@@ -40,14 +53,51 @@ def measure_fusion(budget: float, quick: bool = False) -> dict[str, Any]:
     """The profile's ``fusion`` section: the floor, and the measured points (seconds eager
     and fused)."""
     points: dict[str, list[float]] = {"n": [], "eager": [], "fused": []}
-    deadline = time.perf_counter() + budget
-    before = _fusion.floor()
+    blocks: dict[str, list[float]] = {"block": [], "seconds": []}
+    start = time.perf_counter()
+    before, block = _fusion.floor(), (_blocked.BLOCK, _blocked.SUM_RUN)
     try:
         with policy("cpu"):  # the host's blocked pass (with a GPU usable, a chain could move)
-            _measure_sizes(points, deadline, quick)
+            _measure_sizes(points, start + FLOOR_SHARE * budget, quick)
+            _measure_blocks(blocks, start + budget, quick)
     finally:
         _fusion.set_floor(before)
-    return {"floor": floor_of(points), "measurements": points}
+        _blocked.BLOCK, _blocked.SUM_RUN = block
+    section: dict[str, Any] = {"floor": floor_of(points), "measurements": points}
+    if blocks["block"]:
+        section["block"] = block_of(blocks)
+        section["block_measurements"] = blocks
+    return section
+
+
+def _measure_blocks(points: dict[str, list[float]], deadline: float, quick: bool) -> None:
+    """Time the fused chain with each candidate block size (every thread), alternated:
+    one round at least, three where the budget allows."""
+    candidates = QUICK_BLOCK_CANDIDATES if quick else BLOCK_CANDIDATES
+    call = _chain(QUICK_BLOCK_SIZE if quick else BLOCK_SIZE)
+    _fusion.set_floor(2)
+    times: dict[int, list[float]] = {block: [] for block in candidates}
+    for _ in range(3):
+        if time.perf_counter() > deadline and all(times.values()):
+            break
+        for block in candidates:
+            _blocked.set_block(block)
+            times[block].append(measure(call, warmup=1, min_repeats=3, max_repeats=10,
+                                        budget=0.02).median)
+    for block, seconds in times.items():
+        points["block"].append(float(block))
+        points["seconds"].append(sorted(seconds)[len(seconds) // 2])
+
+
+def block_of(points: dict[str, list[float]]) -> int:
+    """The block size to run chains with: the fastest measured, where it beat the default
+    (:data:`autodev._blocked.DEFAULT_BLOCK`) by :data:`MARGIN`; else the default."""
+    measured = dict(zip(points["block"], points["seconds"]))
+    best = min(measured, key=measured.__getitem__)
+    default = float(_blocked.DEFAULT_BLOCK)
+    if default in measured and measured[best] * MARGIN > measured[default]:
+        return _blocked.DEFAULT_BLOCK
+    return int(best)
 
 
 def _measure_sizes(points: dict[str, list[float]], deadline: float, quick: bool) -> None:

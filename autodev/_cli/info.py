@@ -113,7 +113,8 @@ def format_fusion(fusion: dict[str, Any]) -> str:
     if fusion["floor"] is None:
         return "Fused elementwise chains: off"
     return (f"Fused elementwise chains: calls from {fusion['floor']:,} elements are deferred "
-            "and each chain runs in one blocked pass (AUTODEV_FUSE=0 turns it off)")
+            f"and each chain runs in one pass over blocks of {fusion['block']:,} elements "
+            "(AUTODEV_FUSE=0 turns it off)")
 
 
 def format_crossovers(table: dict[str, Any]) -> str:

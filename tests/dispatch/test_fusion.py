@@ -5,6 +5,8 @@ small arrays are deferred, and blocks are a few elements long."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import warnings
 from typing import Any, Iterator
 
@@ -414,9 +416,74 @@ def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
     assert floor_of(points) == 2
     assert floor_of({"n": [1.0], "eager": [1.0], "fused": [1.0]}) is None
     section = measure_fusion(0.05, quick=True)
-    assert set(section) == {"floor", "measurements"} and section["measurements"]["n"]
+    assert set(section) == {"floor", "measurements", "block", "block_measurements"} \
+        and section["measurements"]["n"]
     assert F.floor() == 8  # (restored: this test's fixture set 8, calibration set it back)
     assert autodev.info()["fusion"]["floor"] is not None
+
+
+def test_the_block_size_is_measured_and_read_from_the_profile(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._calibrate.fusion import MARGIN, block_of, measure_fusion
+    from autodev._cost import profile as P
+
+    monkeypatch.setattr(B, "BLOCK", B.DEFAULT_BLOCK)  # (not this file's 5: calibration's)
+
+    with pytest.raises(P.ProfileError, match="fusion.block"):
+        P._check_fusion({"floor": 8, "block": 1000}, "p: fusion")
+    with pytest.raises(P.ProfileError, match="fusion.block"):
+        P._check_fusion({"floor": 8, "block": True}, "p: fusion")
+    P._check_fusion({"floor": 8, "block": 65536}, "p: fusion")
+    default = float(B.DEFAULT_BLOCK)
+    # another size is kept only where it beat the default by the margin
+    assert block_of({"block": [default, 65536.0], "seconds": [1.0, 1.0 / MARGIN - 0.01]}) \
+        == 65536
+    assert block_of({"block": [default, 65536.0], "seconds": [1.0, 0.95]}) == B.DEFAULT_BLOCK
+    assert block_of({"block": [default, 65536.0], "seconds": [0.9, 1.0]}) == B.DEFAULT_BLOCK
+    before = B.BLOCK, B.SUM_RUN
+    section = measure_fusion(0.5, quick=True)
+    assert (B.BLOCK, B.SUM_RUN) == before and F.floor() == 8  # (each restored)
+    assert section["block"] in B.BLOCKS and section["block_measurements"]["block"]
+    P._check_fusion(section, "calibrated: fusion")
+    with pytest.raises(ValueError, match="block"):
+        B.set_block(1000)
+
+
+def test_a_profiles_block_size_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev._cost import profile as P
+
+    found = P.resolve()
+    profile = {**found.profile, "fusion": {"floor": 8, "block": 4096}}
+    monkeypatch.setattr(P, "resolve", lambda *a, **k: dataclasses.replace(found,
+                                                                          profile=profile))
+    try:
+        F.set_floor(None)  # (the profile read again, as after calibrate)
+        assert F.floor() == 8 and B.BLOCK == 4096
+    finally:
+        monkeypatch.undo()
+        F.set_floor(None)
+    assert B.BLOCK == B.DEFAULT_BLOCK or B.BLOCK in B.BLOCKS
+
+
+@pytest.mark.parametrize("block", [4096, 65536, 4194304])
+def test_every_block_size_gives_numpys_bits(block: int) -> None:
+    """Results and fused sums are NumPy's, bit for bit, whatever the block size."""
+    before = B.BLOCK, B.SUM_RUN
+    B.set_block(block)
+    try:
+        rng = np.random.default_rng(block)
+        for shape in [(70_001,), (300, 233)]:
+            a0 = rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 3, shape)
+            b0 = rng.random(shape)
+            a, b = autodev.array(a0), autodev.array(b0)
+            x = chain(autodev, a, b)
+            assert pending(x)
+            want = chain(np, a0, b0)
+            got = autodev.sum(x)
+            assert got.tobytes() == np.sum(want).tobytes()
+            same_bits(x, want)
+    finally:
+        B.BLOCK, B.SUM_RUN = before
 
 
 def test_calibrating_the_floor_times_the_hosts_pass_with_a_gpu_usable() -> None:
