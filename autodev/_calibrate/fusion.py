@@ -7,11 +7,12 @@ shared machine slows both. The floor is the smallest measured size from which th
 chain was faster by :data:`MARGIN` at that size and every larger one; None (never
 deferred) where it never was.
 
-The same chain, fused, on :data:`BLOCK_SIZE` elements with every thread the pool has, is
-then timed with each block size of :data:`BLOCK_CANDIDATES`, alternated round by round: a
-block size other than the default is kept only where it was faster by :data:`MARGIN` (on
+First, the same chain, fused, on :data:`BLOCK_SIZE` elements with every thread the pool
+has, is timed with each block size of :data:`BLOCK_CANDIDATES`, alternated round by round:
+a block size other than the default is kept only where it was faster by :data:`MARGIN` (on
 many cores, each block's Python time is spent holding the GIL, and fewer, larger blocks
-can pay). Every block size gives the same results, bit for bit.
+can pay). The floor is then measured with the block size kept. Every block size gives the
+same results, bit for bit.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ BLOCK_CANDIDATES = tuple(2 ** k for k in range(14, 19))
 QUICK_BLOCK_CANDIDATES = (2 ** 14, 2 ** 16)
 BLOCK_SIZE = 2 ** 22
 QUICK_BLOCK_SIZE = 2 ** 20
-#: The share of the budget the floor's sizes get (the block sizes the rest).
+#: The share of the budget the floor's sizes get (the block sizes, measured first, the rest).
 FLOOR_SHARE = 0.7
 
 
@@ -58,16 +59,14 @@ def measure_fusion(budget: float, quick: bool = False) -> dict[str, Any]:
     before, block = _fusion.floor(), (_blocked.BLOCK, _blocked.SUM_RUN)
     try:
         with policy("cpu"):  # the host's blocked pass (with a GPU usable, a chain could move)
-            _measure_sizes(points, start + FLOOR_SHARE * budget, quick)
-            _measure_blocks(blocks, start + budget, quick)
+            _measure_blocks(blocks, start + (1 - FLOOR_SHARE) * budget, quick)
+            _blocked.set_block(block_of(blocks))  # (the floor is where chains pay so run)
+            _measure_sizes(points, start + budget, quick)
     finally:
         _fusion.set_floor(before)
         _blocked.BLOCK, _blocked.SUM_RUN = block
-    section: dict[str, Any] = {"floor": floor_of(points), "measurements": points}
-    if blocks["block"]:
-        section["block"] = block_of(blocks)
-        section["block_measurements"] = blocks
-    return section
+    return {"floor": floor_of(points), "measurements": points, "block": block_of(blocks),
+            "block_measurements": blocks}
 
 
 def _measure_blocks(points: dict[str, list[float]], deadline: float, quick: bool) -> None:
