@@ -165,31 +165,18 @@ _threads.FUSE_FLOOR[0] = DEFAULT_FLOOR if ENV.fuse else NEVER  # (the profile's:
 
 def floor() -> int:
     """The least result size (elements) at which a call is deferred (:data:`NEVER` when
-    ``AUTODEV_FUSE=0``): the profile's ``fusion`` section, else the embedded default."""
+    ``AUTODEV_FUSE=0``): the profile's ``fusion`` section, else the embedded default; the
+    section's block size is read with it."""
     if not _FLOOR:
-        _FLOOR.append(_read_floor())
-        _blocked.set_block(_read_block())
+        from ._cost.profile import resolve
+
+        section = resolve().profile.get("fusion") or {}
+        found = section.get("floor", DEFAULT_FLOOR) if ENV.fuse else None
+        _FLOOR.append(NEVER if found is None else max(2, int(found)))
+        _blocked.set_block(int(section.get("block") or _blocked.DEFAULT_BLOCK))
         if _threads.FUSE_FLOOR[0] != _FLOOR[0]:
             _threads.set_fuse_floor(_FLOOR[0])
     return _FLOOR[0]
-
-
-def _read_floor() -> int:
-    if not ENV.fuse:
-        return NEVER
-    from ._cost.profile import resolve
-
-    section = resolve().profile.get("fusion") or {}
-    found = section.get("floor", DEFAULT_FLOOR)
-    return NEVER if found is None else max(2, int(found))
-
-
-def _read_block() -> int:
-    """The profile's block size (``fusion.block``), else :data:`_blocked.DEFAULT_BLOCK`."""
-    from ._cost.profile import resolve
-
-    section = resolve().profile.get("fusion") or {}
-    return int(section.get("block") or _blocked.DEFAULT_BLOCK)
 
 
 def set_floor(elements: int | None) -> None:
