@@ -132,13 +132,19 @@ def _read(result: Any) -> Any:
     return result
 
 
+#: ``"fused"``: every call of this many elements or more deferred, whatever floor the
+#: machine's profile holds (the workloads' arrays are larger), so that the column measures
+#: the blocked pass itself; the floor in force is calibration's decision.
+FUSED_FLOOR = 1 << 18
+
+
 def fusion(fused: str) -> ContextManager[Any]:
-    """autodev's deferred chains on (``"fused"``: the profile's floor) or off."""
+    """autodev's deferred chains on (``"fused"``: from :data:`FUSED_FLOOR`) or off."""
     import autodev._fusion as F
 
     @contextlib.contextmanager
     def setting() -> Any:
-        F.set_floor(None if fused == "fused" else F.NEVER)
+        F.set_floor(FUSED_FLOOR if fused == "fused" else F.NEVER)
         try:
             yield
         finally:

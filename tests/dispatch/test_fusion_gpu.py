@@ -22,6 +22,14 @@ BIG = 10**6
 
 
 @pytest.fixture
+def big_deferred() -> Iterator[None]:
+    """Calls of ``BIG`` elements deferred, whatever the floor in force."""
+    F.set_floor(BIG // 4)
+    yield
+    F.set_floor(None)
+
+
+@pytest.fixture
 def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The simulated GPU (default curves), every call of 8 elements or more deferred, in
     blocks of 5 elements."""
@@ -121,7 +129,7 @@ def _loop(x: Any, sin: Any, rounds: int = 3) -> Any:
     return x
 
 
-def test_chain_cheaper_on_the_gpu_moves_once_and_runs_there() -> None:
+def test_chain_cheaper_on_the_gpu_moves_once_and_runs_there(big_deferred: None) -> None:
     x0 = np.linspace(0, 1, BIG, dtype=np.float32)
     with simulated_gpu(SLOW_LINK) as sim:
         x = autodev.array(x0)
@@ -142,8 +150,8 @@ def test_chain_cheaper_on_the_gpu_moves_once_and_runs_there() -> None:
         same(got, _loop(x0, np.sin))  # (the simulator runs NumPy's loops)
 
 
-def test_chain_out_of_memory_on_the_gpu_runs_on_the_cpu(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_chain_out_of_memory_on_the_gpu_runs_on_the_cpu(monkeypatch: pytest.MonkeyPatch,
+                                                         big_deferred: None) -> None:
     """A chain that crosses takes the device's one fault mechanism: out of memory frees and
     retries once, then the CPU's pass runs it, counted and warned as every fallback."""
     from autodev import _trace
@@ -162,7 +170,7 @@ def test_chain_out_of_memory_on_the_gpu_runs_on_the_cpu(monkeypatch: pytest.Monk
         assert sim.freed >= 1
 
 
-def test_chain_cheaper_on_the_cpu_stays_there() -> None:
+def test_chain_cheaper_on_the_cpu_stays_there(big_deferred: None) -> None:
     x0 = np.linspace(0, 1, BIG, dtype=np.float32)
     with simulated_gpu(SLOW_LINK) as sim, autodev.policy("cpu"):
         x = autodev.array(x0)
