@@ -220,6 +220,7 @@ def plain_sequence(obj: Any, depth: int = SEQUENCE_DEPTH) -> bool:
     return True
 
 
+array.__module__ = "autodev"  # (as NumPy's twin reads: autodev.array)
 array = compiled("sequence", np.array, array, binds=False)
 if SPEEDUPS is not None:
     SPEEDUPS.set_sequence(SEQUENCE_DEPTH, ARRAY_KEYWORDS)
