@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import weakref
 from typing import Any, Callable
 
@@ -16,6 +17,7 @@ import numpy as np
 from . import _parallel, _threads
 from ._cost.profile import FUSION_BLOCKS
 from ._host_buffers import large_buffers
+from ._names import TRANSCENDENTAL
 from ._trace import warn_user
 
 #: Elements of one block where no profile says otherwise: a few temporaries of this size
@@ -202,8 +204,10 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     inner = math.prod(shape[1:])
     step = max(1, BLOCK // max(1, inner))
     size = rows * inner
-    # (a chain's work is its calls' work: elements times calls)
-    threads = _threads.threads_for(size * len(group), "elementwise")
+    # (a chain's work is its calls' work: elements times calls, of each family)
+    costly = sum(node.ufunc.__name__ in TRANSCENDENTAL for node in group)
+    threads = max(_threads.threads_for(size * (len(group) - costly), "elementwise"),
+                  _threads.threads_for(size * costly, "transcendental") if costly else 1)
     parts = max(1, min(threads, -(-rows // step)))
     cuts = [[_cut(a.reshape(-1) if flat and type(a) is np.ndarray else a, len(shape))
              for a in (node.where, *node.args)] for node in group]
@@ -267,7 +271,55 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
     """Run ``group`` on the blocks ``bounds`` (rows ``[start, stop)``, at most ``step``),
     with scratch buffers of its own; the node at index ``summed``, if any, has each block's
     sum put in ``partial`` by the block's start."""
-    scratch = [np.empty((step, *shape[1:]), d) for d in slot_dtypes]
+    scratch = [_take((step, *shape[1:]), d) for d in slot_dtypes]
+    try:
+        _run_blocks(group, slots, cuts, outs, step, bounds, flags, summed, partial, scratch)
+    finally:
+        _give(scratch)
+
+
+#: Scratch buffers kept between passes, by shape and dtype (:func:`_take`): a fresh one
+#: of a few hundred KiB is mapped anew by the C library each time, and its first touch
+#: of every page faults (on the 2-vCPU VM, two 2 MiB buffers cost 0.78 ms so, more than
+#: the pass's arithmetic).
+_SPARE: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
+_SPARE_LOCK = threading.Lock()
+#: The most bytes of buffers kept, all shapes together (the oldest shapes' go first; a
+#: pass on 16 threads with three scratch slots of 16K float64 holds 6 MiB).
+SPARE_LIMIT = 1 << 26
+
+
+def _take(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A scratch buffer: a kept one of ``shape`` and ``dtype``, else a new one."""
+    with _SPARE_LOCK:
+        kept = _SPARE.get((shape, dtype))
+        if kept:
+            return kept.pop()
+    return np.empty(shape, dtype)
+
+
+def _give(buffers: list[np.ndarray]) -> None:
+    """Keep ``buffers`` for the next pass (at most :data:`SPARE_LIMIT` bytes in all)."""
+    with _SPARE_LOCK:
+        for buffer in buffers:
+            _SPARE.setdefault((buffer.shape, buffer.dtype), []).append(buffer)
+        while sum(b.nbytes for kept in _SPARE.values() for b in kept) > SPARE_LIMIT:
+            _SPARE.pop(next(iter(_SPARE)))
+
+
+def release_spare() -> int:
+    """Drop the kept scratch buffers (memory pressure); return their bytes."""
+    with _SPARE_LOCK:
+        freed = sum(b.nbytes for kept in _SPARE.values() for b in kept)
+        _SPARE.clear()
+    return freed
+
+
+def _run_blocks(group: list[Node], slots: list[Any], cuts: list[list[tuple[int, Any]]],
+                outs: dict[int, np.ndarray], step: int, bounds: list[tuple[int, int]],
+                flags: list[int], summed: int, partial: dict[int, Any] | None,
+                scratch: list[np.ndarray]) -> None:
+    """The loop of :func:`_run_rows` over its blocks, into ``scratch``."""
     current = [0]
 
     def seen(kind: str, flag: int) -> None:

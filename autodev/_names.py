@@ -472,6 +472,9 @@ ARRAY_ARGUMENTS = frozenset(
 DIRECT: tuple[str, ...] = tuple(row.name for row in ROWS if row.direct)
 #: Functions taking ``device=`` as an autodev device.
 PLACED = frozenset(row.name for row in ROWS if row.placed)
+#: The ufuncs of the transcendental family (exp, sin, ...): their share of a fused chain's
+#: work is priced as theirs when its pass decides its threads (autodev._blocked).
+TRANSCENDENTAL = frozenset(row.name for row in ROWS if row.ufunc == "transcendental")
 #: Functions and classes whose own NumPy code runs on autodev arrays.
 NUMPY_CODE = frozenset(row.name for row in ROWS if row.numpy_code == "always")
 #: Functions whose own NumPy code runs for a subclass array.

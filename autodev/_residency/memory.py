@@ -30,6 +30,7 @@ from typing import Any, Callable, NoReturn, TypeVar
 import numpy as np
 
 from . import storage as R
+from .. import _blocked
 from .._backends import backend_for
 from .._config import ENV
 from .._host_buffers import large_buffers
@@ -107,9 +108,10 @@ def _on_host(op: str, device: Device, error: BaseException, fallback: Callable[[
 _FAILED: ContextVar[BaseException | None] = ContextVar("autodev_failed", default=None)
 
 
-#: What else holds device memory autodev can give up, each released by calling it
-#: (:mod:`autodev._residency.reuse` adds the mirrors it shares through storages).
-RELEASERS: list[Callable[[], object]] = []
+#: What else holds memory autodev can give up, each released by calling it
+#: (:mod:`autodev._residency.reuse` adds the mirrors it shares through storages; the fused
+#: chains' pass keeps scratch buffers on the host).
+RELEASERS: list[Callable[[], object]] = [_blocked.release_spare]
 
 
 def free(device: Device) -> None:

@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import autodev
 from autodev import _blocked as B, _fusion as F
+from autodev._device import CPU
 from fusecheck import defer_small_host_calls, pending, same_bits
 
 
@@ -657,3 +658,49 @@ def test_sums_a_chain_cannot_make_are_numpys(short_runs: None, case: str, reduce
     got = getattr(autodev, reduce)(autodev.array(a0) * autodev.array(row) + 1, **kwargs)
     same_bits(got, np.asarray(want))
     assert autodev.stats()["fused_sums"] == sums
+
+
+# --------------------------------------------------------------------------- the pass
+
+def test_a_chains_threads_price_its_transcendental_calls_as_theirs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain's pass splits over threads when its transcendental calls' work would split
+    such calls (a chain of exp and one multiply is not priced as cheap calls only)."""
+    from autodev import _threads
+
+    monkeypatch.setattr(_threads, "threads_for",
+                        lambda work, family: 3 if family == "transcendental" else 1)
+    a0 = np.linspace(0.0, 1.0, 60)
+    a = autodev.array(a0)
+    x = autodev.exp(a) * 2.0
+    same(x, np.exp(a0) * 2.0)
+    assert B.LAST_THREADS[0] == 3
+    y = (a * 2.0 + 1.0) * a
+    same(y, (a0 * 2.0 + 1.0) * a0)
+    assert B.LAST_THREADS[0] == 1
+
+
+def test_the_pass_keeps_its_scratch_buffers_and_gives_them_up() -> None:
+    """Scratch buffers are kept from one pass to the next (a fresh one faults in every
+    page), bounded, and released under memory pressure (autodev._residency.memory.free)."""
+    from autodev._residency import memory
+
+    B.release_spare()
+    a0 = np.linspace(0.0, 1.0, 40)
+    a = autodev.array(a0)
+    same((a * 2.0 + 1.0) * a - a, (a0 * 2.0 + 1.0) * a0 - a0)
+    kept = [id(b) for spare in B._SPARE.values() for b in spare]
+    assert kept
+    same((a * 3.0 + 1.0) * a - a, (a0 * 3.0 + 1.0) * a0 - a0)
+    assert sorted(id(b) for spare in B._SPARE.values() for b in spare) == sorted(kept)
+    memory.free(CPU)
+    assert not B._SPARE
+
+
+def test_kept_scratch_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(B, "SPARE_LIMIT", 3 * 8 * 100)
+    B.release_spare()
+    B._give([np.empty(100), np.empty(100), np.empty(50), np.empty(100)])
+    assert sum(b.nbytes for kept in B._SPARE.values() for b in kept) <= B.SPARE_LIMIT
+    assert B._take((50,), np.dtype(float)).shape == (50,)
+    B.release_spare()
