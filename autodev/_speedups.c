@@ -1,11 +1,12 @@
 /* autodev._speedups: the compiled hot path (issue 13, item 5).
  *
  * The commonest tiny calls cost little more than NumPy's own call: `a + b`, `sin(a)`,
- * `sum(a)`, `zeros(n)`, `a[i]`, `a[i:j]`, `b[i, j]`, `a[()]`, `a[...]`, `a[i:j] = x`,
- * `s[i] = 'x'`. They run in C in the two states where the Python paths already call
- * NumPy at once: no GPU usable and nothing watching
- * (STATE.fast), and, with a GPU usable, host data below the family's floor under policy
- * "auto" (STATE.host_fast). Each compiled callable here stands in front of the
+ * `sum(a)`, `count_nonzero(a)` and the other reductions of one array, `zeros(n)`,
+ * `array([...])` of numbers, `a.copy()`, `a.view(dtype)`, `a.item()`, `a[i]`, `a[i:j]`,
+ * `b[i, j]`, `a[()]`, `a[...]`, `a[i:j] = x`, `s[i] = 'x'`. They run in C in the two
+ * states where the Python paths already call NumPy at once: no GPU usable and nothing
+ * watching (STATE.fast), and, with a GPU usable, host data below the family's floor under
+ * policy "auto" (STATE.host_fast). Each compiled callable here stands in front of the
  * pure-Python function that does the same thing (its *fallback*) and handles only the
  * cases that function's own fast path handles, doing exactly what it does; anything else
  * (a keyword, an operand of another type, a subclass, a possible temporary to elide, data
