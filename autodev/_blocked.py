@@ -303,16 +303,21 @@ def _give(buffers: list[np.ndarray]) -> None:
     with _SPARE_LOCK:
         for buffer in buffers:
             _SPARE.setdefault((buffer.shape, buffer.dtype), []).append(buffer)
-        while sum(b.nbytes for kept in _SPARE.values() for b in kept) > SPARE_LIMIT:
+        while _kept_bytes() > SPARE_LIMIT:
             _SPARE.pop(next(iter(_SPARE)))
 
 
 def release_spare() -> int:
     """Drop the kept scratch buffers (memory pressure); return their bytes."""
     with _SPARE_LOCK:
-        freed = sum(b.nbytes for kept in _SPARE.values() for b in kept)
+        freed = _kept_bytes()
         _SPARE.clear()
     return freed
+
+
+def _kept_bytes() -> int:
+    """The bytes of the scratch buffers kept (the caller holds :data:`_SPARE_LOCK`)."""
+    return sum(b.nbytes for kept in _SPARE.values() for b in kept)
 
 
 def _run_blocks(group: list[Node], slots: list[Any], cuts: list[list[tuple[int, Any]]],

@@ -81,28 +81,20 @@ _GENERAL_FROM = [_threads.NEVER]
 _threads.on_floor(lambda least: _GENERAL_FROM.__setitem__(0, least))
 
 
-def small_on_host(spec: OpSpec, a: Any) -> bool:
-    """True for a call of ``spec`` on the host array ``a`` alone that runs on the CPU as it
-    is, with a GPU usable: below the threads' and fusion's floors, under policy ``auto``,
-    and below the work at which the cost model first lets a GPU win for host data: the
-    decision :func:`choose` makes for it, without its bookkeeping (the decision cache, the
-    capability checks, the prediction)."""
-    if type(a) is not ndarray or a._device is not CPU or _FUSION_ACTIVE[0]:
-        return False
-    if a._native.size >= _GENERAL_FROM[0] or policy_now() != "auto":
-        return False
-    return spec.work([a]) < host_floor(spec.family)
-
-
 def alone_on_host(spec: OpSpec, a: Any) -> bool:
     """True for a call of ``spec`` whose one argument is the host array ``a`` that runs
-    NumPy's call at once: with no GPU usable, below the threads', host pool's and fusion's
-    floors; with one, as :func:`small_on_host` says; never while a chain is pending."""
-    if type(a) is not ndarray or a._device is not CPU or _FUSION_ACTIVE[0]:
+    NumPy's call at once: below the threads', host pool's and fusion's floors, never while
+    a chain is pending, and, with a GPU usable, under policy ``auto`` and below the work at
+    which the cost model first lets a GPU win for host data: the decision :func:`choose`
+    makes for it, without its bookkeeping (the decision cache, the capability checks, the
+    prediction)."""
+    if type(a) is not ndarray or a._device is not CPU or _FUSION_ACTIVE[0] \
+            or a._native.size >= _GENERAL_FROM[0]:
         return False
     if STATE.fast:
-        return bool(a._native.size < _GENERAL_FROM[0])
-    return STATE.host_fast and small_on_host(spec, a)
+        return True
+    return STATE.host_fast and policy_now() == "auto" \
+        and spec.work([a]) < host_floor(spec.family)
 
 
 def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,

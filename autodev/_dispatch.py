@@ -31,7 +31,7 @@ from ._names import READ_ONLY_RESULTS  # NumPy's read-only views; CuPy's are wri
 from ._trace import STATS, Record, emit, tick
 from . import _chains, _decide  # (_chains: where deferred chains run, bound at import)
 from ._cost.cache import bind_state, reset as reset_model
-from ._decide import _DECISIONS, _GPU_DTYPES, choose, small_on_host
+from ._decide import _DECISIONS, _GPU_DTYPES, alone_on_host, choose
 
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
@@ -159,7 +159,7 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return hand_over(spec, args, kwargs)
     if STATE.fast:
         return cpu_call(spec, args, kwargs)
-    if STATE.host_fast and len(args) == 1 and not kwargs and small_on_host(spec, args[0]):
+    if STATE.host_fast and len(args) == 1 and not kwargs and alone_on_host(spec, args[0]):
         return cpu_call(spec, args, kwargs)
     arrays: list[Any] = []
     _collect(args, arrays)

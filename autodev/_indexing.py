@@ -189,8 +189,7 @@ class _FlatIter:
         a = self._array
         if a._device is CPU:
             data = a._native
-            flags = data.flags
-            host = _buffers.shared_host(a) if flags.c_contiguous and flags.writeable else data
+            host = _buffers.shared_host(a) if data.flags.c_contiguous else data
         elif a.flags.c_contiguous:
             host = _buffers.host_array(a)
         else:  # (the layout NumPy's rule reads is the device array's, not its copy's)

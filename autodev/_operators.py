@@ -101,9 +101,10 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
     and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
     extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
-    getitem, setitem, ufunc, reduce, create, method (``a.copy()``, ``a.view(dtype)``) or
-    unary (a reduction of one array: ``count_nonzero(a)``); ``func``: NumPy's callable; ``other``: what
-    a result that is not one NumPy array goes through; ``family``: the cost family whose
+    getitem, setitem, ufunc, reduce, create, method (``a.copy()``, ``a.view(dtype)``),
+    unary (a reduction of one array: ``count_nonzero(a)``) or sequence (``array`` of
+    numbers in lists); ``func``: NumPy's callable; ``other``: what a result that is not one
+    NumPy array goes through; ``family``: the cost family whose
     floor a host call with a GPU usable must be below to skip the decision, as
     ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether
     a class holding it makes it a method (False for NumPy's builtins' twins)."""

@@ -785,11 +785,8 @@ unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         Py_DECREF(data);
         return new_host(result, Py_None, Py_None);
     }
-    int plain = result == NULL ? 0 : is_plain(PlainScalars, result);
-    if (result == NULL || plain != 0 || self->other == Py_None) {
+    if (result == NULL || in_types(&ScalarTypes, Py_TYPE(result)) || self->other == Py_None) {
         Py_DECREF(data);
-        if (plain < 0)
-            Py_CLEAR(result);
         return result;
     }
     PyObject *out = PyObject_CallFunctionObjArgs(self->other, result, a, data, NULL);
