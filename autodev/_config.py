@@ -182,6 +182,12 @@ SPEEDUPS, SPEEDUPS_STATUS = _load_speedups()
 _policy: ContextVar[str] = ContextVar("autodev_policy", default=ENV.device)
 
 
+#: policy -> whether an array made of host values (``zeros(n)``, ``array`` of numbers) is
+#: made on the host while a GPU is usable: under every policy but ``gpu``, which makes it
+#: on the GPU. Read by the creation paths and their compiled twins.
+MADE_ON_HOST: dict[str, bool] = {p: p != "gpu" for p in POLICIES}
+
+
 def get_policy() -> str:
     """Return the policy in force in this context: ``"auto"``, ``"cpu"`` or ``"gpu"``."""
     return _policy.get()

@@ -13,7 +13,7 @@ from ._residency import storage as R
 from ._array import ndarray
 from ._operators import PLAIN_SCALARS, compiled
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
-from ._config import SPEEDUPS, get_policy, policy_now
+from ._config import MADE_ON_HOST, SPEEDUPS, get_policy, policy_now
 from ._device import AUTO, CPU, Device
 from ._dispatch import check_array, cpu_arg, is_plain_array_like, new, placed
 from ._residency.memory import retrying
@@ -65,7 +65,7 @@ def make_creation(name: str) -> Callable[..., Any]:
             # NumPy's own signature, so that the common call needs no argument packing;
             # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
             if device is None and like is None and (
-                    _FAST or (_HOST_FAST and policy_now() != "gpu")):
+                    _FAST or (_HOST_FAST and MADE_ON_HOST[policy_now()])):
                 result = np_func(shape, dtype, order)
                 a = _onew(ndarray)
                 a._native = result
@@ -82,7 +82,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     elif not takes_arrays:
         def plain(*args: Any, **kwargs: Any) -> Any:
             # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
-            if (_FAST or (_HOST_FAST and policy_now() != "gpu")) and "device" not in kwargs \
+            if (_FAST or (_HOST_FAST and MADE_ON_HOST[policy_now()])) and "device" not in kwargs \
                     and "like" not in kwargs:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
@@ -189,7 +189,7 @@ def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: 
           like: Any = None, device: DeviceLike | None = None) -> ndarray:
     """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
     if copy is True and device is None and ndmax is _NO_ARGUMENT and plain_sequence(object) \
-            and (_FAST or (_HOST_FAST and policy_now() != "gpu")):
+            and (_FAST or (_HOST_FAST and MADE_ON_HOST[policy_now()])):
         # numbers in lists: new memory on the host, as the general path makes it below
         return new(np.array(object, dtype, copy=True, order=order, ndmin=ndmin), CPU)
     if ndmax is not _NO_ARGUMENT:  # a limit on the dimensions of nested sequences: NumPy's

@@ -21,7 +21,7 @@ from ._device import AUTO, CPU, Device
 from ._cost.families import work_elements
 from ._capability.specs import OpSpec
 from ._trace import Record
-from ._cost.cache import cost_model, host_floor
+from ._cost.cache import cost_model, host_floor, host_now
 
 
 class _Unbound:
@@ -93,8 +93,7 @@ def alone_on_host(spec: OpSpec, a: Any) -> bool:
         return False
     if STATE.fast:
         return True
-    return STATE.host_fast and policy_now() == "auto" \
-        and spec.work([a]) < host_floor(spec.family)
+    return STATE.host_fast and spec.work([a]) < host_now(policy_now(), spec.family)
 
 
 def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,

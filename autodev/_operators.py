@@ -26,7 +26,8 @@ from ._config import SPEEDUPS, policy_now
 from ._overrides import overriding, scalar_power
 from ._deferral import _defers, _defers_in_place, _first_meeting, _structured, \
     _subclass_turn
-from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
+from ._cost.cache import HOST_NOW, host_now
+from ._cost.families import ELEMENTS_BOUND
 from ._dispatch import WRAPPER_FINDERS, call, cpu_arg, gpu_operand, new
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide
@@ -104,14 +105,18 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     getitem, setitem, ufunc, reduce, create, method (``a.copy()``, ``a.view(dtype)``),
     unary (a reduction of one array: ``count_nonzero(a)``) or sequence (``array`` of
     numbers in lists); ``func``: NumPy's callable; ``other``: what a result that is not one
-    NumPy array goes through; ``family``: the cost family whose
-    floor a host call with a GPU usable must be below to skip the decision, as
-    ``fallback``'s does (None: ``fallback`` decides every such call); ``binds``: whether
+    NumPy array goes through; ``family``: the cost family whose bound in
+    :data:`autodev._cost.cache.HOST_NOW` a host call with a GPU usable must be below to skip
+    the decision, as ``fallback``'s does, its work bounded by its operands' elements as
+    :data:`autodev._cost.families.ELEMENTS_BOUND` says (None, or a family not there:
+    ``fallback`` decides every such call); ``binds``: whether
     a class holding it makes it a method (False for NumPy's builtins' twins)."""
     if SPEEDUPS is None:
         return fallback
     kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
-    return _cast(_F, kind_of(kind, func, fallback, other, can_elide, family))
+    bound = ELEMENTS_BOUND.get(family) if family is not None else None
+    return _cast(_F, kind_of(kind, func, fallback, other, can_elide,
+                             None if bound is None else family, bound == "product"))
 
 
 def _compiled_method(kind: str) -> Callable[[_F], _F]:
@@ -149,7 +154,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
     family = spec.family if spec.family in ("elementwise", "transcendental", "matmul") \
         else None
     matmul = family == "matmul"
-    floors = HOST_FLOOR_WORK
+    host = HOST_NOW
     split = _parallel.threaded(func.__name__, func) if can_elide else func
 
     def op(self: Array, other: Any) -> Any:
@@ -183,7 +188,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 return _decided(func, spec, reflected, self, other, answer)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
-            # the full decision is the CPU (see host_floor_work); one size check decides.
+            # the full decision is the CPU (see autodev._cost.cache.HOST_NOW); one size check decides.
             t = type(other)
             if t is ndarray and other._device is CPU:
                 o = other._native
@@ -202,11 +207,12 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                     osize = o.size
                     if osize > size:
                         size = osize
+            policy = policy_now()
             try:
-                floor = floors[family]
+                floor = host[policy][family]
             except KeyError:
-                floor = host_floor_work(family)
-            if not (size < floor and policy_now() == "auto"):
+                floor = host_now(policy, family)
+            if not size < floor:
                 data = o = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
             tick()

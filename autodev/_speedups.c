@@ -16,6 +16,23 @@
  * AUTODEV_PURE_PYTHON=1, or where this module could not be compiled, autodev runs them
  * alone and every test passes the same (tests/arrays/test_speedups.py compares the two).
  *
+ * No rule is written here. Which calls run at once is decided by Python and given to this
+ * module as values, which the Python paths read too; the C only compares against them:
+ *   - the state flags (no GPU usable, a GPU usable with nothing watching or pinned, a
+ *     chain pending, memory watched) and the size from which threads, the host pool or
+ *     fusion take a call (set_fast, set_pending, set_watching, set_split_from);
+ *   - with a GPU usable, the work below which host data runs on the host, per policy and
+ *     family (_cost.cache.HOST_NOW), the work bounded by element counts as Python
+ *     declares for the family (_cost.families.ELEMENTS_BOUND: the largest operand's, or
+ *     the product of the two; a call not shown below goes to Python, which counts its
+ *     work), and whether new arrays are made on the host under each policy
+ *     (_config.MADE_ON_HOST);
+ *   - the operand, scalar, value and key types passed to NumPy as they are, the nesting
+ *     depth and keywords array() passes on, a temporary's reference count (configure,
+ *     set_sequence);
+ *   - a write goes to the fallback where its storage holds device memory (the storage's
+ *     own `mirrored` and `shared` flags, the array's mirror slot).
+ *
  * New arrays are made as the Python code makes them: object.__new__(ndarray) and one
  * store per slot. The slots' offsets are read from the class's own member descriptors
  * (configure()), so the class stays a plain Python class with __slots__.
@@ -57,10 +74,10 @@ static int SequenceDepth = 0;           /* _creation.SEQUENCE_DEPTH (0: none tak
 static PyObject *ArrayKeywords = NULL;  /* _creation.ARRAY_KEYWORDS: a tuple of str */
 static PyObject *PlainValues = NULL;    /* PlainOperands, str and bytes: what a host write
                                            passes to NumPy as it is (_indexing._PLAIN_VALUES) */
-static PyObject *Floors = NULL;         /* _dispatch.HOST_FLOOR_WORK: family -> int floor */
+static PyObject *HostNow = NULL;        /* _cost.cache.HOST_NOW: policy -> family -> work
+                                           below which host data runs on the host */
+static PyObject *MadeOnHost = NULL;     /* _config.MADE_ON_HOST: policy -> bool */
 static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
-static PyObject *SizeName = NULL;       /* "size" */
-static PyObject *ShapeName = NULL;      /* "shape" */
 static PyObject *MirroredName = NULL;   /* "mirrored" */
 static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
@@ -185,134 +202,96 @@ may_split(PyObject *x, PyObject *y)
 }
 
 
-/* ---- with a GPU usable: host data below the family's floor runs on the host at once */
+/* ---- with a GPU usable: the tables the Python paths read say what runs on the host */
 
-/* 1 if the policy in force is `name`, 0 if not, -1 on error. */
-static int
-policy_is(const char *name)
+/* The policy in force (a new reference), or NULL on error. */
+static PyObject *
+policy(void)
 {
-    PyObject *policy = PyObject_CallNoArgs(PolicyNow);
-    if (policy == NULL)
+    return PyObject_CallNoArgs(PolicyNow);
+}
+
+/* MADE_ON_HOST[policy]: 1 if new arrays of host values are made on the host under the
+ * policy in force, 0 if not, -1 on error. */
+static int
+made_on_host(void)
+{
+    PyObject *name = policy();
+    if (name == NULL)
         return -1;
-    int is = PyUnicode_Check(policy) && PyUnicode_CompareWithASCIIString(policy, name) == 0;
-    Py_DECREF(policy);
-    return is;
+    PyObject *made = PyDict_GetItemWithError(MadeOnHost, name);  /* borrowed */
+    Py_DECREF(name);
+    return made == Py_True ? 1 : made == NULL && PyErr_Occurred() ? -1 : 0;
 }
 
-/* `size < floor(family) and policy == "auto"`, as the Python paths test it: 1, 0, or -1 on
- * error. A family whose floor is not cached yet answers 0 (the fallback computes it). */
+/* HOST_NOW[policy][family], the work below which a call of host data runs on the host at
+ * once, through `*bound`: 1; 0 where the table does not hold it (the fallback looks it
+ * up); -1 on error. */
 static int
-below_floor(PyObject *family, PyObject *size)
+host_bound(PyObject *family, Py_ssize_t *bound)
 {
-    PyObject *floor = PyDict_GetItemWithError(Floors, family);  /* borrowed */
-    if (floor == NULL)
+    PyObject *name = policy();
+    if (name == NULL)
+        return -1;
+    PyObject *table = PyDict_GetItemWithError(HostNow, name);  /* borrowed (HostNow holds it) */
+    Py_DECREF(name);
+    if (table == NULL || !PyDict_Check(table))
         return PyErr_Occurred() ? -1 : 0;
-    int below = PyObject_RichCompareBool(size, floor, Py_LT);
-    if (below <= 0)
-        return below;
-    return policy_is("auto");
-}
-
-/* The larger of two NumPy arrays' sizes (a new reference), or NULL on error. */
-static PyObject *
-larger_size(PyObject *x, PyObject *y)
-{
-    PyObject *sx = PyObject_GetAttr(x, SizeName);
-    if (sx == NULL || y == NULL)
-        return sx;
-    PyObject *sy = PyObject_GetAttr(y, SizeName);
-    if (sy == NULL) {
-        Py_DECREF(sx);
-        return NULL;
-    }
-    int greater = PyObject_RichCompareBool(sy, sx, Py_GT);
-    if (greater < 0) {
-        Py_DECREF(sx);
-        Py_DECREF(sy);
-        return NULL;
-    }
-    if (greater) {
-        Py_DECREF(sx);
-        return sy;
-    }
-    Py_DECREF(sy);
-    return sx;
-}
-
-/* The matmul family's work, as the Python path counts it: multiply-adds, a's size times
- * b's over the inner dimension (the left operand's last; 1 for 0 or none). New reference. */
-static PyObject *
-matmul_work(PyObject *left, PyObject *right)
-{
-    PyObject *shape = PyObject_GetAttr(left, ShapeName);
-    if (shape == NULL)
-        return NULL;
-    if (!PyTuple_Check(shape)) {
-        Py_DECREF(shape);
-        PyErr_SetString(PyExc_TypeError, "an array's shape is not a tuple");
-        return NULL;
-    }
-    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-    PyObject *inner = ndim ? PyTuple_GET_ITEM(shape, ndim - 1) : One;
-    int zero = PyObject_Not(inner);
-    Py_INCREF(inner);
-    Py_DECREF(shape);
-    if (zero) {
-        Py_DECREF(inner);
-        if (zero < 0)
-            return NULL;
-        Py_INCREF(One);
-        inner = One;
-    }
-    PyObject *work = NULL, *sl = PyObject_GetAttr(left, SizeName);
-    PyObject *sr = sl == NULL ? NULL : PyObject_GetAttr(right, SizeName);
-    PyObject *product = sr == NULL ? NULL : PyNumber_Multiply(sl, sr);
-    if (product != NULL)
-        work = PyNumber_FloorDivide(product, inner);
-    Py_XDECREF(product);
-    Py_XDECREF(sr);
-    Py_XDECREF(sl);
-    Py_DECREF(inner);
-    return work;
+    PyObject *found = PyDict_GetItemWithError(table, family);  /* borrowed */
+    if (found == NULL || !PyLong_CheckExact(found))
+        return PyErr_Occurred() ? -1 : 0;
+    int overflow;
+    long long n = PyLong_AsLongLongAndOverflow(found, &overflow);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    *bound = overflow > 0 || n > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : overflow < 0 ? 0 : (Py_ssize_t)n;
+    return 1;
 }
 
 /* For a host array `a` whose data `data` the caller holds, and operand `y` (NULL: none),
- * with a GPU usable, in `family` (for matmul, `y` is `a`'s left operand when `reflected`):
- * 1 if the call runs on the host at once, with the NumPy operand through `*o` (a new
- * reference, or NULL for none); 0 for the fallback; -1 on error (`*o` NULL for both).
- * The operand is held from the moment it is read: the checks after it call the policy
- * (policy_now, which could be any callable) and the floors' comparisons. */
+ * with a GPU usable, in `family`: 1 if the call runs on the host at once (its work bounded
+ * below HOST_NOW's bound), with the NumPy operand through `*o` (a new reference, or NULL
+ * for none); 0 for the fallback; -1 on error (`*o` NULL for both). The work is bounded by
+ * the largest operand's elements, or, where `product` (_cost.families.ELEMENTS_BOUND), by
+ * the product of the two arrays' (a scalar operand: the fallback). The operand is held
+ * from the moment it is read: the policy's callable runs after it. */
 static int
-host_call(PyObject *family, int matmul, int reflected, PyObject *a, PyObject *data,
-          PyObject *y, PyObject **o)
+host_call(PyObject *family, int product, PyObject *a, PyObject *data, PyObject *y,
+          PyObject **o)
 {
-    PyObject *y_data = NULL;
+    PyObject *operand = NULL;
     *o = NULL;
-    if (family == Py_None || SLOT(a, S_DEVICE) != Cpu)
+    if (family == Py_None || SLOT(a, S_DEVICE) != Cpu || !PyObject_TypeCheck(data, NpArray))
         return 0;
+    Py_ssize_t work = elements(data);
     if (y != NULL) {
         if (Py_TYPE(y) == Array) {
-            if (SLOT(y, S_DEVICE) != Cpu || (y_data = SLOT(y, S_DATA)) == NULL)
+            if (SLOT(y, S_DEVICE) != Cpu || (operand = SLOT(y, S_DATA)) == NULL
+                    || !PyObject_TypeCheck(operand, NpArray))
                 return 0;
+            Py_ssize_t n = elements(operand);
+            if (product)
+                work = work && n > PY_SSIZE_T_MAX / work ? PY_SSIZE_T_MAX : work * n;
+            else if (n > work)
+                work = n;
         } else {
-            if (matmul)  /* a scalar operand: the decision (and its error) */
+            if (product)
                 return 0;
             int plain = is_plain(PlainScalars, y);
             if (plain <= 0)
                 return plain;
+            operand = y;
         }
+        Py_INCREF(operand);
     }
-    PyObject *operand = y_data != NULL ? y_data : y;
-    Py_XINCREF(operand);
-    PyObject *size = matmul ? (reflected ? matmul_work(y_data, data) : matmul_work(data, y_data))
-                            : larger_size(data, y_data);
-    int below = size == NULL ? -1 : below_floor(family, size);
-    Py_XDECREF(size);
-    if (below > 0)
+    Py_ssize_t bound = 0;
+    int found = host_bound(family, &bound);
+    if (found > 0 && work < bound) {
         *o = operand;
-    else
-        Py_XDECREF(operand);
-    return below;
+        return 1;
+    }
+    Py_XDECREF(operand);
+    return found < 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ the callables */
@@ -335,7 +314,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     int kind;
     int can_elide;       /* K_BINARY: a temporary left operand may be elided (fallback) */
-    int matmul;          /* the family is matmul: work is multiply-adds, no scalar operand */
+    int product;         /* the family's work is bounded by the product of the operands'
+                            elements, not the largest (_cost.families.ELEMENTS_BOUND) */
     int nin;             /* K_UFUNC: the ufunc's inputs (a one-input ufunc's second
                             positional argument is `out`: the fallback's) */
     PyObject *func;      /* NumPy's callable */
@@ -407,7 +387,7 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         /* as Python: self._native is read (and held) before the operand's checks */
         data = SLOT(a, S_DATA);
         Py_INCREF(data);
-        int host = HostFast ? host_call(self->family, self->matmul, self->kind == K_REFLECTED,
+        int host = HostFast ? host_call(self->family, self->product,
                                         a, data, args[1], &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
@@ -662,7 +642,7 @@ ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (go > 0)
             Py_XINCREF(o);
     } else
-        go = HostFast ? host_call(self->family, 0, 0, x, data, n == 2 ? args[1] : NULL, &o) : 0;
+        go = HostFast ? host_call(self->family, self->product, x, data, n == 2 ? args[1] : NULL, &o) : 0;
     if (go <= 0) {
         Py_DECREF(data);
         return go < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -686,7 +666,7 @@ reduce(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_INCREF(data);  /* held across the checks and the call, as Python's argument is */
     if (!Fast) {
         PyObject *o;  /* (none: NULL) */
-        int host = HostFast ? host_call(self->family, 0, 0, a, data, NULL, &o) : 0;
+        int host = HostFast ? host_call(self->family, self->product, a, data, NULL, &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -745,10 +725,10 @@ sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (n < 1 || n > 2 || !plain_sequence(args[0], SequenceDepth) || !array_keywords(kwnames))
         return delegate(self, args, nargsf, kwnames);
-    if (!Fast) {  /* with a GPU usable, only the GPU policy makes arrays elsewhere */
-        int gpu = HostFast ? policy_is("gpu") : 1;
-        if (gpu != 0)
-            return gpu < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    if (!Fast) {  /* with a GPU usable, where MADE_ON_HOST says so */
+        int here = HostFast ? made_on_host() : 0;
+        if (here <= 0)
+            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
     PyObject *result = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     if (result == NULL || Py_TYPE(result) != NpArray)
@@ -772,7 +752,7 @@ unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* held across the checks and the call, as Python's local is */
     if (!Fast) {
-        int host = HostFast ? host_call(self->family, 0, 0, a, data, NULL, &o) : 0;
+        int host = HostFast ? host_call(self->family, self->product, a, data, NULL, &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -802,10 +782,10 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (kwnames != NULL || n < 1 || n > 3)
         return delegate(self, args, nargsf, kwnames);
-    if (!Fast) {  /* with a GPU usable, only the GPU policy makes arrays elsewhere */
-        int gpu = HostFast ? policy_is("gpu") : 1;
-        if (gpu != 0)
-            return gpu < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    if (!Fast) {  /* with a GPU usable, where MADE_ON_HOST says so */
+        int here = HostFast ? made_on_host() : 0;
+        if (here <= 0)
+            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
     return finish(self, PyObject_Vectorcall(self->func, args, n, NULL));
 }
@@ -824,12 +804,12 @@ static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", "family",
-                               NULL};
+                               "product", NULL};
     const char *kind_name;
     PyObject *func, *fallback, *other = Py_None, *family = Py_None;
-    int can_elide = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpO:FastCall", keywords, &kind_name,
-                                     &func, &fallback, &other, &can_elide, &family))
+    int can_elide = 0, product = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOp:FastCall", keywords, &kind_name,
+                                     &func, &fallback, &other, &can_elide, &family, &product))
         return NULL;
     int kind = -1;
     for (int i = 0; i < (int)(sizeof KindNames / sizeof *KindNames); i++)
@@ -854,6 +834,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->vectorcall = KindCalls[kind];
     self->kind = kind;
     self->can_elide = can_elide;
+    self->product = product;
     Py_INCREF(func);
     self->func = func;
     Py_INCREF(fallback);
@@ -862,7 +843,6 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->other = other;
     Py_INCREF(family);
     self->family = family;
-    self->matmul = family != Py_None && PyUnicode_CompareWithASCIIString(family, "matmul") == 0;
     if (kind == K_UFUNC) {
         PyObject *nin = PyObject_GetAttrString(func, "nin");
         self->nin = nin == NULL ? -1 : (int)PyLong_AsLong(nin);
@@ -1150,17 +1130,17 @@ static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
-                               "plain_scalars", "storage", "temporary_refs", "floors",
-                               "policy_now", "plain_values", "basic_keys", NULL};
-    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *floors, *policy, *values,
-             *keys;
+                               "plain_scalars", "storage", "temporary_refs", "host_now",
+                               "made_on_host", "policy_now", "plain_values", "basic_keys", NULL};
+    PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *host_now, *made, *policy,
+             *values, *keys;
     Py_ssize_t temporary_refs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!OO!O!:configure", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!O!OO!O!:configure", keywords,
                                      &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
                                      &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
                                      &storage, &temporary_refs, &PyDict_Type,
-                                     &floors, &policy, &PyFrozenSet_Type, &values,
-                                     &PyFrozenSet_Type, &keys))
+                                     &host_now, &PyDict_Type, &made, &policy,
+                                     &PyFrozenSet_Type, &values, &PyFrozenSet_Type, &keys))
         return NULL;
     Py_ssize_t offsets[N_SLOTS], version_offset;
     for (int i = 0; i < N_SLOTS; i++)
@@ -1200,8 +1180,10 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(PlainValues, values);
     Py_INCREF(storage);
     Py_XSETREF(StorageType, storage);
-    Py_INCREF(floors);
-    Py_XSETREF(Floors, floors);
+    Py_INCREF(host_now);
+    Py_XSETREF(HostNow, host_now);
+    Py_INCREF(made);
+    Py_XSETREF(MadeOnHost, made);
     Py_INCREF(policy);
     Py_XSETREF(PolicyNow, policy);
     TemporaryRefs = temporary_refs;
@@ -1295,7 +1277,8 @@ refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(array, numpy_array, cpu, plain_operands, plain_scalars, storage,\n"
-     "          temporary_refs, floors, policy_now, plain_values, basic_keys)\n--\n\n"
+     "          temporary_refs, host_now, made_on_host, policy_now, plain_values,\n"
+     "          basic_keys)\n--\n\n"
      "Bind the fast paths to autodev's array class and what its fast paths use."},
     {"set_sequence", set_sequence, METH_VARARGS,
      "set_sequence(depth, keywords)\n--\n\nHow deep array()'s compiled path looks into nested "
@@ -1371,11 +1354,9 @@ module_exec(PyObject *m)
     if (VersionName == NULL) {  /* (a second load in the process keeps the first's) */
         VersionName = PyUnicode_InternFromString("version");
         One = PyLong_FromLong(1);
-        SizeName = PyUnicode_InternFromString("size");
-        ShapeName = PyUnicode_InternFromString("shape");
         MirroredName = PyUnicode_InternFromString("mirrored");
         SharedName = PyUnicode_InternFromString("shared");
-        if (VersionName == NULL || One == NULL || SizeName == NULL || ShapeName == NULL
+        if (VersionName == NULL || One == NULL
                 || MirroredName == NULL || SharedName == NULL)
             return -1;
     }

@@ -20,7 +20,7 @@ from ._operators import PLAIN_SCALARS as _PLAIN, compiled
 from ._backends import STATE, backend_for
 from ._config import policy_now
 from ._device import CPU, Device
-from ._cost.cache import HOST_FLOOR_WORK, host_floor_work
+from ._cost.cache import HOST_NOW, host_now
 from ._dispatch import call, cpu_arg, native_arg, new
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
@@ -259,7 +259,7 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     return general(x, y, rest, kwargs)  # the CPU backend may split or defer it
             elif _HOST_FAST and family is not None and x._device is CPU:
                 # below the model's floor with host operands under ``auto``, the full
-                # decision is the CPU (see autodev._cost.cache.host_floor_work)
+                # decision is the CPU (see autodev._cost.cache.HOST_NOW)
                 if y is _NO_ARGUMENT or type(y) in _PLAIN:
                     other, size = y, 0
                 elif type(y) is ndarray and y._device is CPU:
@@ -270,11 +270,12 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 data = x._native
                 if data.size > size:
                     size = data.size
+                policy = policy_now()
                 try:
-                    floor = HOST_FLOOR_WORK[family]
+                    floor = HOST_NOW[policy][family]
                 except KeyError:
-                    floor = host_floor_work(family)
-                if not (size < floor and policy_now() == "auto"):
+                    floor = host_now(policy, family)
+                if not size < floor:
                     data = other = None
                     return general(x, y, rest, kwargs)
             else:  # (watched or pinned: the general path)
@@ -412,12 +413,13 @@ def _signature_renamed(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {("signature" if k == "sig" else k): v for k, v in kwargs.items()}
 
 
-def _floor(family: str) -> int:
-    """:func:`autodev._cost.cache.host_floor_work`, read from its cache where it is there."""
+def _host_now(family: str) -> int:
+    """:data:`autodev._cost.cache.HOST_NOW` of ``family`` under the policy in force."""
+    policy = policy_now()
     try:
-        return HOST_FLOOR_WORK[family]
+        return HOST_NOW[policy][family]
     except KeyError:
-        return host_floor_work(family)
+        return host_now(policy, family)
 
 
 def _fast_other(result: Any) -> Any:
@@ -494,8 +496,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
                 return found
         if not args:
             if type(a) is ndarray and (_FAST or (
-                    _HOST_FAST and a._device is CPU and a._native.size < _floor(family)
-                    and policy_now() == "auto")):
+                    _HOST_FAST and a._device is CPU and a._native.size < _host_now(family))):
                 if not kwargs:
                     tick()
                     result = reduce(a._native, None)  # axis=None, passed by position

@@ -11,6 +11,8 @@ import math
 from typing import Any
 
 from .. import _threads
+from .._config import POLICIES
+from .families import WORK
 from .model import CostModel
 
 
@@ -96,6 +98,25 @@ def host_floor_work(family: str) -> int:
         if family in _FUSED_FAMILIES:
             found = min(found, _threads.FUSE_FLOOR[0])
         HOST_FLOOR_WORK[family] = found
+    return found
+
+
+#: policy -> family -> the integer work below which a call of ``family`` whose operands are
+#: all on the host runs NumPy's call at once while a GPU is usable, with no prediction: the
+#: one table every tiny-call path reads (the operators, the ufuncs, the reductions, and
+#: their compiled twins in ``autodev/_speedups.c``, which compare against it and hold no
+#: rule of their own). Under ``auto``, :data:`HOST_FLOOR_WORK`; under ``cpu`` and ``gpu``,
+#: 0 for every family: the general path decides those calls (placement, pins, the
+#: backends' floors). A family missing from it is looked up by :func:`host_now`.
+HOST_NOW: dict[str, dict[str, int]] = {
+    p: HOST_FLOOR_WORK if p == "auto" else dict.fromkeys(WORK, 0) for p in POLICIES}
+
+
+def host_now(policy: str, family: str) -> int:
+    """``HOST_NOW[policy][family]``, where the table does not hold it yet (see there)."""
+    found = HOST_NOW[policy].get(family)
+    if found is None:
+        found = host_floor_work(family) if policy == "auto" else 0
     return found
 
 

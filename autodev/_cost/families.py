@@ -71,6 +71,18 @@ WORK: dict[str, WorkFn] = {
 }
 
 
+#: family -> how its work is bounded by its operands' element counts, for the paths that
+#: count nothing else (the compiled hot path, autodev/_speedups.c): "largest", the largest
+#: operand's elements, which is the work of these families; "product", the product of the
+#: two operands' elements, which a matmul's multiply-adds never exceed (so a call below a
+#: bound by that product is below it by its work; one that is not is counted exactly by
+#: the Python path). A family not here is never bounded so: Python counts its work.
+ELEMENTS_BOUND: dict[str, str] = {
+    "elementwise": "largest", "transcendental": "largest", "reduction": "largest",
+    "matmul": "product",
+}
+
+
 def family_of_ufunc(name: str) -> str:
     """The cost family of the NumPy ufunc ``name``."""
     return _UFUNC_FAMILIES.get(name, "elementwise")

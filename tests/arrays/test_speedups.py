@@ -484,6 +484,46 @@ def test_which_calls_the_compiled_path_keeps() -> None:
 
 
 @compiled_only
+def test_the_compiled_paths_hold_no_rule_of_their_own(monkeypatch: Any) -> None:
+    """With a GPU usable, what the compiled paths run at once is what the Python tables
+    say, read at each call: HOST_NOW's bound for the policy in force and the family
+    (changed here, the calls follow it) and MADE_ON_HOST for creation."""
+    from autodev._config import MADE_ON_HOST
+    from autodev._cost.cache import HOST_NOW
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    add = FastCall("binary", np.add, fallback, None, False, "elementwise")
+    sin = FastCall("ufunc", np.sin, fallback, None, False, "transcendental")
+    total = FastCall("unary", np.count_nonzero, fallback, None, False, "reduction")
+    zeros = FastCall("create", np.zeros, fallback)
+    array = FastCall("sequence", np.array, fallback)
+    small = _vec()
+    n = small.size
+    with _mode(True):
+        bounds = HOST_NOW["auto"]
+        for family in ("elementwise", "transcendental", "reduction"):
+            monkeypatch.setitem(bounds, family, n)  # the work must be below the bound
+        assert add(small, 1.0) == add(small, small) == sin(small) == total(small) == "fallback"
+        for family in ("elementwise", "transcendental", "reduction"):
+            bounds[family] = n + 1
+        assert type(add(small, 1.0)) is ARRAY and type(add(small, small)) is ARRAY
+        assert type(sin(small)) is ARRAY and total(small) == np.count_nonzero(small.tolist())
+        monkeypatch.setitem(HOST_NOW["gpu"], "elementwise", n + 1)
+        with autodev.policy("gpu"):
+            assert type(add(small, 1.0)) is ARRAY  # (the table is the rule, whatever it says)
+        assert type(zeros(3)) is ARRAY and type(array([1.0])) is ARRAY
+        monkeypatch.setitem(MADE_ON_HOST, "auto", False)
+        assert zeros(3) == array([1.0]) == "fallback"
+    assert len(passed) == 6
+
+
+@compiled_only
 def test_what_the_newer_kinds_take() -> None:
     """The method, unary and sequence kinds answer the calls their Python twins' fast
     paths take and pass the rest on: the nesting depth and keywords array() was told,
@@ -525,23 +565,32 @@ def test_what_the_newer_kinds_take() -> None:
     assert len(passed) >= 10
 
 
-@compiled_only
-@pytest.mark.parametrize("kind", ["binary", "reflected"])
-def test_matmul_work_is_counted_as_python_counts_it(kind: str) -> None:
-    """Either side of the floor by one multiply-add: (1, k) @ (k, 1) is k of them, divided
-    by the left operand's last dimension (k² if divided by the right's, or not at all)."""
-    from autodev._speedups import FastCall
+@pytest.mark.parametrize("kind", ["__matmul__", "__rmatmul__"])
+def test_matmul_work_is_counted_as_multiply_adds(kind: str, monkeypatch: Any) -> None:
+    """With a GPU usable, ``a @ b`` of host arrays runs at once where its multiply-adds
+    are below the matmul floor, and is decided where they are not: ``(1, k) @ (k, 1)`` is k
+    of them (either side of the floor by one), ``(k, k) @ (k, k)`` k³ although each operand
+    has k² elements (the compiled twin leaves every such call to Python, which counts them)."""
+    from autodev import _operators
 
-    passed: list[int] = []
-    fast = FastCall(kind, np.matmul, lambda a, b: passed.append(k), None, False, "matmul")
+    decided: list[int] = []
+    real = _operators._decided
+    monkeypatch.setattr(_operators, "_decided",
+                        lambda *args: decided.append(1) or real(*args))
+    op = ARRAY.__dict__[kind]
+
+    def matmul(a: Any, b: Any) -> Any:
+        return op(a, b) if kind == "__matmul__" else op(b, a)
+
     with simulated_gpu():
         floor = host_floor_work("matmul")
         for k in (floor - 1, floor):
-            row, col = autodev.ones((1, k)), autodev.ones((k, 1))
-            result = fast(row, col) if kind == "binary" else fast(col, row)
-            if k < floor:  # on the host at once, without the fallback
-                assert type(result) is ARRAY and result.tolist() == [[k]] and not passed
-    assert passed == [floor]
+            result = matmul(autodev.ones((1, k)), autodev.ones((k, 1)))
+            assert result.tolist() == [[k]] and len(decided) == (k == floor)
+        k = int(round(floor ** (1 / 3))) + 1  # (k² elements below the floor, k³ above)
+        assert k * k < floor <= k ** 3
+        square = autodev.ones((k, k))
+        assert matmul(square, square)[0, 0] == k and len(decided) == 2
 
 
 _HOSTILE = r'''

@@ -107,3 +107,38 @@ def test_tiny_host_calls_stay_on_the_host_untraced_and_traced() -> None:
                    for r in records)
         assert autodev.stats()["h2d_count"] == 0
         numpy.testing.assert_array_equal(b.get(), numpy.arange(10.0) * 2 + 1)
+
+
+def _matmul_operands(draw: Any) -> tuple[Any, Any]:
+    """Two NumPy arrays ``a @ b`` accepts: 1-d or stacked matrices, k possibly 0."""
+    from hypothesis import strategies as st
+
+    m, k, n = (draw(st.integers(0, 6)) for _ in range(3))
+    batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    a = (k,) if draw(st.booleans()) else (*batch, m, k)
+    b = (k,) if draw(st.booleans()) else (*batch, k, n)
+    return numpy.zeros(a), numpy.zeros(b)
+
+
+def test_elements_bound_bounds_each_family_work() -> None:
+    """What the compiled hot path counts for a family (``ELEMENTS_BOUND``) is never below
+    the family's work: the largest operand's elements is the work of the "largest"
+    families, and a matmul's multiply-adds never exceed the product of its operands'
+    elements, for every shape ``a @ b`` accepts."""
+    from hypothesis import given, settings, strategies as st
+
+    from autodev._cost.families import ELEMENTS_BOUND, WORK
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.data())
+    def check(data: Any) -> None:
+        a, b = data.draw(st.composite(lambda draw: _matmul_operands(draw))())
+        numpy.matmul(a, b)  # (a shape pair NumPy accepts)
+        for family, bound in ELEMENTS_BOUND.items():
+            operands = [a] if family == "reduction" else [a, b]
+            assert bound in ("largest", "product")
+            counted = max(x.size for x in operands) if bound == "largest" else a.size * b.size
+            # (an empty operand: the model counts 1, the paths 0, both below any floor)
+            assert WORK[family](operands) <= max(counted, 1)
+
+    check()
