@@ -188,7 +188,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 return _decided(func, spec, reflected, self, other, answer)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
-            # the full decision is the CPU (see autodev._cost.cache.HOST_NOW); one size check decides.
+            # the full decision is the CPU (see autodev._cost.cache.HOST_NOW): one size check.
             t = type(other)
             if t is ndarray and other._device is CPU:
                 o = other._native
@@ -199,10 +199,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             data = self._native
             size = data.size
             if t is ndarray:
-                if matmul:  # multiply-adds, as the matmul family's work counts them (an
-                    # integer: the inner dimension divides both sizes)
-                    inner = (o if reflected else data).shape
-                    size = size * o.size // (inner[-1] or 1 if inner else 1)
+                if matmul:  # multiply-adds: the family's own count
+                    size = spec.work([o, data] if reflected else [data, o])
                 else:
                     osize = o.size
                     if osize > size:
