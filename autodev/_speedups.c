@@ -5,12 +5,12 @@
  * `array([...])` of numbers, `a.copy()`, `a.view(dtype)`, `a.item()`, `a[i]`, `a[i:j]`,
  * `b[i, j]`, `a[()]`, `a[...]`, `a[i:j] = x`, `s[i] = 'x'`. They run in C in the two
  * states where the Python paths already call NumPy at once: no GPU usable and nothing
- * watching (STATE.fast), and, with a GPU usable, host data below the family's floor under
- * policy "auto" (STATE.host_fast). Each compiled callable here stands in front of the
+ * watching (STATE.fast), and, with a GPU usable, host data below the bound Python's table
+ * gives the family under the policy in force (STATE.host_fast, _cost.cache.HOST_NOW). Each compiled callable here stands in front of the
  * pure-Python function that does the same thing (its *fallback*) and handles only the
  * cases that function's own fast path handles, doing exactly what it does; anything else
  * (a keyword, an operand of another type, a subclass, a possible temporary to elide, data
- * on a device, a floor not cached yet, another policy, an operator or ufunc call while a
+ * on a device, a bound not in the table yet or not above the call's work, an operator or ufunc call while a
  * deferred chain is pending, a write while a chain reads memory through views) goes to
  * the fallback with the arguments untouched. The Python functions stay the reference: with
  * AUTODEV_PURE_PYTHON=1, or where this module could not be compiled, autodev runs them
@@ -321,8 +321,9 @@ typedef struct {
     PyObject *func;      /* NumPy's callable */
     PyObject *fallback;  /* the pure-Python function, called with the same arguments */
     PyObject *other;     /* what a result that is not one NumPy array goes through */
-    PyObject *family;    /* the cost family whose floor a host call must be below with a
-                            GPU usable, or None: such calls go to the fallback */
+    PyObject *family;    /* the cost family whose HOST_NOW bound a host call must be
+                            below with a GPU usable, or None: such calls go to the
+                            fallback */
     PyObject *weaklist;  /* weak references, as a function has them */
 } FastCall;
 
@@ -738,7 +739,7 @@ sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 
 /* f(a) of a reduction (count_nonzero, mean, ...): func(data) for one host array alone,
  * below the threads', pool's and fusion's floors with no GPU
- * usable, below the family's floor under policy "auto" with one; no chain pending
+ * usable, below the family's HOST_NOW bound with one; no chain pending
  * (_decide.alone_on_host). NumPy's new array is a new host array, a plain scalar is
  * returned as it is, anything else goes through `other(result, a, data)`. */
 static PyObject *
