@@ -178,12 +178,7 @@ class ndarray(_BufferBase):
     def imag(self, value: Any) -> None:
         self.imag[...] = value
 
-    @property
-    def flat(self) -> "_FlatIter":
-        return _flat_of(self)
-
-    @flat.setter
-    def flat(self, value: Any) -> None:
+    def _set_flat(self, value: Any) -> None:
         # NumPy's rule: the values, cast to the array's dtype, repeated to fill it in C order
         _fusion.before_write()
         if self._device is CPU:
@@ -192,6 +187,10 @@ class ndarray(_BufferBase):
         else:
             R.check_writeable(self, "array is read-only")  # NumPy's words
             self.flat[...] = value
+
+    # (the getter is flat_of itself: no frame of a method around it on a.flat's every read)
+    flat = property(_flat_of, _set_flat, doc="A flat iterator over the array (NumPy's "
+                    "``flatiter``): reads and writes by flat index, ``numpy.asarray(a.flat)``.")
 
     @property
     def base(self) -> Any:

@@ -188,9 +188,15 @@ class _FlatIter:
         buffers.move_home`; a read-only copy where that memory cannot move)."""
         a = self._array
         if a._device is CPU:
-            data = a._native
-            host = _buffers.shared_host(a) if data.flags.c_contiguous else data
-        elif a.flags.c_contiguous:
+            # (ravel: a view of C-contiguous memory, whose base is the memory's owner, else a
+            # copy, whose base is None: NumPy's flatiter gives the same, the copy read-only)
+            host = a._native.ravel()
+            if host.base is None:
+                host.flags.writeable = False
+            elif host.flags.writeable:  # (as shared_host: read-only memory keeps its mirrors)
+                _buffers.escape(a)
+            return host
+        if a.flags.c_contiguous:
             host = _buffers.host_array(a)
         else:  # (the layout NumPy's rule reads is the device array's, not its copy's)
             host = np.ascontiguousarray(R.host_copy(a._native, a._device)).reshape(-1)

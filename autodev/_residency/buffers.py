@@ -34,9 +34,15 @@ def shared_host(a: R.Resident) -> np.ndarray:
     """The host memory of a host-resident array, marked escaped if writable."""
     data = a._native
     if data.flags.writeable:
-        before_write()  # (a pending chain reading this memory runs first)
-        R.storage_of(a).escaped = True  # may be written behind our back
+        escape(a)
     return data
+
+
+def escape(a: R.Resident) -> None:
+    """Mark the host-resident ``a``'s memory as handed out: it may be written behind our
+    back (a pending chain reading it runs first)."""
+    before_write()
+    R.storage_of(a).escaped = True
 
 
 def read_only_copy(a: R.Resident) -> np.ndarray:
