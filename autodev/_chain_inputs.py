@@ -5,13 +5,13 @@ call or makes the call run at once."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 
 from ._blocked import row_major
 from ._device import CPU
+from ._refcounts import holders
 
 #: The dtype kinds a chain computes in (bool, integers, floats, complex).
 KINDS = frozenset("biufc")
@@ -24,9 +24,9 @@ def lockable(x: Any) -> np.ndarray | None:
             or x._pin is not None or x._device is not CPU:
         return None
     native = x._native
-    # held by x's slot, this local and getrefcount's argument: nobody else holds it
+    # held by x's slot alone: nobody else holds it
     if type(native) is not np.ndarray or native.base is not None \
-            or sys.getrefcount(native) > 3 or native.dtype.kind not in KINDS \
+            or holders(native) > 1 or native.dtype.kind not in KINDS \
             or not native.flags.writeable or not row_major(native) or native.ndim == 0:
         return None
     return native

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import inspect
 import pickle
-from sys import getrefcount
 from typing import Any, Callable
 
 import numpy as np
@@ -20,7 +19,7 @@ from ._dispatch import cpu_arg, native_arg, new
 from ._fusion import WATCHED, before_write
 from ._capability.corrections import check_select_kind, check_sort_kind, plain_kth
 from ._residency.memory import in_place_on_host, refuse_view, retrying
-from ._refcounts import _RESIZE_REFS
+from ._refcounts import resize_refused
 from ._subclass import cast
 from ._typing import Array, Casting, Order
 
@@ -132,7 +131,7 @@ def put(self: Array, indices: Any, values: Any, mode: str = "raise") -> None:
 def resize(self: Array, *shape: Any, refcheck: bool = True) -> None:
     # NumPy refuses to resize memory something else may still refer to: its own check
     # sees views of the data; this one, other references to this array (``y = x``)
-    if refcheck and getrefcount(self) > _RESIZE_REFS:
+    if refcheck and resize_refused(self):
         raise ValueError(
             "cannot resize an array that references or is referenced\nby another "
             "array in this way.\nUse the np.resize function or refcheck=False")

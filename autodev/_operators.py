@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass
-from sys import getrefcount
 from typing import Any, Callable, TypeVar, cast as _cast
 
 import numpy as np
@@ -30,7 +29,7 @@ from ._cost.cache import HOST_NOW, host_now
 from ._cost.families import ELEMENTS_BOUND
 from ._dispatch import WRAPPER_FINDERS, call, cpu_arg, gpu_operand, new
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
-from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide
+from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide, temporary
 from ._trace import tick
 from ._typing import Array
 
@@ -178,10 +177,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 o = cpu_arg(other)
             tick()
             data = self._native
-            # (can_elide holds only where _TEMPORARY_REFS is an int, which mypy cannot see)
-            if (can_elide
-                    and getrefcount(self) <= _TEMPORARY_REFS  # type: ignore[operator]
-                    and data.nbytes >= _ELIDE_BYTES and _elide(split, self, data, o, reflected)):
+            if (can_elide and data.nbytes >= _ELIDE_BYTES and temporary(self)
+                    and _elide(split, self, data, o, reflected)):
                 return self
             if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
                 data = o = None  # (fusion counts who holds the operands' memory)

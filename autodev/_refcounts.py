@@ -3,10 +3,15 @@
 NumPy reuses a temporary operand's buffer for the result of ``a*b + c`` (temporary
 elision) and refuses ``resize`` on an array something else refers to; both read reference
 counts that autodev's wrapper hides, so the operators and ``ndarray.resize`` make the same
-checks themselves, against counts measured here once, at import. Every rule that depends
-on how CPython counts references or lays out frames is in this module: revisit it for
-each CPython release (the probes below return None or other counts where the
-interpreter changes its ways, and elision then stays off).
+checks themselves (:func:`temporary`, :func:`resize_refused`), against counts measured here
+once, at import. The same counts tell who else holds a storage or a native array
+(:func:`holders`: device memory that may move, a fused chain's input), and the frames tell
+the user's line a warning names (:func:`user_stacklevel`). Every rule that depends on how
+CPython counts references or lays out frames is in this module (the compiled hot path
+reads the count :func:`_probe_temporary_refcount` measures for it): revisit it for each
+CPython release (the probes below return None or other counts where the interpreter
+changes its ways, and elision then stays off). It sits at the foundation, so that every
+room may ask it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import dis
 import sys
 from sys import getrefcount
+from types import FrameType
 from typing import Any, Callable
 
 import numpy as np
@@ -38,8 +44,21 @@ def _probe_temporary_refcount(add: Callable[[Any, Any], int]) -> int | None:
 
 
 def _refcount_seen(self: Any, other: Any) -> int:
-    """What a Python-level operator sees (the probe of :func:`_probe_temporary_refcount`)."""
-    return getrefcount(self)
+    """What a Python-level operator sees through :func:`temporary` (the probe of
+    :func:`_probe_temporary_refcount`)."""
+    return _seen(self)
+
+
+def _seen(x: Any) -> int:
+    """The count a one-argument function here sees (the shape :func:`temporary` and
+    :func:`resize_refused` have)."""
+    return getrefcount(x)
+
+
+def temporary(x: Any) -> bool:
+    """True if ``x``, the left operand of the Python operator calling this, is a temporary
+    nothing else refers to (only where :data:`_TEMPORARY_REFS` is an int)."""
+    return getrefcount(x) <= _TEMPORARY_REFS  # type: ignore[operator]
 
 
 def _probe_held_refcount() -> int:
@@ -125,14 +144,52 @@ _ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "
 
 def _resize_refs() -> int:
     """References to an array inside ``resize`` when only its caller's name holds it."""
-    seen: list[int] = []
 
-    def probe(self: Any) -> None:
-        seen.append(getrefcount(self))
+    def method(self: Any) -> int:
+        return _seen(self)  # (as resize calls resize_refused)
 
-    probe(object())  # (any new object: its type counts no references)
-    return seen[0] + 1  # the caller's own variable
+    return method(object()) + 1  # (any new object, and the caller's own variable)
 
 
 #: More references than this inside ``ndarray.resize``: someone else holds the array.
 _RESIZE_REFS = _resize_refs()
+
+
+def resize_refused(self: Any) -> bool:
+    """True if ``self``, the array of the ``resize`` method calling this, is referred to by
+    more than its caller's one name: NumPy's ``refcheck``."""
+    return getrefcount(self) > _RESIZE_REFS
+
+
+def holders(obj: object) -> int:
+    """References to ``obj`` besides the one local variable its caller holds it in (and
+    this call's own): the slots, containers and other names that hold it. The caller must
+    hold ``obj`` in exactly one local variable, as the probe below does."""
+    return getrefcount(obj) - _CALL_REFS
+
+
+def _probe_call_refs() -> int:
+    """What :func:`holders` counts, before it is corrected, for an object one local of its
+    caller holds and nothing else."""
+
+    def caller() -> int:
+        held = object()
+        return holders(held)
+
+    return caller()
+
+
+_CALL_REFS = 0
+_CALL_REFS = _probe_call_refs()
+
+
+def user_stacklevel(package: str) -> int:
+    """The ``stacklevel`` at which ``warnings.warn``, called by this function's caller,
+    names the first frame whose file is outside ``package`` (a directory, with its
+    separator): NumPy's rule for a warning raised at the user's line."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level

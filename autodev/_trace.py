@@ -9,11 +9,11 @@ import sys
 import warnings
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any, Callable, Iterator
 
 from ._config import ENV, SPEEDUPS
 from ._host_buffers import counters as _pool_counters
+from ._refcounts import user_stacklevel
 
 
 
@@ -285,12 +285,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 def warn_user(message: str, category: type[Warning]) -> None:
     """Warn at the user's line: the first frame outside autodev (NumPy's stacklevel rule),
     so the user sees where, and a second warning from another of their lines is shown."""
-    frame: FrameType | None = sys._getframe(0)
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame = frame.f_back
-        level += 1
-    warnings.warn(message, category, stacklevel=level)
+    warnings.warn(message, category, stacklevel=user_stacklevel(_PACKAGE))
 
 
 #: AUTODEV_TRACE=1 at import: the logger gets a stderr handler when first used

@@ -19,7 +19,6 @@ are refused. ``bytes`` and ``.data`` give a read-only copy (a copy is what they 
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from . import storage as R
 from .._backends import backend_for
 from .._device import CPU
 from .._fusion import before_write
+from .._refcounts import holders
 
 
 def shared_host(a: R.Resident) -> np.ndarray:
@@ -174,9 +174,9 @@ def _sharing(a: R.Resident) -> list[Any] | None:
               if b is not None and b._storage is storage]
     if not any(b is a for b in arrays) or any(b._device is not a._device for b in arrays):
         return None
-    # references: each array's slot, ``storage`` here, getrefcount's argument; one more
-    # is a holder autodev did not note, which would go on viewing the device memory
-    return arrays if sys.getrefcount(storage) == len(arrays) + 2 else None
+    # held by each array's slot; one more is a holder autodev did not note, which would go
+    # on viewing the device memory
+    return arrays if holders(storage) == len(arrays) else None
 
 
 def shared_views_message(what: str, a: R.Resident) -> str:
@@ -193,8 +193,7 @@ def _held_alone(a: R.Resident) -> bool:
     storage = a._storage
     if storage is None:
         return True
-    # references: a's slot, ``storage`` here, getrefcount's argument
-    return not storage.escaped and sys.getrefcount(storage) <= 3
+    return not storage.escaped and holders(storage) <= 1  # (a's slot)
 
 
 def array_interface(a: R.Resident) -> dict[str, Any]:

@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "autodev"
 #: Rooms from the ground up: a module may import modules of its own room or of a room
 #: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).
 LAYERS: list[tuple[str, ...]] = [
-    ("_config", "_device", "_typing", "_speedups", "_hostpool", "_names"),  # foundation
+    ("_config", "_device", "_typing", "_speedups", "_hostpool", "_names",
+     "_refcounts"),                                           # foundation
     ("_host_buffers",),                                       # the host buffer pool's scope
     ("_trace",),                                              # visibility: stats, records
     ("_cost/", "_parallel", "_threads", "_blocked", "_chain_inputs", "_fusion"),  # cost; threads, fusion
@@ -24,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
     ("_dispatch", "_decide", "_chains", "_chain_kernels"),    # decide, run, wrap; chains' place
-    ("_subclass", "_overrides", "_refcounts", "_deferral", "_operators", "_methods",
+    ("_subclass", "_overrides", "_deferral", "_operators", "_methods",
      "_indexing", "_array"),                                  # the array class
     ("_namespace", "_creation", "_ufuncs", "_functions", "_broadcast", "_numpy_code",
      "fft", "linalg", "random"),                              # NumPy's namespace
