@@ -104,6 +104,7 @@ def run_case(workload: Workload, size: int, dtype: str, budget: float,
             row["device"] = _chosen(records)
             row["predicted"] = _predicted(records)
             row["calls"] = max(1, len(records))
+            row["fused"] = sum(r.op == "fused" for r in records)  # chains run as one call
             row["numpy_call"] = runs_numpy_call(records)
     # interleave the implementations over ROUNDS rounds; each figure is the median of its
     # round medians, and the rounds' spread says which differences the run resolved
@@ -186,16 +187,21 @@ def _judge(row: dict[str, Any]) -> None:
 
 
 def accuracy(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Share of judged cases where the chosen device was the faster, and the worst miss."""
+    """Share of judged cases where the chosen device was the faster, and the worst miss;
+    ``fused``: the same count over the cases autodev ran as deferred, fused chains (each
+    chain placed as one call, :mod:`autodev._chains`)."""
     judged = [r for r in rows if r.get("correct") is not None]
+    fused = [r for r in judged if r.get("fused")]
+    counts = {"judged": len(fused), "correct": sum(r["correct"] for r in fused)}
     if not judged:
-        return {"judged": 0, "correct": 0, "share": None, "worst": None}
+        return {"judged": 0, "correct": 0, "share": None, "worst": None, "fused": counts}
     worst = max(judged, key=lambda r: r["miss"])
     return {
         "judged": len(judged),
         "correct": sum(r["correct"] for r in judged),
         "share": sum(r["correct"] for r in judged) / len(judged),
         "worst": {k: worst[k] for k in ("family", "size", "dtype", "device", "miss")},
+        "fused": counts,
     }
 
 
@@ -397,6 +403,12 @@ def _notes(result: dict[str, Any]) -> list[str]:
                      f"{w['family']} n={w['size']} on {w['device']}, "
                      f"{w['miss']:.2f}x the other device's time"
                      f"{' (none slower)' if w['miss'] <= 1 else ''}.")
+        fused = acc.get("fused") or {"judged": 0}
+        notes.append(f"Of them, run as fused chains (each placed as one call): "
+                     f"{fused['correct']}/{fused['judged']} chose the faster device."
+                     if fused["judged"] else
+                     "No judged case ran as a fused chain (decision accuracy of fused "
+                     "chains: not measured in this run).")
     for r in result["rows"]:
         if r.get("correct") is False:
             predicted = ", ".join(f"{d} {t * 1e3:.3g}" for d, t in r.get("predicted", {}).items())

@@ -133,3 +133,22 @@ def test_run_case_interleaves_rounds_and_keeps_their_medians(
         assert row["rounds"][column] == pytest.approx(expected)
         assert row[column] == pytest.approx(expected[report.ROUNDS // 2])
     assert row["calls"] >= 1 and row["flags"] == report.flags(row)
+
+
+def test_accuracy_counts_the_fused_chains_apart(report: ModuleType) -> None:
+    """The cases autodev ran as fused chains are counted on their own as well."""
+    rows = [_row(device="cpu", correct=True, miss=0.5, fused=2),
+            _row(device="sim:0", correct=False, miss=1.5, fused=1),
+            _row(device="cpu", correct=True, miss=0.8, fused=0),
+            _row(device="cpu", correct=None, miss=None, fused=3)]
+    acc = report.accuracy(rows)
+    assert (acc["judged"], acc["correct"]) == (3, 2)
+    assert acc["fused"] == {"judged": 2, "correct": 1}
+    result = {"meta": {"date": "today", "machine": {"cpu": "x", "cores": 2}, "gpu": "sim:0",
+                       "dtype": "float32", "gpu_missing_reason": ""},
+              "accuracy": acc, "rows": rows}
+    assert "Of them, run as fused chains (each placed as one call): 1/2" in \
+        report.format_report(result)
+    none = dict(acc, fused={"judged": 0, "correct": 0})
+    assert "No judged case ran as a fused chain" in \
+        report.format_report(dict(result, accuracy=none))
