@@ -193,8 +193,11 @@ class _FlatIter:
             host = a._native.ravel()
             if host.base is None:
                 host.flags.writeable = False
-            elif host.flags.writeable:  # (as shared_host: read-only memory keeps its mirrors)
-                _buffers.escape(a)
+            else:  # (as shared_host: read-only memory keeps its mirrors; memory that escaped
+                # once is never a chain's input again, so nothing need run first)
+                storage = a._storage
+                if (storage is None or not storage.escaped) and host.flags.writeable:
+                    _buffers.escape(a)
             return host
         if a.flags.c_contiguous:
             host = _buffers.host_array(a)
