@@ -22,6 +22,15 @@ backends, so this module, above them, decides for it (it is the fusion's
   calls after it follow them there. Deciding when a call joins, not when a value is
   read, keeps a read from seeing an array change device under it: a chain read later
   runs on the CPU.
+- **Calls are recorded from the elementwise floor** (:meth:`_Placer.least`), below the
+  CPU's fusion floor too: ten cheap calls on 1e6 host elements may be worth a move that
+  one is not. Below the CPU's floor only a call the GPU may run joins (or one reading a
+  pending operand), and a chain kept on the CPU there runs each call over the whole
+  array, as its eager calls would (blocks cost more than they save at that size).
+- **Reuse credit** (:mod:`autodev._residency.reuse`): a chain that ran on the CPU credits
+  its host inputs for their moves together (:meth:`_Placer.credit`); once that pays,
+  they are mirrored on the GPU and the calls on them follow the mirrors, so a loop over
+  the same host data moves it once, with chains as without them.
 """
 
 from __future__ import annotations
@@ -34,12 +43,12 @@ import numpy as np
 from . import _chain_kernels as K, _fusion
 from ._backends import STATE
 from ._capability.specs import NUMPY_UFUNCS, OpSpec
-from ._config import policy_now
+from ._config import ENV, policy_now
 from ._cost.cache import cost_model, host_floor
 from ._cost.model import dtype_class
 from ._device import CPU, Device
 from ._fusion import Node
-from ._residency import storage as R
+from ._residency import reuse as _reuse, storage as R
 from ._residency.memory import retrying
 from ._trace import STATS
 
@@ -100,12 +109,42 @@ class _Placer:
     def price(self, nodes: list[Node]) -> tuple[float, float, str]:
         return price(nodes)
 
+    def least(self) -> int:
+        # below the elementwise floor a call of the cheapest family loses on the GPU even
+        # on data already there: no chain of them pays for moving its inputs
+        return max(2, math.ceil(host_floor("elementwise")))
+
     def run(self, nodes: list[Node], alive: dict[int, Any]
             ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
         return run(nodes, alive)
 
     def ran_as(self) -> str:
         return LAST_RUN[0]
+
+    def credit(self, nodes: list[Node], leaves: list[Any]) -> None:
+        """A chain that ran on the CPU credits its host inputs as a decided call credits
+        its own (:mod:`autodev._residency.reuse`), for their moves together: the time the
+        chain would have saved on the GPU had they all been there, shared among them in
+        proportion to their moves' costs, so that their credits pay for their moves at
+        the same chain. An input whose credit paid is mirrored there; mirrored, it is no
+        chain's input any more (:mod:`autodev._chain_inputs`), so the calls on it are
+        decided one by one and follow the mirror: a loop over the same host data moves
+        it once, with chains as without them."""
+        gpu = STATE.gpu
+        if gpu is None or not ENV.mirror_budget or policy_now() != "auto" \
+                or not all(node.gpu for node in nodes):
+            return
+        model = cost_model()
+        moves = [(x, model.h2d(x.nbytes)) for x in leaves
+                 if x._device is CPU and not R.has_mirror(x, gpu.device)]
+        total = sum(cost for _, cost in moves)
+        cpu, on_gpu, _ = price(nodes)
+        saved = cpu - (on_gpu - total)
+        if saved <= 0.0 or total <= 0.0:
+            _reuse.passed()
+            return
+        found = [(x, gpu.device, cost, saved * cost / total) for x, cost in moves]
+        _reuse.credit(found, gpu, STATE.watchers > 0)
 
 
 def price(nodes: list[Node]) -> tuple[float, float, str]:
@@ -114,7 +153,8 @@ def price(nodes: list[Node]) -> tuple[float, float, str]:
     GPU's name."""
     gpu = STATE.gpu
     model = cost_model()
-    leaves = {id(a): a.nbytes for node in nodes for a in node.args if type(a) is np.ndarray}
+    leaves = {_memory(a): a.nbytes for node in nodes for a in node.args
+              if type(a) is np.ndarray}
     widest = max((node.dtype for node in nodes), key=lambda d: d.itemsize)
     dclass = dtype_class(widest)
     kept = sum(_nbytes(node) for node in nodes if node.ref is not None and node.ref() is not None)
@@ -166,6 +206,12 @@ def run(nodes: list[Node], alive: dict[int, Any]
 LAST_RUN = [""]
 
 
+def _memory(a: np.ndarray) -> tuple[Any, ...]:
+    """What tells a chain's input apart: its memory and geometry (an input read through
+    watched memory is a view of its own in each call that reads it: one move, one price)."""
+    return (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str)
+
+
 def _groups(nodes: list[Node]) -> list[list[Node]]:
     by_shape: dict[tuple[int, ...], list[Node]] = {}
     for node in nodes:
@@ -181,7 +227,7 @@ def _run_on(gpu: Any, nodes: list[Node], alive: dict[int, Any],
     the reason it ran unfused, or "" where it did not run)."""
     how.clear()
     moves: list[tuple[str, int]] = []
-    moved: dict[int, Any] = {}
+    moved: dict[tuple[Any, ...], Any] = {}
     values: dict[int, Any] = {}
     name = str(gpu.device)
     for group in _groups(nodes):
@@ -207,17 +253,18 @@ def _run_on(gpu: Any, nodes: list[Node], alive: dict[int, Any],
     return values, moves
 
 
-def _moved(gpu: Any, a: np.ndarray, moved: dict[int, Any], moves: list[tuple[str, int]]
+def _moved(gpu: Any, a: np.ndarray, moved: dict[tuple[Any, ...], Any], moves: list[tuple[str, int]]
            ) -> Any:
     """The device copy of the chain's input ``a``, moved once per chain."""
-    native = moved.get(id(a))
+    key = _memory(a)
+    native = moved.get(key)
     if native is None:
-        native = moved[id(a)] = R.transfer(a, CPU, gpu.device, moves)
+        native = moved[key] = R.transfer(a, CPU, gpu.device, moves)
     return native
 
 
-def _in_order(gpu: Any, group: list[Node], values: dict[int, Any], moved: dict[int, Any],
-              moves: list[tuple[str, int]]) -> None:
+def _in_order(gpu: Any, group: list[Node], values: dict[int, Any],
+              moved: dict[tuple[Any, ...], Any], moves: list[tuple[str, int]]) -> None:
     """Run ``group`` as the device's calls in the program's order."""
     for node in group:
         spec = _spec(node.ufunc)

@@ -117,6 +117,9 @@ _HELD = [0]  # bytes of LEAVES and of the memory WATCHED
 #: such a chain is pending; every write to an autodev array and every hand-out of host
 #: memory first evaluates the chains then (:func:`before_write`).
 WATCHED: dict[int, tuple[Any, int]] = {}
+#: The arrays read through watched memory (weakly held): with the locked leaves, the
+#: inputs a chain run on the CPU credits (the placer's ``credit``).
+READ: dict[int, weakref.ref[Any]] = {}
 #: Called with True when a chain starts reading watched memory, False when none does:
 #: the compiled ``setitem`` then hands every write to Python (where the check is).
 WATCH_LISTENERS: list[Callable[[bool], None]] = []
@@ -142,6 +145,11 @@ class Placer(Protocol):
     def crosses(self, nodes: list[Node]) -> bool:
         """True if the chain of ``nodes`` is priced cheaper on the GPU (run it there now)."""
 
+    def least(self) -> int:
+        """The least result size (elements) from which a chain of calls could be priced
+        cheaper on the GPU, its inputs moved: calls are recorded from there, below the
+        CPU's own floor too."""
+
     def price(self, nodes: list[Node]) -> tuple[float, float, str]:
         """Predicted seconds of the chain on the CPU and on the GPU, and the GPU's name."""
 
@@ -152,6 +160,10 @@ class Placer(Protocol):
 
     def ran_as(self) -> str:
         """How the last chain :meth:`run` ran there (fused kernels, calls in order)."""
+
+    def credit(self, nodes: list[Node], leaves: list[Any]) -> None:
+        """Reuse credit for the chain ``nodes`` that ran on the CPU, to its input arrays
+        ``leaves`` (:mod:`autodev._residency.reuse`)."""
 
 
 #: The placer while a GPU is usable, else None (:func:`bind_placer`).
@@ -180,6 +192,20 @@ def floor() -> int:
         if _threads.FUSE_FLOOR[0] != _FLOOR[0]:
             _threads.set_fuse_floor(_FLOOR[0])
     return _FLOOR[0]
+
+
+def recording_floor() -> int:
+    """The least result size at which a call is recorded: :func:`floor`, the CPU's; with a
+    GPU usable, down to where a chain could be worth moving there (the placer's
+    ``least``), since a chain is priced as one call: ten calls on 1e6 elements may be worth
+    a move that one is not. Below the CPU's floor a call joins a chain only as one the GPU
+    may run (or to read a pending operand), and a chain evaluated on the CPU there runs
+    each call over the whole array, as the eager call does (:func:`autodev._blocked.evaluate`)."""
+    least = _FLOOR[0] if _FLOOR else floor()
+    placer = _PLACER[0]
+    if placer is not None and least != NEVER:
+        least = min(least, placer.least())
+    return least
 
 
 def set_floor(elements: int | None) -> None:
@@ -232,7 +258,7 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
 def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
     """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
     while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
-    least = _FLOOR[0] if _FLOOR else floor()
+    least = recording_floor()
     items: tuple[Any, ...] = (*operands, out)
     for x in items:
         if type(x) is array_type and x._native.size >= least:
@@ -248,7 +274,7 @@ class _Gather:
     def __init__(self, array_type: type) -> None:
         self.array_type = array_type
         self.to_lock: list[tuple[Any, np.ndarray]] = []
-        self.to_watch: list[tuple[Any, np.ndarray]] = []  # watched inputs: storage, native
+        self.to_watch: list[tuple[Any, Any, np.ndarray]] = []  # watched: array, storage, native
         self.pending = False
 
     def operand(self, x: Any) -> Any:
@@ -265,7 +291,7 @@ class _Gather:
                 return found
             found = watchable(x)
             if found is not None:
-                self.to_watch.append((x._storage, found))
+                self.to_watch.append((x, x._storage, found))
             return found
         if t in _SCALARS:
             return x
@@ -323,7 +349,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     if out_shape is not None and shape != out_shape:
         return DECLINED
     size = math.prod(shape)
-    if not shape or (size < floor() and not gather.pending):
+    if not shape or (size < recording_floor() and not gather.pending):
         return DECLINED
     for a in (*args, mask):
         if type(a) is Node and a.shape != shape:
@@ -337,8 +363,8 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     movable = False
     if placer is not None:  # a GPU is usable: the call may belong there
         verdict = placer.admit(ufunc, args, dtype, shape, mask is True and target is None)
-        if verdict is None:
-            return DECLINED
+        if verdict is None or (not verdict and size < floor() and not gather.pending):
+            return DECLINED  # (below the CPU's floor, only a chain that may move pays)
         movable = verdict
     if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
         _flush_locked()
@@ -352,7 +378,8 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         if not WATCHED:
             for listener in WATCH_LISTENERS:
                 listener(True)
-        for storage, native in gather.to_watch:
+        for x, storage, native in gather.to_watch:
+            READ[id(x)] = weakref.ref(x)
             if id(storage) not in WATCHED:
                 WATCHED[id(storage)] = (storage, storage.version)
                 root = native.base  # (the memory its views keep alive)
@@ -521,6 +548,7 @@ def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> N
     busy = _BUSY[0]
     _BUSY[0] = True
     nodes, leaves, watching = NODES[:], list(LEAVES.values()), tuple(_SINKS)
+    read = [x for x in (ref() for ref in READ.values()) if x is not None]
     # a write to watched memory evaluates the chains first (before_write): a version
     # moved means a write path without that call, and values read late. Never expected.
     stale = [s for s, version in WATCHED.values() if s.version != version]
@@ -531,7 +559,7 @@ def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> N
     try:
         if placer is not None:
             ran = placer.run(nodes, alive)
-        results = evaluate(nodes, alive, found, total) if ran is None else ran[0]
+        results = evaluate(nodes, alive, found, total, floor()) if ran is None else ran[0]
     finally:
         _BUSY[0] = busy
     # (on an error, a MemoryError say, everything stays pending: a later read tries again)
@@ -540,6 +568,7 @@ def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> N
     PENDING.clear()
     _SINKS.clear()
     _HELD[0] = 0
+    READ.clear()
     if WATCHED:
         WATCHED.clear()
         for listener in WATCH_LISTENERS:
@@ -553,6 +582,8 @@ def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> N
             array._native = results[id(node)]
             array._device = device
     _set_active(False)
+    if ran is None and _PLACER[0] is not None and (leaves or read):
+        _PLACER[0].credit(nodes, [x for x, _ in leaves] + read)
     STATS.fused_chains += 1
     STATS.fused_ops += len(nodes)
     STATS.fused_on[str(device)] = STATS.fused_on.get(str(device), 0) + 1
