@@ -253,8 +253,8 @@ def _run_on(gpu: Any, nodes: list[Node], alive: dict[int, Any],
     return values, moves
 
 
-def _moved(gpu: Any, a: np.ndarray, moved: dict[tuple[Any, ...], Any], moves: list[tuple[str, int]]
-           ) -> Any:
+def _moved(gpu: Any, a: np.ndarray, moved: dict[tuple[Any, ...], Any],
+           moves: list[tuple[str, int]]) -> Any:
     """The device copy of the chain's input ``a``, moved once per chain."""
     key = _memory(a)
     native = moved.get(key)

@@ -1,7 +1,8 @@
 """Deferred, fused elementwise chains on the host: NumPy's own loops, block by block.
 
 A large elementwise ufunc call on host data (an operator or ``autodev.<ufunc>``, one or
-two operands, no keywords) whose result has at least :func:`floor` elements is *recorded*
+two operands, no keywords) whose result has at least :func:`floor` elements (with a GPU
+usable, :func:`recording_floor`'s, which may be fewer) is *recorded*
 instead of run (with a GPU usable, only where the placer that :mod:`autodev._chains`
 binds keeps it on the CPU; the placer may also run a chain on the GPU, when it is
 priced cheaper there as a call joins it, see :class:`Placer`): its dtype and shape are found at the call, by running the
@@ -256,7 +257,7 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
 
 
 def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
-    """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
+    """True if an array operand (or ``out``) has at least :func:`recording_floor` elements. Only
     while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
     least = recording_floor()
     items: tuple[Any, ...] = (*operands, out)
