@@ -1,7 +1,8 @@
 """Which arrays a deferred chain (:mod:`autodev._fusion`) may read late: an input only its
 own autodev array reaches (*locked* while the chain is pending), or one whose memory
 views share but whose every write autodev sees (*watched*). Anything else is read at the
-call or makes the call run at once."""
+call or makes the call run at once. And what a call's operands give at the call: their
+shapes, and its result's dtype (NumPy's own errors raised there)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._blocked import row_major
+from ._blocked import Node, row_major
 from ._device import CPU
 from ._refcounts import holders
 
@@ -52,3 +53,33 @@ def watchable(x: Any) -> np.ndarray | None:
         return None
     # (a view of its own: setting x.shape or x.strides later changes x's, not the chain's)
     return native.view()
+
+
+def shape_of(a: Any) -> tuple[int, ...] | None:
+    """The shape of a chain's operand that has one (a node, a native array), else None."""
+    return a.shape if type(a) is Node or type(a) is np.ndarray else None
+
+
+def result_dtype(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | None:
+    """The call's result dtype, found by running it on empty stand-ins: NumPy's own
+    errors (types, casting, Python integers out of range) raise here, at the call. None
+    (not deferred) for an integer ``power``, whose error for a negative exponent depends on
+    the values: NumPy raises it at the call."""
+    keywords: dict[str, Any] = {}
+    if out is not None:
+        keywords["out"] = np.empty(0, out.dtype)
+    if mask is not True:
+        keywords["where"] = np.empty(0, np.bool_)
+    probe = ufunc(*(_stand_in(a) for a in args), **keywords)
+    dtype = probe.dtype
+    if ufunc is np.power and dtype.kind in "iu":
+        return None
+    return dtype if dtype.kind in KINDS else None
+
+
+def _stand_in(a: Any) -> Any:
+    if type(a) is Node:
+        return np.empty(0, a.dtype)
+    if type(a) is np.ndarray:
+        return np.empty(0, a.dtype)
+    return a

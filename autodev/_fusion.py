@@ -83,7 +83,7 @@ import numpy as np
 from . import _blocked, _parallel, _threads
 from ._config import ENV
 from ._blocked import LAST_THREADS, Node, Total, evaluate, flat_group, report, row_major
-from ._chain_inputs import KINDS as _KINDS, lockable, watchable
+from ._chain_inputs import lockable, result_dtype, shape_of, watchable
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
 from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks
@@ -315,10 +315,6 @@ class _Gather:
         return found
 
 
-def _shape_of(a: Any) -> tuple[int, ...] | None:
-    return a.shape if type(a) is Node or type(a) is np.ndarray else None
-
-
 def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any,
             where: Any) -> Any:
     state = np.geterr()
@@ -332,7 +328,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     mask: Any = True
     if where is not True:
         mask = gather.operand(where)
-        if mask is None or _shape_of(mask) is None or mask.dtype != np.bool_:
+        if mask is None or shape_of(mask) is None or mask.dtype != np.bool_:
             return DECLINED
     target: np.ndarray | None = None
     replaced: Node | None = None
@@ -341,8 +337,8 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         if found is None:
             return DECLINED
         target, replaced = found
-    shapes = [s for s in map(_shape_of, (*args, mask)) if s is not None]
-    out_shape = _shape_of(replaced if target is None else target) if out is not None else None
+    shapes = [s for s in map(shape_of, (*args, mask)) if s is not None]
+    out_shape = shape_of(replaced if target is None else target) if out is not None else None
     try:
         shape = np.broadcast_shapes(*shapes, *([out_shape] if out_shape else []))
     except ValueError:
@@ -357,7 +353,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
             return DECLINED  # a pending operand broadcast up: evaluated first
     if target is not None and not _only_read_whole(target, args, mask):
         return DECLINED
-    dtype = _probe(ufunc, args, mask, target if target is not None else replaced)
+    dtype = result_dtype(ufunc, args, mask, target if target is not None else replaced)
     if dtype is None:
         return DECLINED
     placer = _PLACER[0]
@@ -436,31 +432,6 @@ def _only_read_whole(target: np.ndarray, args: list[Any], mask: Any) -> bool:
             if a is target and node.shape != target.shape:
                 return False
     return all(a is not target or a.shape == target.shape for a in (*args, mask))
-
-
-def _probe(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dtype | None:
-    """The call's result dtype, found by running it on empty stand-ins: NumPy's own
-    errors (types, casting, Python integers out of range) raise here, at the call. None
-    (not deferred) for an integer ``power``, whose error for a negative exponent depends on
-    the values: NumPy raises it at the call."""
-    keywords: dict[str, Any] = {}
-    if out is not None:
-        keywords["out"] = np.empty(0, out.dtype)
-    if mask is not True:
-        keywords["where"] = np.empty(0, np.bool_)
-    probe = ufunc(*(_stand_in(a) for a in args), **keywords)
-    dtype = probe.dtype
-    if ufunc is np.power and dtype.kind in "iu":
-        return None
-    return dtype if dtype.kind in _KINDS else None
-
-
-def _stand_in(a: Any) -> Any:
-    if type(a) is Node:
-        return np.empty(0, a.dtype)
-    if type(a) is np.ndarray:
-        return np.empty(0, a.dtype)
-    return a
 
 
 def _dropped(key: int) -> None:

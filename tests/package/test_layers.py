@@ -126,3 +126,11 @@ def test_the_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from ._dispatch import call\n    from . import _trace\n")
     assert _imports("autodev.m", source, MODULES) == {"autodev._dispatch", "autodev._trace"}
+
+
+def test_no_module_exceeds_600_lines() -> None:
+    """Every module of the package is cut along its seams (issue 20): none is longer than
+    600 lines."""
+    long = {str(path.relative_to(PACKAGE)): n for path in PACKAGE.rglob("*.py")
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
+    assert long == {}
