@@ -137,13 +137,10 @@ def flat_group(group: list[Node]) -> bool:
 
 
 def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, int]],
-             total: Total | None = None, blocked_from: int = 0) -> dict[int, np.ndarray]:
+             total: Total | None = None) -> dict[int, np.ndarray]:
     """Run ``nodes`` block by block (one pass per result shape); the arrays of the nodes
     whose array is alive, by ``id(node)``; each node's floating-point errors go to
-    ``found``; ``total``, if given, receives its node's sum. A result shape of fewer than
-    ``blocked_from`` elements runs each call over the whole array (in one block, split
-    over threads as an eager call is): below the fusion floor, blocks cost more than
-    they save (a chain recorded there to be priced for a GPU, and kept on the CPU)."""
+    ``found``; ``total``, if given, receives its node's sum."""
     results: dict[int, np.ndarray] = {}
     by_shape: dict[tuple[int, ...], list[Node]] = {}
     for node in nodes:
@@ -156,7 +153,7 @@ def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, i
                     for i, node in enumerate(group)
                     if id(node) in alive or node.target is not None}
         summed = total if total is not None and total.node in group else None
-        flags = _run_group(group, shape, outs, summed, math.prod(shape) < blocked_from)
+        flags = _run_group(group, shape, outs, summed)
         found.extend(zip(group, flags))
         for i, out in outs.items():
             results[id(group[i])] = out
@@ -193,12 +190,11 @@ def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], li
 
 
 def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.ndarray],
-               total: Total | None = None, whole: bool = False) -> list[int]:
+               total: Total | None = None) -> list[int]:
     """Run ``group`` over blocks of rows of ``shape``, threaded; each node's error flags.
     With ``total`` (a one-dimensional group), the blocks are the runs of NumPy's pairwise
     summation, and the node's sum is made as they run; an N-dimensional group (see
-    :func:`flat_group`) then runs as the flat run of its elements. ``whole``: each thread
-    runs each call over its whole share of the rows, in one block."""
+    :func:`flat_group`) then runs as the flat run of its elements."""
     flat = total is not None and len(shape) > 1
     if flat:  # (the results stay N-dimensional: these are views of them)
         shape = (math.prod(shape),)
@@ -212,8 +208,6 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     costly = sum(node.ufunc.__name__ in TRANSCENDENTAL for node in group)
     threads = max(_threads.threads_for(size * (len(group) - costly), "elementwise"),
                   _threads.threads_for(size * costly, "transcendental") if costly else 1)
-    if whole:  # (each call over its thread's whole share, as a split eager call runs)
-        step = max(1, -(-rows // threads))
     parts = max(1, min(threads, -(-rows // step)))
     cuts = [[_cut(a.reshape(-1) if flat and type(a) is np.ndarray else a, len(shape))
              for a in (node.where, *node.args)] for node in group]

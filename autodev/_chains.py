@@ -22,11 +22,6 @@ backends, so this module, above them, decides for it (it is the fusion's
   calls after it follow them there. Deciding when a call joins, not when a value is
   read, keeps a read from seeing an array change device under it: a chain read later
   runs on the CPU.
-- **Calls are recorded from the elementwise floor** (:meth:`_Placer.least`), below the
-  CPU's fusion floor too: ten cheap calls on 1e6 host elements may be worth a move that
-  one is not. Below the CPU's floor only a call the GPU may run joins (or one reading a
-  pending operand), and a chain kept on the CPU there runs each call over the whole
-  array, as its eager calls would (blocks cost more than they save at that size).
 - **Reuse credit** (:mod:`autodev._residency.reuse`): a chain that ran on the CPU credits
   its host inputs for their moves together (:meth:`_Placer.credit`); once that pays,
   they are mirrored on the GPU and the calls on them follow the mirrors, so a loop over
@@ -109,11 +104,6 @@ class _Placer:
     def price(self, nodes: list[Node]) -> tuple[float, float, str]:
         return price(nodes)
 
-    def least(self) -> int:
-        # below the elementwise floor a call of the cheapest family loses on the GPU even
-        # on data already there: no chain of them pays for moving its inputs
-        return max(2, math.ceil(host_floor("elementwise")))
-
     def run(self, nodes: list[Node], alive: dict[int, Any]
             ) -> tuple[dict[int, Any], list[tuple[str, int]], Device] | None:
         return run(nodes, alive)
@@ -150,28 +140,86 @@ class _Placer:
 def price(nodes: list[Node]) -> tuple[float, float, str]:
     """Predicted seconds of the chain ``nodes`` on the CPU (its blocked pass) and on the
     active GPU (its inputs moved once, then one fused kernel per result shape), and the
-    GPU's name."""
+    GPU's name. The pending chain (``_fusion.NODES`` itself) is priced as it grows: the
+    sums over the nodes priced before are kept (:class:`_Sums`), so a chain of n calls
+    costs n node prices, not n²/2."""
     gpu = STATE.gpu
     model = cost_model()
-    leaves = {_memory(a): a.nbytes for node in nodes for a in node.args
-              if type(a) is np.ndarray}
-    widest = max((node.dtype for node in nodes), key=lambda d: d.itemsize)
-    dclass = dtype_class(widest)
+    sums = _sums(nodes, model, nodes is _fusion.NODES)
+    widest = sums.widest
     kept = sum(_nbytes(node) for node in nodes if node.ref is not None and node.ref() is not None)
     # one pass over the bytes, in elementwise work (an eager call moves three elements
     # per element of work: two read, one written)
-    passed = (sum(leaves.values()) + kept) / widest.itemsize / 3.0
-    cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves("elementwise", dclass)
-    cpu = cpu_lat + passed * cpu_inv
-    on_gpu = passed * gpu_inv + sum(model.h2d(n) for n in leaves.values())
-    on_gpu += gpu_lat * len({node.shape for node in nodes})  # one kernel per result shape
-    for node in nodes:
-        size = math.prod(node.shape)
-        f_cpu_lat, f_cpu_inv, f_gpu_lat, f_gpu_inv = model.curves(_family(node.ufunc), dclass)
-        # a call's arithmetic: its eager slope less the memory traffic the pass saves
-        cpu += size * max(f_cpu_inv - (1.0 - IN_CACHE) * cpu_inv, IN_CACHE * cpu_inv)
-        on_gpu += size * max(f_gpu_inv - (1.0 - IN_CACHE) * gpu_inv, IN_CACHE * gpu_inv)
+    passed = (sum(sums.leaves.values()) + kept) / widest.itemsize / 3.0
+    cpu_lat, cpu_inv, gpu_lat, gpu_inv = model.curves("elementwise", dtype_class(widest))
+    cpu = cpu_lat + passed * cpu_inv + sums.cpu
+    on_gpu = passed * gpu_inv + sum(model.h2d(n) for n in sums.leaves.values()) + sums.gpu
+    on_gpu += gpu_lat * len(sums.shapes)  # one kernel per result shape
     return cpu, on_gpu, str(gpu.device) if gpu is not None else "gpu"
+
+
+class _Sums:
+    """What :func:`price` sums over a chain's nodes: its inputs' bytes (each memory once),
+    its result shapes, its widest dtype, and its calls' arithmetic on each device."""
+
+    __slots__ = ("model", "nodes", "widest", "leaves", "shapes", "cpu", "gpu")
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.nodes: list[Node] = []
+        self.widest: np.dtype = np.dtype(np.bool_)
+        self.leaves: dict[tuple[Any, ...], int] = {}
+        self.shapes: set[tuple[int, ...]] = set()
+        self.cpu = self.gpu = 0.0
+
+    def add(self, node: Node) -> None:
+        if not self.nodes or node.dtype.itemsize > self.widest.itemsize:
+            if self.nodes:  # a wider dtype: every call's arithmetic is priced again
+                nodes, self.nodes, self.cpu, self.gpu = self.nodes, [], 0.0, 0.0
+                self.widest = node.dtype
+                for seen in nodes:
+                    self.add(seen)
+            self.widest = node.dtype
+        for a in node.args:
+            if type(a) is np.ndarray:
+                self.leaves[_memory(a)] = a.nbytes
+        self.shapes.add(node.shape)
+        dclass = dtype_class(self.widest)
+        _, cpu_inv, _, gpu_inv = self.model.curves("elementwise", dclass)
+        _, f_cpu_inv, _, f_gpu_inv = self.model.curves(_family(node.ufunc), dclass)
+        size = math.prod(node.shape)
+        # a call's arithmetic: its eager slope less the memory traffic the pass saves
+        self.cpu += size * max(f_cpu_inv - (1.0 - IN_CACHE) * cpu_inv, IN_CACHE * cpu_inv)
+        self.gpu += size * max(f_gpu_inv - (1.0 - IN_CACHE) * gpu_inv, IN_CACHE * gpu_inv)
+        self.nodes.append(node)
+
+
+#: The sums of the pending chain priced last (None once no chain is pending).
+_PENDING_SUMS: list[_Sums | None] = [None]
+
+
+def _sums(nodes: list[Node], model: Any, pending: bool) -> _Sums:
+    """The sums over ``nodes``: for the pending chain, those kept from its last pricing
+    extended by the nodes that joined since."""
+    sums = _PENDING_SUMS[0] if pending else None
+    k = len(sums.nodes) if sums is not None else 0
+    if sums is None or sums.model is not model or k > len(nodes) \
+            or (k and (nodes[0] is not sums.nodes[0] or nodes[k - 1] is not sums.nodes[-1])):
+        sums, k = _Sums(model), 0
+    for node in nodes[k:]:
+        sums.add(node)
+    if pending:
+        _PENDING_SUMS[0] = sums
+    return sums
+
+
+def _forget_sums(active: bool) -> None:
+    """No chain pending: drop the kept sums (they hold the chain's inputs)."""
+    if not active:
+        _PENDING_SUMS[0] = None
+
+
+_fusion.LISTENERS.append(_forget_sums)
 
 
 def run(nodes: list[Node], alive: dict[int, Any]

@@ -1,8 +1,7 @@
 """Deferred, fused elementwise chains on the host: NumPy's own loops, block by block.
 
 A large elementwise ufunc call on host data (an operator or ``autodev.<ufunc>``, one or
-two operands, no keywords) whose result has at least :func:`floor` elements (with a GPU
-usable, :func:`recording_floor`'s, which may be fewer) is *recorded*
+two operands, no keywords) whose result has at least :func:`floor` elements is *recorded*
 instead of run (with a GPU usable, only where the placer that :mod:`autodev._chains`
 binds keeps it on the CPU; the placer may also run a chain on the GPU, when it is
 priced cheaper there as a call joins it, see :class:`Placer`): its dtype and shape are found at the call, by running the
@@ -146,11 +145,6 @@ class Placer(Protocol):
     def crosses(self, nodes: list[Node]) -> bool:
         """True if the chain of ``nodes`` is priced cheaper on the GPU (run it there now)."""
 
-    def least(self) -> int:
-        """The least result size (elements) from which a chain of calls could be priced
-        cheaper on the GPU, its inputs moved: calls are recorded from there, below the
-        CPU's own floor too."""
-
     def price(self, nodes: list[Node]) -> tuple[float, float, str]:
         """Predicted seconds of the chain on the CPU and on the GPU, and the GPU's name."""
 
@@ -193,20 +187,6 @@ def floor() -> int:
         if _threads.FUSE_FLOOR[0] != _FLOOR[0]:
             _threads.set_fuse_floor(_FLOOR[0])
     return _FLOOR[0]
-
-
-def recording_floor() -> int:
-    """The least result size at which a call is recorded: :func:`floor`, the CPU's; with a
-    GPU usable, down to where a chain could be worth moving there (the placer's
-    ``least``), since a chain is priced as one call: ten calls on 1e6 elements may be worth
-    a move that one is not. Below the CPU's floor a call joins a chain only as one the GPU
-    may run (or to read a pending operand), and a chain evaluated on the CPU there runs
-    each call over the whole array, as the eager call does (:func:`autodev._blocked.evaluate`)."""
-    least = _FLOOR[0] if _FLOOR else floor()
-    placer = _PLACER[0]
-    if placer is not None and least != NEVER:
-        least = min(least, placer.least())
-    return least
 
 
 def set_floor(elements: int | None) -> None:
@@ -257,9 +237,9 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
 
 
 def _large(operands: tuple[Any, ...], array_type: Any, out: Any) -> bool:
-    """True if an array operand (or ``out``) has at least :func:`recording_floor` elements. Only
+    """True if an array operand (or ``out``) has at least :func:`floor` elements. Only
     while nothing is pending: then no array's slot is empty, and reading it forces nothing."""
-    least = recording_floor()
+    least = _FLOOR[0] if _FLOOR else floor()
     items: tuple[Any, ...] = (*operands, out)
     for x in items:
         if type(x) is array_type and x._native.size >= least:
@@ -346,7 +326,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     if out_shape is not None and shape != out_shape:
         return DECLINED
     size = math.prod(shape)
-    if not shape or (size < recording_floor() and not gather.pending):
+    if not shape or (size < floor() and not gather.pending):
         return DECLINED
     for a in (*args, mask):
         if type(a) is Node and a.shape != shape:
@@ -360,8 +340,8 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
     movable = False
     if placer is not None:  # a GPU is usable: the call may belong there
         verdict = placer.admit(ufunc, args, dtype, shape, mask is True and target is None)
-        if verdict is None or (not verdict and size < floor() and not gather.pending):
-            return DECLINED  # (below the CPU's floor, only a chain that may move pays)
+        if verdict is None:
+            return DECLINED
         movable = verdict
     if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
         _flush_locked()
@@ -531,7 +511,7 @@ def _flush_locked(placer: Placer | None = None, total: Total | None = None) -> N
     try:
         if placer is not None:
             ran = placer.run(nodes, alive)
-        results = evaluate(nodes, alive, found, total, floor()) if ran is None else ran[0]
+        results = evaluate(nodes, alive, found, total) if ran is None else ran[0]
     finally:
         _BUSY[0] = busy
     # (on an error, a MemoryError say, everything stays pending: a later read tries again)

@@ -192,70 +192,17 @@ def test_one_call_cheaper_on_the_gpu_runs_at_once() -> None:
         assert not pending(r) and str(r.location) == "sim:0" and sim.h2d >= 1
 
 
-def _ten_cheap_calls(m: Any, x: Any) -> Any:
-    for _ in range(10):
-        x = x * 1.0001 + 0.5
-    return x
-
-
-def test_a_chain_below_the_cpu_floor_is_priced_as_one_call_and_moves() -> None:
-    """With a GPU usable, calls are recorded below the CPU's fusion floor, from where a
-    chain could pay for moving its inputs (the placer's ``least``): ten cheap calls on 1e6
-    host elements, none worth the move alone, run on the GPU as one chain, bit for bit;
-    with fusion off each call stays on the CPU."""
-    x0 = np.random.default_rng(0).random(BIG)
-    with simulated_gpu() as gpu:
-        assert F.recording_floor() < BIG < F.floor()
-        with autodev.trace() as records:
-            got = _ten_cheap_calls(autodev, autodev.array(x0))
-            same(got, _ten_cheap_calls(np, x0))
-        assert records[0].op == "fused" and records[0].device == str(gpu.device)
-        assert {r.device for r in records} == {str(gpu.device)}
-        F.set_floor(F.NEVER)
-        try:
-            with autodev.trace() as eager:
-                same(_ten_cheap_calls(autodev, autodev.array(x0)), _ten_cheap_calls(np, x0))
-        finally:
-            F.set_floor(None)
-        assert [r.op for r in eager] == ["multiply", "add"] * 10
-        assert {r.device for r in eager} == {"cpu"}
-
-
-def test_a_chain_kept_below_the_cpu_floor_runs_each_call_whole(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A chain recorded below the CPU's floor that the GPU does not win (its link too slow)
-    runs on the CPU as the eager calls would, each over the whole array (its threads'
-    shares), not in blocks, which cost more than they save there; above the floor, in
-    blocks. Below the floor, a call the GPU could not take is not recorded at all."""
-    seen: list[bool] = []
-    run_group = B._run_group
-    monkeypatch.setattr(B, "_run_group", lambda *args: seen.append(args[4]) or run_group(*args))
-    x0 = np.random.default_rng(1).random(BIG)
-    with simulated_gpu(gpu_costs(transfer=(1e-3, 1e7))):
-        got = _ten_cheap_calls(autodev, autodev.array(x0))
-        assert pending(got)
-        same(got, _ten_cheap_calls(np, x0))
-        assert seen == [True]
-        with autodev.policy("cpu"):  # (a chain that cannot move: eager calls below it)
-            assert not pending(autodev.array(x0) * 2.0)
-        F.set_floor(BIG // 2)
-        try:
-            same(_ten_cheap_calls(autodev, autodev.array(x0)), _ten_cheap_calls(np, x0))
-        finally:
-            F.set_floor(None)
-        assert seen == [True, False]
-
-
 def _loop_body(m: Any, x: Any, y: Any) -> Any:
     return (x * 1.5 + y) * 0.5 - y
 
 
-def test_a_loop_over_the_same_host_data_moves_it_once_with_chains() -> None:
+def test_a_loop_over_the_same_host_data_moves_it_once_with_chains(big_deferred: None) -> None:
     """Chains that run on the CPU credit their inputs as decided calls do (reuse credit):
-    a loop over the same two host arrays, each iteration a chain below the CPU's floor
-    that the GPU does not win while both must move, mirrors them once their credit pays
-    for the moves; the iterations after it run on the GPU, bit for bit, and nothing is
-    moved again. Each input is priced and moved once however many calls read it."""
+    a loop over the same two host arrays, each iteration a chain that the GPU does not
+    win while both must move, mirrors them once their credit pays for the moves (without
+    it, the loop stayed on the CPU for ever); the iterations after it run on the GPU, bit
+    for bit, and nothing is moved again. Each input is priced and moved once however many
+    calls of a chain read it (here, after the first iteration, through watched memory)."""
     rng = np.random.default_rng(2)
     x0, y0 = rng.random(BIG), rng.random(BIG)
     with simulated_gpu() as gpu:
@@ -268,3 +215,22 @@ def test_a_loop_over_the_same_host_data_moves_it_once_with_chains() -> None:
             same(_loop_body(autodev, x, y), _loop_body(np, x0, y0))
         assert {r.device for r in records} == {str(gpu.device)}
         assert autodev.stats()["h2d_bytes"] == moved
+
+
+def test_the_pending_chain_is_priced_as_it_grows_as_if_whole(sim: Any) -> None:
+    """The pending chain's price is kept between joins and extended by the calls that
+    joined (n node prices for n calls, not n²/2); at every length it is the price of the
+    chain priced whole, a dtype that widens the chain midway included."""
+    from autodev import _chains as C
+
+    a = autodev.array(np.arange(40, dtype=np.float32))
+    b = autodev.array(np.arange(40.0))
+    x = a * 2
+    seen = []
+    for step in range(6):
+        x = x + (b if step == 3 else 1)  # (float64 from the fourth call on)
+        assert pending(x)
+        seen.append(C.price(F.NODES))
+        assert seen[-1] == C.price(list(F.NODES))  # (a copy: priced whole, nothing kept)
+    assert len({cost for cost in seen}) == len(seen)
+    same(x, ((np.arange(40, dtype=np.float32) * 2 + 1 + 1 + 1) + np.arange(40.0)) + 1 + 1)
