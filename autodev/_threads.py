@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from ._config import ENV, VERSION
 from . import _host_buffers
+from ._cost import cache as _cache
 from ._cost.model import PROFILE_WRITTEN
 
 #: No block is smaller than this many elements: below it the hand-over to a thread
@@ -186,6 +187,22 @@ def on_floor(listener: Callable[[int], None]) -> None:
     """Call ``listener(general_from())`` now and whenever it may change."""
     LISTENERS.append(listener)
     listener(general_from())
+
+
+#: The families of the calls :mod:`autodev._fusion` defers.
+_FUSED_FAMILIES = frozenset({"elementwise", "transcendental"})
+
+
+def cap(family: str) -> int:
+    """The work from which the CPU backend may split a call of ``family`` over threads or
+    defer it (fusion): the cost model's host floor of the family is capped there, so that
+    the tiny-call paths send such calls to the general path."""
+    found = floor(family)
+    return min(found, FUSE_FLOOR[0]) if family in _FUSED_FAMILIES else found
+
+
+_cache.bind_cap(cap)
+on_floor(lambda least: _cache.HOST_FLOOR_WORK.clear())  # a new thread limit or profile
 
 
 

@@ -8,9 +8,9 @@ dispatcher listens for the first two: :func:`autodev._dispatch.reset_cost_model`
 from __future__ import annotations
 
 import math
-from typing import Any
+import sys
+from typing import Any, Callable
 
-from .. import _threads
 from .._config import POLICIES
 from .families import WORK
 from .model import CostModel
@@ -79,10 +79,6 @@ def host_floor(family: str) -> float:
     return found
 
 
-#: The families of the calls :mod:`autodev._fusion` defers.
-_FUSED_FAMILIES = frozenset({"elementwise", "transcendental"})
-
-
 def host_floor_work(family: str) -> int:
     """The least integer work that is not below :func:`host_floor` (cached).
 
@@ -92,11 +88,8 @@ def host_floor_work(family: str) -> int:
     prediction, because the full prediction would choose the CPU too."""
     found = HOST_FLOOR_WORK.get(family)
     if found is None:
-        # (capped by the thread floor: a call the CPU backend may split takes this path;
-        # and an elementwise call by fusion's floor: one it may defer takes it too)
-        found = min(math.ceil(host_floor(family)), _threads.floor(family))
-        if family in _FUSED_FAMILIES:
-            found = min(found, _threads.FUSE_FLOOR[0])
+        # (capped where the CPU backend may split or defer the call: the general path)
+        found = min(math.ceil(host_floor(family)), _CAP[0](family))
         HOST_FLOOR_WORK[family] = found
     return found
 
@@ -128,4 +121,18 @@ def reset() -> None:
     HOST_FLOOR_WORK.clear()
 
 
-_threads.on_floor(lambda least: HOST_FLOOR_WORK.clear())  # a new thread limit or profile
+
+def _uncapped(family: str) -> int:
+    return sys.maxsize
+
+
+#: The work from which the host's threads or fusion may take a call of a family, which
+#: caps its floor (the general path must see such calls): bound by :mod:`autodev._threads`,
+#: which sits above the cost model, once, at its import (:func:`bind_cap`).
+_CAP: list[Callable[[str], int]] = [_uncapped]
+
+
+def bind_cap(cap: Callable[[str], int]) -> None:
+    """Make ``cap`` what caps each family's floor; forget the floors capped before."""
+    _CAP[0] = cap
+    HOST_FLOOR_WORK.clear()
