@@ -78,8 +78,4 @@ def result_dtype(ufunc: np.ufunc, args: list[Any], mask: Any, out: Any) -> np.dt
 
 
 def _stand_in(a: Any) -> Any:
-    if type(a) is Node:
-        return np.empty(0, a.dtype)
-    if type(a) is np.ndarray:
-        return np.empty(0, a.dtype)
-    return a
+    return np.empty(0, a.dtype) if type(a) is Node or type(a) is np.ndarray else a

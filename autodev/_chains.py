@@ -147,6 +147,7 @@ def price(nodes: list[Node]) -> tuple[float, float, str]:
     model = cost_model()
     sums = _sums(nodes, model, nodes is _fusion.NODES)
     widest = sums.widest
+    assert widest is not None  # (a chain has a node)
     kept = sum(_nbytes(node) for node in nodes if node.ref is not None and node.ref() is not None)
     # one pass over the bytes, in elementwise work (an eager call moves three elements
     # per element of work: two read, one written)
@@ -167,19 +168,18 @@ class _Sums:
     def __init__(self, model: Any) -> None:
         self.model = model
         self.nodes: list[Node] = []
-        self.widest: np.dtype = np.dtype(np.bool_)
+        self.widest: np.dtype | None = None
         self.leaves: dict[tuple[Any, ...], int] = {}
         self.shapes: set[tuple[int, ...]] = set()
         self.cpu = self.gpu = 0.0
 
     def add(self, node: Node) -> None:
-        if not self.nodes or node.dtype.itemsize > self.widest.itemsize:
-            if self.nodes:  # a wider dtype: every call's arithmetic is priced again
+        if self.widest is None or node.dtype.itemsize > self.widest.itemsize:
+            self.widest = node.dtype
+            if self.nodes:  # a wider dtype: every call's arithmetic is priced again in it
                 nodes, self.nodes, self.cpu, self.gpu = self.nodes, [], 0.0, 0.0
-                self.widest = node.dtype
                 for seen in nodes:
                     self.add(seen)
-            self.widest = node.dtype
         for a in node.args:
             if type(a) is np.ndarray:
                 self.leaves[_memory(a)] = a.nbytes

@@ -121,7 +121,6 @@ def reset() -> None:
     HOST_FLOOR_WORK.clear()
 
 
-
 def _uncapped(family: str) -> int:
     return sys.maxsize
 

@@ -5,6 +5,7 @@ inputs moved once."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterator
 
 import numpy as np
@@ -232,5 +233,27 @@ def test_the_pending_chain_is_priced_as_it_grows_as_if_whole(sim: Any) -> None:
         assert pending(x)
         seen.append(C.price(F.NODES))
         assert seen[-1] == C.price(list(F.NODES))  # (a copy: priced whole, nothing kept)
+        _every_call_priced_in_the_widest_class(list(F.NODES))
     assert len({cost for cost in seen}) == len(seen)
     same(x, ((np.arange(40, dtype=np.float32) * 2 + 1 + 1 + 1) + np.arange(40.0)) + 1 + 1)
+
+
+def _every_call_priced_in_the_widest_class(nodes: list[Any]) -> None:
+    """Each call's arithmetic in a chain's price is at the curves of the chain's widest
+    dtype, the calls before a wider one joined included."""
+    from autodev import _chains as C
+    from autodev._cost.cache import cost_model
+    from autodev._cost.model import dtype_class
+
+    model = cost_model()
+    widest = max((node.dtype for node in nodes), key=lambda d: d.itemsize)
+    dclass = dtype_class(widest)
+    _, cpu_inv, _, gpu_inv = model.curves("elementwise", dclass)
+    cpu = gpu = 0.0
+    for node in nodes:
+        _, f_cpu_inv, _, f_gpu_inv = model.curves(C._family(node.ufunc), dclass)
+        size = math.prod(node.shape)
+        cpu += size * max(f_cpu_inv - (1.0 - C.IN_CACHE) * cpu_inv, C.IN_CACHE * cpu_inv)
+        gpu += size * max(f_gpu_inv - (1.0 - C.IN_CACHE) * gpu_inv, C.IN_CACHE * gpu_inv)
+    sums = C._sums(nodes, model, False)
+    assert (sums.widest, sums.cpu, sums.gpu) == (widest, cpu, gpu)
