@@ -20,28 +20,36 @@ from ._host_buffers import large_buffers
 from ._names import TRANSCENDENTAL
 from ._trace import warn_user
 
-#: Elements of one block where no profile says otherwise: a few temporaries of this size
-#: stay in a core's cache.
+#: Elements of one block of a pass on one thread where no profile says otherwise: a few
+#: temporaries of this size stay in a core's cache.
 DEFAULT_BLOCK = 16384
-#: The block sizes a profile may hold (``fusion.block``, measured by ``autodev calibrate``:
-#: with many threads, fewer and larger blocks spend less of their time holding the GIL).
+#: Elements of one block of a pass split over threads where no profile says otherwise:
+#: each block's Python time holds the GIL, so that threads queue on it when blocks are
+#: small (on two cores, a chain of 16K-element blocks ran no faster on two threads than on
+#: one; of 64K-element blocks, 1.7x faster).
+DEFAULT_THREADED_BLOCK = 65536
+#: The block sizes a profile may hold (``fusion.block`` and ``fusion.threaded_block``,
+#: measured by ``autodev calibrate``).
 BLOCKS = FUSION_BLOCKS
-#: Elements of one block now (:func:`set_block`).
+#: Elements of one block now, of a pass on one thread and of a pass split over threads
+#: (:func:`set_block`).
 BLOCK = DEFAULT_BLOCK
-#: The longest run of a chain's summation that is one block (see :class:`Total`): about as
-#: many blocks as :data:`BLOCK` makes, since the runs are from half as long to this. At
-#: least 128, NumPy's pairwise block: a shorter run would be split where NumPy sums it whole.
-SUM_RUN = 2 * BLOCK
+THREADED_BLOCK = DEFAULT_THREADED_BLOCK
 
 
-def set_block(elements: int) -> None:
-    """Run chains in blocks of ``elements`` (one of :data:`BLOCKS`). Any size gives the
+def set_block(elements: int, threaded: int | None = None) -> None:
+    """Run chains on one thread in blocks of ``elements``, and split over threads in blocks
+    of ``threaded`` (the default's if None); each one of :data:`BLOCKS`. Any size gives the
     same results, bit for bit: each block runs NumPy's loops over its elements, and a
     chain's sum is cut along NumPy's own summation tree whatever its runs' length."""
-    global BLOCK, SUM_RUN
-    if elements not in BLOCKS:
-        raise ValueError(f"a block is one of {BLOCKS} elements, not {elements!r}")
-    BLOCK, SUM_RUN = elements, 2 * elements
+    global BLOCK, THREADED_BLOCK
+    threaded = DEFAULT_THREADED_BLOCK if threaded is None else threaded
+    for size in (elements, threaded):
+        if size not in BLOCKS:
+            raise ValueError(f"a block is one of {BLOCKS} elements, not {size!r}")
+    BLOCK, THREADED_BLOCK = elements, threaded
+
+
 #: How many threads ran the last chain (its trace record says).
 LAST_THREADS = [1]
 
@@ -84,8 +92,8 @@ class Total:
     float32 or float64 result, summed as the flat run of its elements, as NumPy sums a
     C-contiguous array over all its axes): the blocks follow NumPy's pairwise
     summation, whose tree splits a run of ``n`` elements at ``n // 2`` rounded down to a
-    multiple of 8 (and adds the two halves' sums). Down to runs of at most
-    :data:`SUM_RUN` elements, each run is one block, summed by ``numpy.add.reduce`` (the
+    multiple of 8 (and adds the two halves' sums). Down to runs of at most twice the
+    pass's block (:func:`sum_run`), each run is one block, summed by ``numpy.add.reduce`` (the
     same pairwise sum of that run) while it is in the cache, and the partial sums are added
     up the same tree: NumPy's sum, bit for bit."""
 
@@ -104,24 +112,34 @@ def _first_half(n: int) -> int:
     return half - half % 8
 
 
-def pairwise_runs(lo: int, n: int, runs: list[tuple[int, int]]) -> None:
+def sum_run(block: int) -> int:
+    """The longest run of a chain's summation that is one block, in a pass of ``block``
+    elements: about as many blocks as ``block`` makes, since the runs are from half as long
+    to this. At least 128, NumPy's pairwise block: a shorter run would be split where NumPy
+    sums it whole."""
+    return max(128, 2 * block)
+
+
+def pairwise_runs(lo: int, n: int, run: int, runs: list[tuple[int, int]]) -> None:
     """Append to ``runs`` the leaves ``(start, stop)`` of NumPy's pairwise summation tree
-    over ``n`` elements from ``lo`` (see :class:`Total`)."""
-    if n <= SUM_RUN:
+    over ``n`` elements from ``lo``, cut down to runs of at most ``run`` (see
+    :class:`Total`)."""
+    if n <= run:
         runs.append((lo, lo + n))
         return
     half = _first_half(n)
-    pairwise_runs(lo, half, runs)
-    pairwise_runs(lo + half, n - half, runs)
+    pairwise_runs(lo, half, run, runs)
+    pairwise_runs(lo + half, n - half, run, runs)
 
 
-def _pairwise_total(lo: int, n: int, partial: dict[int, Any]) -> Any:
+def _pairwise_total(lo: int, n: int, run: int, partial: dict[int, Any]) -> Any:
     """The sum of the partial sums of the runs from ``lo`` (by their start), added up the
     tree :func:`pairwise_runs` walks."""
-    if n <= SUM_RUN:
+    if n <= run:
         return partial[lo]
     half = _first_half(n)
-    return _pairwise_total(lo, half, partial) + _pairwise_total(lo + half, n - half, partial)
+    return _pairwise_total(lo, half, run, partial) \
+        + _pairwise_total(lo + half, n - half, run, partial)
 
 
 def flat_group(group: list[Node]) -> bool:
@@ -202,26 +220,35 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     slots, slot_dtypes = _plan(group, outs)
     rows = shape[0]
     inner = math.prod(shape[1:])
-    step = max(1, BLOCK // max(1, inner))
     size = rows * inner
     # (a chain's work is its calls' work: elements times calls, of each family)
     costly = sum(node.ufunc.__name__ in TRANSCENDENTAL for node in group)
     threads = max(_threads.threads_for(size * (len(group) - costly), "elementwise"),
                   _threads.threads_for(size * costly, "transcendental") if costly else 1)
-    parts = max(1, min(threads, -(-rows // step)))
     cuts = [[_cut(a.reshape(-1) if flat and type(a) is np.ndarray else a, len(shape))
              for a in (node.where, *node.args)] for node in group]
     # (with a total, its summation's errors are flagged after the nodes')
     flags = [0] * (len(group) + (total is not None))
-    runs: list[tuple[int, int]] = []
     partial: dict[int, Any] = {}
-    summed = -1
-    if total is not None:
-        pairwise_runs(0, rows, runs)
-        step = SUM_RUN
-        parts = min(parts, len(runs))
-        summed = group.index(total.node)
-    else:
+    summed = -1 if total is None else group.index(total.node)
+
+    def blocking(block: int) -> tuple[int, int, list[tuple[int, int]]]:
+        """Rows per block of ``block`` elements (with a total, its summation's longest
+        run), how many blocks, and the summation's runs."""
+        if total is None:
+            rows_per = max(1, block // max(1, inner))
+            return rows_per, -(-rows // rows_per), []
+        leaves: list[tuple[int, int]] = []
+        pairwise_runs(0, rows, sum_run(block), leaves)
+        return sum_run(block), len(leaves), leaves
+
+    # a pass split over threads runs in their larger blocks where these make two or more
+    step, count, runs = blocking(THREADED_BLOCK if threads > 1 else BLOCK)
+    if threads > 1 and count < 2:
+        step, count, runs = blocking(BLOCK)
+        threads = 1
+    parts = max(1, min(threads, count))
+    if total is None:
         runs = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
 
     def task(share: list[tuple[int, int]]) -> Callable[[], None]:
@@ -243,7 +270,7 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     if total is not None:
         total.errors.flags |= flags.pop()
         with np.errstate(call=total.errors.record, **total.errors.state):
-            total.value = _pairwise_total(0, rows, partial)
+            total.value = _pairwise_total(0, rows, step, partial)
     return flags
 
 

@@ -183,7 +183,8 @@ def floor() -> int:
         section = resolve().profile.get("fusion") or {}
         found = section.get("floor", DEFAULT_FLOOR) if ENV.fuse else None
         _FLOOR.append(NEVER if found is None else max(2, int(found)))
-        _blocked.set_block(int(section.get("block") or _blocked.DEFAULT_BLOCK))
+        _blocked.set_block(int(section.get("block") or _blocked.DEFAULT_BLOCK),
+                           int(section.get("threaded_block") or _blocked.DEFAULT_THREADED_BLOCK))
         if _threads.FUSE_FLOOR[0] != _FLOOR[0]:
             _threads.set_fuse_floor(_FLOOR[0])
     return _FLOOR[0]

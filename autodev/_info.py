@@ -62,14 +62,16 @@ def _host_pool() -> dict[str, Any]:
     return {k: found[k] for k in ("status", "limit", "threshold")}
 def _fusion() -> dict[str, Any]:
     """Deferred elementwise chains on the host: the floor in force (elements; None: off)
-    and the elements of one block of their pass (the profile's, else the default)."""
+    and the elements of one block of their pass, on one thread and split over threads (the
+    profile's, else the defaults)."""
     from . import _blocked as B, _fusion as F
 
     floor = F.floor()
     return {"floor": None if floor == F.NEVER else floor, "block": B.BLOCK,
+            "threaded_block": B.THREADED_BLOCK,
             "rule": "elementwise calls with at least floor elements are deferred and "
-                    "run in one pass over blocks of block elements; AUTODEV_FUSE=0 turns "
-                    "it off"}
+                    "run in one pass over blocks of block elements (threaded_block where "
+                    "the pass is split over threads); AUTODEV_FUSE=0 turns it off"}
 
 
 def _threads(profile: dict[str, Any]) -> dict[str, Any]:

@@ -87,12 +87,14 @@ def main(argv: list[str] | None = None) -> int:
               "floors": autodev.info()["threads"]["floors"], "rows": rows,
               "host_pool": autodev.stats()["host_pool"]["status"],
               "fusion_block": autodev.info()["fusion"]["block"],
+              "fusion_threaded_block": autodev.info()["fusion"]["threaded_block"],
               "geometric_mean_speedup": gmean}
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
     print(f"threads: {report['threads']} (cores {report['cores']}); floors {report['floors']}; "
-          f"host pool {report['host_pool']}; fused blocks of {report['fusion_block']:,}")
+          f"host pool {report['host_pool']}; fused blocks of {report['fusion_block']:,} "
+          f"({report['fusion_threaded_block']:,} split over threads)")
     print(f"{'workload':<15}{'n':>9}{'numpy ms':>10}"
           + "".join(f"{k:>15}" for k in keys) + "  identical")
     for r in rows:

@@ -34,6 +34,7 @@ def fuse_small_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(diffcheck, "put", put_unpinned)
     monkeypatch.setattr(B, "BLOCK", 3)
+    monkeypatch.setattr(B, "THREADED_BLOCK", 3)
     F.set_floor(2)
     yield
     F.set_floor(None)

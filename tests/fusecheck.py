@@ -21,6 +21,7 @@ def defer_small_host_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     if STATE.gpu is not None:
         pytest.skip("these chains are the host's: no GPU usable")
     monkeypatch.setattr(B, "BLOCK", 5)
+    monkeypatch.setattr(B, "THREADED_BLOCK", 5)
     F.set_floor(8)
     yield
     F.set_floor(None)

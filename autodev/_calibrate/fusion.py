@@ -7,22 +7,24 @@ shared machine slows both. The floor is the smallest measured size from which th
 chain was faster by :data:`MARGIN` at that size and every larger one; None (never
 deferred) where it never was.
 
-First, the same chain, fused, on :data:`BLOCK_SIZE` elements with every thread the pool
-has, is timed with each block size of :data:`BLOCK_CANDIDATES`, alternated round by round:
-a block size other than the default is kept only where it was faster by :data:`MARGIN` (on
-many cores, each block's Python time is spent holding the GIL, and fewer, larger blocks
-can pay). The floor is then measured with the block size kept. Every block size gives the
-same results, bit for bit.
+First, the same chain, fused, on :data:`BLOCK_SIZE` elements, on one thread and with
+every thread the pool has, is timed with each block size of :data:`BLOCK_CANDIDATES`,
+alternated round by round: for each, a block size other than the default is kept only
+where it was faster by :data:`MARGIN`. The two differ: on one thread, blocks small enough
+for a core's cache pay; split over threads, each block's Python time is spent holding the
+GIL, and fewer, larger blocks pay. The floor is then measured with the block sizes kept.
+Every block size gives the same results, bit for bit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, Callable
 
 import numpy
 
-from .. import _blocked, _fusion
+from .. import _blocked, _fusion, _threads
 from .._config import policy
 from .timing import measure
 
@@ -51,51 +53,67 @@ def _chain(n: int) -> Callable[[], Any]:
 
 
 def measure_fusion(budget: float, quick: bool = False) -> dict[str, Any]:
-    """The profile's ``fusion`` section: the floor, and the measured points (seconds eager
-    and fused)."""
+    """The profile's ``fusion`` section: the floor, the block sizes, and the measured
+    points (seconds eager and fused; seconds per block size, on one thread and on every
+    thread)."""
     points: dict[str, list[float]] = {"n": [], "eager": [], "fused": []}
-    blocks: dict[str, list[float]] = {"block": [], "seconds": []}
+    blocks: dict[str, list[float]] = {"block": [], "seconds": [], "threaded_seconds": []}
     start = time.perf_counter()
-    before, block = _fusion.floor(), (_blocked.BLOCK, _blocked.SUM_RUN)
+    before, block = _fusion.floor(), (_blocked.BLOCK, _blocked.THREADED_BLOCK)
     try:
         with policy("cpu"):  # the host's blocked pass (with a GPU usable, a chain could move)
             _measure_blocks(blocks, start + (1 - FLOOR_SHARE) * budget, quick)
-            _blocked.set_block(block_of(blocks))  # (the floor is where chains pay so run)
+            # (the floor is where chains pay so run)
+            _blocked.set_block(block_of(blocks), block_of(blocks, threaded=True))
             _measure_sizes(points, start + budget, quick)
     finally:
         _fusion.set_floor(before)
-        _blocked.BLOCK, _blocked.SUM_RUN = block
+        _blocked.BLOCK, _blocked.THREADED_BLOCK = block
     return {"floor": floor_of(points), "measurements": points, "block": block_of(blocks),
-            "block_measurements": blocks}
+            "threaded_block": block_of(blocks, threaded=True), "block_measurements": blocks}
 
 
 def _measure_blocks(points: dict[str, list[float]], deadline: float, quick: bool) -> None:
-    """Time the fused chain with each candidate block size (every thread), alternated:
-    one round at least, three where the budget allows."""
+    """Time the fused chain with each candidate block size, on one thread and on every
+    thread (where the pool has more than one), alternated: one round at least, three
+    where the budget allows."""
+    from threadpoolctl import threadpool_limits
+
     candidates = QUICK_BLOCK_CANDIDATES if quick else BLOCK_CANDIDATES
     call = _chain(QUICK_BLOCK_SIZE if quick else BLOCK_SIZE)
     _fusion.set_floor(2)
-    times: dict[int, list[float]] = {block: [] for block in candidates}
+    ways = [(1, "seconds")] + ([(0, "threaded_seconds")] if _threads.POOL.threads > 1 else [])
+    times: dict[tuple[str, int], list[float]] = {(key, block): [] for _, key in ways
+                                                 for block in candidates}
     for _ in range(3):
         if time.perf_counter() > deadline and all(times.values()):
             break
-        for block in candidates:
-            _blocked.set_block(block)
-            times[block].append(measure(call, warmup=1, min_repeats=3, max_repeats=10,
-                                        budget=0.02).median)
-    for block, seconds in times.items():
+        for limit, key in ways:
+            with threadpool_limits(limit) if limit else contextlib.nullcontext():
+                for block in candidates:
+                    _blocked.set_block(block, block)
+                    times[key, block].append(measure(call, warmup=1, min_repeats=3,
+                                                     max_repeats=10, budget=0.02).median)
+    for block in candidates:
         points["block"].append(float(block))
-        points["seconds"].append(sorted(seconds)[len(seconds) // 2])
+        for _, key in ways:
+            seconds = times[key, block]
+            points[key].append(sorted(seconds)[len(seconds) // 2])
 
 
-def block_of(points: dict[str, list[float]]) -> int:
-    """The block size to run chains with: the fastest measured, where it beat the default
-    (:data:`autodev._blocked.DEFAULT_BLOCK`) by :data:`MARGIN`; else the default."""
-    measured = dict(zip(points["block"], points["seconds"]))
+def block_of(points: dict[str, list[float]], threaded: bool = False) -> int:
+    """The block size to run chains with, on one thread or (``threaded``) split over
+    threads: the fastest measured, where it beat the default
+    (:data:`autodev._blocked.DEFAULT_BLOCK`, :data:`autodev._blocked.DEFAULT_THREADED_BLOCK`)
+    by :data:`MARGIN`; else the default (also where nothing was measured)."""
+    default = _blocked.DEFAULT_THREADED_BLOCK if threaded else _blocked.DEFAULT_BLOCK
+    seconds = points.get("threaded_seconds" if threaded else "seconds") or []
+    measured = dict(zip(points["block"], seconds))
+    if not measured:
+        return default
     best = min(measured, key=measured.__getitem__)
-    default = float(_blocked.DEFAULT_BLOCK)
-    if default in measured and measured[best] * MARGIN > measured[default]:
-        return _blocked.DEFAULT_BLOCK
+    if float(default) in measured and measured[best] * MARGIN > measured[float(default)]:
+        return default
     return int(best)
 
 

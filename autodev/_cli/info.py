@@ -114,7 +114,8 @@ def format_fusion(fusion: dict[str, Any]) -> str:
         return "Fused elementwise chains: off"
     return (f"Fused elementwise chains: calls from {fusion['floor']:,} elements are deferred "
             f"and each chain runs in one pass over blocks of {fusion['block']:,} elements "
-            "(AUTODEV_FUSE=0 turns it off)")
+            f"({fusion['threaded_block']:,} where the pass is split over threads; "
+            "AUTODEV_FUSE=0 turns it off)")
 
 
 def format_crossovers(table: dict[str, Any]) -> str:

@@ -110,14 +110,16 @@ def validate(data: object, where: str) -> dict[str, Any]:
     return data
 
 
-#: The block sizes a profile's ``fusion.block`` may hold (elements: powers of two, 4K-4M).
+#: The block sizes a profile's ``fusion.block`` and ``fusion.threaded_block`` may hold
+#: (elements: powers of two, 4K-4M).
 FUSION_BLOCKS = tuple(2 ** k for k in range(12, 23))
 
 
 def _check_fusion(fusion: object, where: str) -> None:
-    """``fusion``: ``{"floor": elements or null, "block": elements, "measurements": {...}}``,
-    the least result size at which elementwise calls are deferred (:mod:`autodev._fusion`)
-    and the elements of one block of their pass (optional); optional."""
+    """``fusion``: ``{"floor": elements or null, "block": elements, "threaded_block":
+    elements, "measurements": {...}}``, the least result size at which elementwise calls
+    are deferred (:mod:`autodev._fusion`) and the elements of one block of their pass on
+    one thread and split over threads (each optional); optional."""
     if fusion is None:
         return
     if not isinstance(fusion, dict) or "floor" not in fusion:
@@ -126,11 +128,12 @@ def _check_fusion(fusion: object, where: str) -> None:
     if floor is not None and not _is_number(floor, (2.0, _POINT_RANGE)):
         raise ProfileError(f"{where}.floor must be a number of elements (2 or more) or null "
                            f"(never). Got {floor!r} instead.")
-    block = fusion.get("block")
-    if block is not None and (isinstance(block, bool) or block not in FUSION_BLOCKS):
-        raise ProfileError(f"{where}.block must be a power of two from {FUSION_BLOCKS[0]} to "
-                           f"{FUSION_BLOCKS[-1]} (elements of one block). Got {block!r} "
-                           "instead.")
+    for key in ("block", "threaded_block"):
+        block = fusion.get(key)
+        if block is not None and (isinstance(block, bool) or block not in FUSION_BLOCKS):
+            raise ProfileError(f"{where}.{key} must be a power of two from {FUSION_BLOCKS[0]} "
+                               f"to {FUSION_BLOCKS[-1]} (elements of one block). Got {block!r} "
+                               "instead.")
 
 
 def _check_threads(threads: object, where: str) -> None:

@@ -417,7 +417,8 @@ def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
     assert floor_of(points) == 2
     assert floor_of({"n": [1.0], "eager": [1.0], "fused": [1.0]}) is None
     section = measure_fusion(0.05, quick=True)
-    assert set(section) == {"floor", "measurements", "block", "block_measurements"} \
+    assert set(section) == {"floor", "measurements", "block", "threaded_block",
+                            "block_measurements"} \
         and section["measurements"]["n"]
     assert F.floor() == 8  # (restored: this test's fixture set 8, calibration set it back)
     assert autodev.info()["fusion"]["floor"] is not None
@@ -425,41 +426,57 @@ def test_profile_floor_and_info(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
 
 def test_the_block_size_is_measured_and_read_from_the_profile(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    from autodev import _threads
     from autodev._calibrate.fusion import MARGIN, block_of, measure_fusion
     from autodev._cost import profile as P
 
     monkeypatch.setattr(B, "BLOCK", B.DEFAULT_BLOCK)  # (not this file's 5: calibration's)
+    monkeypatch.setattr(B, "THREADED_BLOCK", B.DEFAULT_THREADED_BLOCK)
 
-    with pytest.raises(P.ProfileError, match="fusion.block"):
-        P._check_fusion({"floor": 8, "block": 1000}, "p: fusion")
-    with pytest.raises(P.ProfileError, match="fusion.block"):
-        P._check_fusion({"floor": 8, "block": True}, "p: fusion")
-    P._check_fusion({"floor": 8, "block": 65536}, "p: fusion")
-    default = float(B.DEFAULT_BLOCK)
-    # another size is kept only where it beat the default by the margin
-    assert block_of({"block": [default, 65536.0], "seconds": [1.0, 1.0 / MARGIN - 0.01]}) \
-        == 65536
-    assert block_of({"block": [default, 65536.0], "seconds": [1.0, 0.95]}) == B.DEFAULT_BLOCK
-    assert block_of({"block": [default, 65536.0], "seconds": [0.9, 1.0]}) == B.DEFAULT_BLOCK
-    before = B.BLOCK, B.SUM_RUN
+    for key in ("block", "threaded_block"):
+        with pytest.raises(P.ProfileError, match=f"fusion.{key}"):
+            P._check_fusion({"floor": 8, key: 1000}, "p: fusion")
+        with pytest.raises(P.ProfileError, match=f"fusion.{key}"):
+            P._check_fusion({"floor": 8, key: True}, "p: fusion")
+    P._check_fusion({"floor": 8, "block": 65536, "threaded_block": 4096}, "p: fusion")
+    # another size is kept only where it beat the default by the margin, for each of the
+    # one-thread and the threaded pass
+    for threaded, key, default in ((False, "seconds", B.DEFAULT_BLOCK),
+                                   (True, "threaded_seconds", B.DEFAULT_THREADED_BLOCK)):
+        other = 4096.0 if threaded else 65536.0
+        sizes = [float(default), other]
+        faster = {"block": sizes, key: [1.0, 1.0 / MARGIN - 0.01]}
+        assert block_of(faster, threaded) == int(other)
+        assert block_of(faster, not threaded) == (B.DEFAULT_BLOCK if threaded
+                                                  else B.DEFAULT_THREADED_BLOCK)
+        assert block_of({"block": sizes, key: [1.0, 0.95]}, threaded) == default
+        assert block_of({"block": sizes, key: [0.9, 1.0]}, threaded) == default
+    before = B.BLOCK, B.THREADED_BLOCK
     section = measure_fusion(0.5, quick=True)
-    assert (B.BLOCK, B.SUM_RUN) == before and F.floor() == 8  # (each restored)
-    assert section["block"] in B.BLOCKS and section["block_measurements"]["block"]
+    assert (B.BLOCK, B.THREADED_BLOCK) == before and F.floor() == 8  # (each restored)
+    measured = section["block_measurements"]
+    assert section["block"] in B.BLOCKS and section["threaded_block"] in B.BLOCKS
+    assert measured["block"] and len(measured["seconds"]) == len(measured["block"])
+    if _threads.POOL.threads > 1:  # (timed on every thread too)
+        assert len(measured["threaded_seconds"]) == len(measured["block"])
     P._check_fusion(section, "calibrated: fusion")
     with pytest.raises(ValueError, match="block"):
         B.set_block(1000)
+    with pytest.raises(ValueError, match="block"):
+        B.set_block(4096, 1000)
 
 
 def test_a_profiles_block_size_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     from autodev._cost import profile as P
 
     found = P.resolve()
-    profile = {**found.profile, "fusion": {"floor": 8, "block": 4096}}
+    profile = {**found.profile, "fusion": {"floor": 8, "block": 4096, "threaded_block": 8192}}
     monkeypatch.setattr(P, "resolve", lambda *a, **k: dataclasses.replace(found,
                                                                           profile=profile))
     try:
         F.set_floor(None)  # (the profile read again, as after calibrate)
-        assert F.floor() == 8 and B.BLOCK == 4096
+        assert F.floor() == 8 and (B.BLOCK, B.THREADED_BLOCK) == (4096, 8192)
+        assert autodev.info()["fusion"]["threaded_block"] == 8192
     finally:
         monkeypatch.undo()
         F.set_floor(None)
@@ -467,10 +484,17 @@ def test_a_profiles_block_size_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("block", [4096, 65536, 4194304])
-def test_every_block_size_gives_numpys_bits(block: int) -> None:
-    """Results and fused sums are NumPy's, bit for bit, whatever the block size."""
-    before = B.BLOCK, B.SUM_RUN
-    B.set_block(block)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_every_block_size_gives_numpys_bits(block: int, threads: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results and fused sums are NumPy's, bit for bit, whatever the block size, on one
+    thread and split over three (in blocks of the threaded size where it makes two or
+    more, else of the one-thread size on one thread)."""
+    from autodev import _threads
+
+    monkeypatch.setattr(_threads, "threads_for", lambda work, family: threads)
+    before = B.BLOCK, B.THREADED_BLOCK
+    B.set_block(4096, block) if threads > 1 else B.set_block(block)
     try:
         rng = np.random.default_rng(block)
         for shape in [(70_001,), (300, 233)]:
@@ -482,9 +506,11 @@ def test_every_block_size_gives_numpys_bits(block: int) -> None:
             want = chain(np, a0, b0)
             got = autodev.sum(x)
             assert got.tobytes() == np.sum(want).tobytes()
+            assert B.LAST_THREADS[0] == (threads if a0.size >= 4 * block or threads == 1
+                                         else 1)
             same_bits(x, want)
     finally:
-        B.BLOCK, B.SUM_RUN = before
+        B.BLOCK, B.THREADED_BLOCK = before
 
 
 def test_calibrating_the_floor_times_the_hosts_pass_with_a_gpu_usable() -> None:
@@ -587,7 +613,7 @@ test_pending_chains_state_machine = PendingChains.TestCase
 def short_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     # summation runs of at most 128 elements (NumPy's pairwise block): deep trees on
     # small arrays
-    monkeypatch.setattr(B, "SUM_RUN", 128)
+    monkeypatch.setattr(B, "sum_run", lambda block: 128)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

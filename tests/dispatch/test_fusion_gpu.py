@@ -37,6 +37,7 @@ def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     blocks of 5 elements."""
     with simulated_gpu() as backend:
         monkeypatch.setattr(B, "BLOCK", 5)
+        monkeypatch.setattr(B, "THREADED_BLOCK", 5)
         F.set_floor(8)
         yield backend
         F.set_floor(None)

@@ -24,6 +24,7 @@ def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     GPU only when a test says so (:func:`crossing_at`)."""
     with simulated_gpu() as backend:
         monkeypatch.setattr(B, "BLOCK", 5)
+        monkeypatch.setattr(B, "THREADED_BLOCK", 5)
         monkeypatch.setattr(C.PLACER, "crosses", lambda nodes: False)
         F.set_floor(8)
         yield backend

@@ -27,6 +27,7 @@ def deferring(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     """Every elementwise call of 8 elements or more deferred (blocks of 5 elements), with
     no GPU usable or with the simulated one (whose cost model keeps these on the CPU)."""
     monkeypatch.setattr(B, "BLOCK", 5)
+    monkeypatch.setattr(B, "THREADED_BLOCK", 5)
     if request.param == "sim":
         with simulated_gpu():
             F.set_floor(8)
