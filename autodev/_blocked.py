@@ -180,7 +180,10 @@ def evaluate(nodes: list[Node], alive: dict[int, Any], found: list[tuple[Node, i
 
 def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], list[np.dtype]]:
     """Each node's scratch slot (or None: its result array), reusing a slot once its last
-    reader has run; and the dtype of each slot."""
+    reader has run, or, as NumPy's temporary elision does, while its last reader runs: a
+    call without a mask writes in place into an operand of its dtype that nothing reads
+    after it (elementwise, exact overlap: NumPy's loops give the same bits); and the dtype
+    of each slot."""
     last = list(range(len(group)))
     for i, node in enumerate(group):
         for a in (*node.args, node.where):
@@ -194,12 +197,23 @@ def _plan(group: list[Node], outs: dict[int, np.ndarray]) -> tuple[list[Any], li
         if i in outs:
             slots.append(None)
         else:
-            spare = free.get(node.dtype)
-            if spare:
-                slot = spare.pop()
-            else:
-                slot = len(slot_dtypes)
-                slot_dtypes.append(node.dtype)
+            slot = None
+            # (an operand's slot, its last reader this call; a masked call, which leaves
+            # the elements it skips as they were, has a target today, never scratch)
+            if node.where is True:
+                for a in node.args:
+                    if type(a) is Node and last[a.index] == i and a.dtype == node.dtype \
+                            and slots[a.index] is not None:
+                        slot = slots[a.index]
+                        ending[i].remove(a.index)
+                        break
+            if slot is None:
+                spare = free.get(node.dtype)
+                if spare:
+                    slot = spare.pop()
+                else:
+                    slot = len(slot_dtypes)
+                    slot_dtypes.append(node.dtype)
             slots.append(slot)
             ending.setdefault(last[i], []).append(i)
         for j in ending.pop(i, ()):  # (freed after node i ran: it may read them)

@@ -706,6 +706,33 @@ def test_a_chains_threads_price_its_transcendental_calls_as_theirs(
     assert B.LAST_THREADS[0] == 1
 
 
+def test_the_pass_writes_in_place_into_a_temporary_it_reads_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As NumPy's elision: a call writes into the scratch of an operand nothing reads
+    after it (of its dtype), so a chain of one running temporary needs one scratch
+    buffer; the bits are NumPy's."""
+    plans: list[tuple[list[Any], list[Any]]] = []
+    plan = B._plan
+    monkeypatch.setattr(B, "_plan", lambda group, outs: plans.append(plan(group, outs))
+                        or plans[-1])
+    a0, b0 = np.linspace(-1.0, 1.0, 40), np.linspace(0.5, 2.0, 40)
+    a, b = autodev.array(a0), autodev.array(b0)
+    same(((a * b + 1.0) * a - b) * 0.5, ((a0 * b0 + 1.0) * a0 - b0) * 0.5)
+    assert plans[-1] == ([0, 0, 0, 0, None], [np.dtype(np.float64)])
+    # a temporary read again later keeps its own buffer; a narrower one is not reused
+    x = a * b
+    y = (x + 1.0) * x
+    del x  # (no longer alive: a temporary of the chain)
+    z = y - 2.0
+    del y
+    same(z, (a0 * b0 + 1.0) * (a0 * b0) - 2.0)
+    assert plans[-1] == ([0, 1, 1, None], [np.dtype(np.float64)] * 2)
+    c0 = np.arange(40, dtype=np.float32)
+    c = autodev.array(c0)
+    same((c * np.float32(2.0) + a) * 3.0, (c0 * np.float32(2.0) + a0) * 3.0)
+    assert plans[-1] == ([0, 1, None], [np.dtype(np.float32), np.dtype(np.float64)])
+
+
 def test_the_pass_keeps_its_scratch_buffers_and_gives_them_up() -> None:
     """Scratch buffers are kept from one pass to the next (a fresh one faults in every
     page), bounded, and released under memory pressure (autodev._residency.memory.free)."""
