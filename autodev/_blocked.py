@@ -71,7 +71,7 @@ class Node:
     shape, the errstate at the call, and a weak reference to its array while alive."""
 
     __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target",
-                 "gpu")
+                 "gpu", "late")
 
     def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
                  shape: tuple[int, ...], state: Any) -> None:
@@ -84,6 +84,10 @@ class Node:
         self.target: np.ndarray | None = None
         #: True if the chain may run on a GPU with this call in it (see :class:`Placer`)
         self.gpu = False
+        #: Rows (of the first axis) around a block's own that the chain reads of the
+        #: target's memory, where it reads it through other views (:func:`_run_late`):
+        #: each block is then written one block late; 0: written as it is made
+        self.late = 0
 
 
 
@@ -231,7 +235,10 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     if flat:  # (the results stay N-dimensional: these are views of them)
         shape = (math.prod(shape),)
         outs = {i: out.reshape(-1) for i, out in outs.items()}
-    slots, slot_dtypes = _plan(group, outs)
+    late = next((i for i, node in enumerate(group) if node.late), -1)
+    target = outs[late] if late >= 0 else None
+    # (a late call's blocks go to buffers of their own, then into its target)
+    slots, slot_dtypes = _plan(group, {i: out for i, out in outs.items() if i != late})
     rows = shape[0]
     inner = math.prod(shape[1:])
     size = rows * inner
@@ -249,8 +256,8 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     def blocking(block: int) -> tuple[int, int, list[tuple[int, int]]]:
         """Rows per block of ``block`` elements (with a total, its summation's longest
         run), how many blocks, and the summation's runs."""
-        if total is None:
-            rows_per = max(1, block // max(1, inner))
+        if total is None:  # (a late write needs blocks of at least its reach)
+            rows_per = max(1, block // max(1, inner), group[late].late if late >= 0 else 1)
             return rows_per, -(-rows // rows_per), []
         leaves: list[tuple[int, int]] = []
         pairwise_runs(0, rows, sum_run(block), leaves)
@@ -265,9 +272,12 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     if total is None:
         runs = _parallel._bounds(rows, parts) if parts > 1 else [(0, rows)]
 
+    held: list[tuple[int, int, np.ndarray]] = []  # (late blocks written after every thread)
+    writing = None if target is None else (slots[late], target, held)
+
     def task(share: list[tuple[int, int]]) -> Callable[[], None]:
         return lambda: _run_rows(group, slots, slot_dtypes, cuts, outs, shape, step, share,
-                                 flags, summed, partial)
+                                 flags, summed, partial, writing)
 
     if total is None:  # each thread's rows, in blocks of ``step`` rows
         shares = [[(b, min(b + step, hi)) for b in range(lo, hi, step)] for lo, hi in runs]
@@ -281,6 +291,9 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
             block()
     else:
         _parallel.run_blocks(blocks, "fused chain")
+    for start, stop, buffer in held:
+        target[start:stop] = buffer[:stop - start]  # type: ignore[index]
+    _give([buffer for _, _, buffer in held])
     if total is not None:
         total.errors.flags |= flags.pop()
         with np.errstate(call=total.errors.record, **total.errors.state):
@@ -308,15 +321,54 @@ def _run_rows(group: list[Node], slots: list[Any], slot_dtypes: list[np.dtype],
               cuts: list[list[tuple[int, Any]]], outs: dict[int, np.ndarray],
               shape: tuple[int, ...],
               step: int, bounds: list[tuple[int, int]], flags: list[int],
-              summed: int = -1, partial: dict[int, Any] | None = None) -> None:
+              summed: int = -1, partial: dict[int, Any] | None = None,
+              writing: tuple[int, np.ndarray, list[Any]] | None = None) -> None:
     """Run ``group`` on the blocks ``bounds`` (rows ``[start, stop)``, at most ``step``),
     with scratch buffers of its own; the node at index ``summed``, if any, has each block's
-    sum put in ``partial`` by the block's start."""
+    sum put in ``partial`` by the block's start; with ``writing``, the late call's blocks
+    are written into its target one block late (see :class:`_Late`)."""
     scratch = [_take((step, *shape[1:]), d) for d in slot_dtypes]
+    late = None if writing is None else _Late(scratch, *writing, len(bounds))
     try:
-        _run_blocks(group, slots, cuts, outs, step, bounds, flags, summed, partial, scratch)
+        _run_blocks(group, slots, cuts, outs, step, bounds, flags, summed, partial, scratch,
+                    late)
     finally:
-        _give(scratch)
+        _give(scratch if late is None else scratch + late.spare)
+
+
+class _Late:
+    """Writes a late call's blocks into its target, which the chain also reads through
+    other views of the same strides, at most ``Node.late`` rows away from a block's own:
+    those rows belong to the blocks just before and after it. Block ``k`` is written
+    once block ``k + 1`` has been computed, so that every block reading its rows has read
+    them; a thread's first block and last two (the next thread's first block may read
+    into both where the last is short) are held, and written once every thread has ended
+    (:func:`_run_group`). Each block is made in a buffer of its own: the late call's
+    scratch slot gets a fresh one after every block."""
+
+    __slots__ = ("scratch", "slot", "target", "held", "count", "queued", "spare")
+
+    def __init__(self, scratch: list[np.ndarray], slot: int, target: np.ndarray,
+                 held: list[Any], count: int) -> None:
+        self.scratch, self.slot, self.target, self.held = scratch, slot, target, held
+        self.count = count
+        self.queued: tuple[int, int, np.ndarray] | None = None
+        self.spare: list[np.ndarray] = []
+
+    def made(self, k: int, start: int, stop: int) -> None:
+        """Block ``k`` (rows ``[start, stop)``) has been computed in the slot's buffer."""
+        if self.queued is not None:  # (first: its buffer makes the next block)
+            begin, end, ready = self.queued
+            self.target[begin:end] = ready[:end - begin]
+            self.spare.append(ready)
+            self.queued = None
+        scratch, slot = self.scratch, self.slot
+        buffer = scratch[slot]
+        scratch[slot] = self.spare.pop() if self.spare else _take(buffer.shape, buffer.dtype)
+        if k == 0 or k >= self.count - 2:
+            self.held.append((start, stop, buffer))
+        else:
+            self.queued = (start, stop, buffer)
 
 
 #: Scratch buffers kept between passes, by shape and dtype (:func:`_take`): a fresh one
@@ -364,7 +416,7 @@ def _kept_bytes() -> int:
 def _run_blocks(group: list[Node], slots: list[Any], cuts: list[list[tuple[int, Any]]],
                 outs: dict[int, np.ndarray], step: int, bounds: list[tuple[int, int]],
                 flags: list[int], summed: int, partial: dict[int, Any] | None,
-                scratch: list[np.ndarray]) -> None:
+                scratch: list[np.ndarray], late: _Late | None = None) -> None:
     """The loop of :func:`_run_rows` over its blocks, into ``scratch``."""
     current = [0]
 
@@ -378,7 +430,7 @@ def _run_blocks(group: list[Node], slots: list[Any], cuts: list[list[tuple[int, 
          for i, node in enumerate(group)]
     with np.errstate(all="call", call=seen):
         values: list[Any] = [None] * len(group)
-        for start, stop in bounds:
+        for number, (start, stop) in enumerate(bounds):
             n = stop - start
             for i, (ufunc, result, slot, (mk, m), operands) in enumerate(plans):
                 out = result[start:stop] if slot is None else \
@@ -405,6 +457,8 @@ def _run_blocks(group: list[Node], slots: list[Any], cuts: list[list[tuple[int, 
                 if i == summed:  # (while its block is in the cache, before its slot is reused)
                     current[0] = len(group)
                     partial[start] = np.add.reduce(out)  # type: ignore[index]
+            if late is not None:
+                late.made(number, start, stop)
 
 
 def report(flags: list[tuple[Node, int]]) -> None:

@@ -18,6 +18,32 @@ from ._refcounts import holders
 KINDS = frozenset("biufc")
 
 
+def late_reach(dest: np.ndarray, nodes: list[Node]) -> int | None:
+    """How the pending ``nodes`` may write a result of ``dest``'s shape and dtype straight
+    into ``dest`` (memory of an array being assigned the result): 0 where they read none of
+    its memory except through ``dest``'s own geometry (block ``i`` of it then read only by
+    block ``i``, as in place); else the rows of the first axis, around a block's own, that
+    they read of it through views of its shape and strides (``u[:-2, 1:-1]`` for
+    ``u[1:-1, 1:-1]``: one row before; a shift within a row counts one row more), for
+    :class:`autodev._blocked._Late`; None where a view of another geometry, a broadcast
+    read or a call of another shape reaches it."""
+    first = dest.strides[0] if dest.ndim else 0
+    if first <= 0 or not row_major(dest) or dest.itemsize + sum(  # (rows that do not overlap)
+            (n - 1) * s for n, s in zip(dest.shape[1:], dest.strides[1:])) > first:
+        return None
+    data = dest.ctypes.data
+    reach = 0
+    for node in nodes:
+        for a in (*node.args, node.where, node.target):
+            if type(a) is not np.ndarray or not np.may_share_memory(a, dest):
+                continue
+            if node.shape != dest.shape or a.shape != dest.shape or a.strides != dest.strides:
+                return None
+            rows, within = divmod(abs(a.ctypes.data - data), first)
+            reach = max(reach, rows + (within != 0))
+    return reach
+
+
 def lockable(x: Any) -> np.ndarray | None:
     """``x``'s native array if nothing but ``x`` can reach its memory (see
     :mod:`autodev._fusion`), else None."""

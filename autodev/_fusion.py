@@ -82,7 +82,7 @@ import numpy as np
 from . import _blocked, _parallel, _threads
 from ._config import ENV
 from ._blocked import LAST_THREADS, Node, Total, evaluate, flat_group, report, row_major
-from ._chain_inputs import lockable, result_dtype, shape_of, watchable
+from ._chain_inputs import late_reach, lockable, result_dtype, shape_of, watchable
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
 from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks
@@ -450,6 +450,30 @@ def before_write() -> None:
     write seldom meets a pending chain over views."""
     if WATCHED:
         flush()
+
+
+def assign(dest: np.ndarray, value: Any) -> bool:
+    """``dest[...] = value`` for a pending temporary ``value``: its chain written straight
+    into ``dest`` on the CPU, not into a fresh array then copied; True if done. Only for
+    the last call recorded, of ``dest``'s shape and dtype, without ``out=`` or a mask,
+    with no GPU usable, where the chain reads ``dest``'s memory as :func:`late_reach`
+    allows (``u[1:-1, 1:-1] = u[:-2, 1:-1] + ...``: written one block late)."""
+    node = PENDING.get(id(value))
+    if node is None or node is not NODES[-1] or node.target is not None \
+            or node.where is not True or _PLACER[0] is not None or node.shape != dest.shape \
+            or node.dtype != dest.dtype or not dest.flags.writeable:
+        return False
+    with _LOCK:
+        reach = late_reach(dest, NODES)
+        if reach is None or _BUSY[0] or PENDING.get(id(value)) is not node:
+            return False
+        node.target, node.late = dest, reach
+        try:
+            _flush_locked()
+        except BaseException:  # (still pending: its value is a fresh array's again)
+            node.target, node.late = None, 0
+            raise
+    return True
 
 
 ON_TRACE_EXIT.append(flush)

@@ -13,9 +13,10 @@ from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, backend_for
 from ._device import CPU, Device
 from ._dispatch import cpu_arg, is_plain_array_like, native_arg, new
-from ._fusion import WATCHED, before_write
+from ._fusion import LEAVES, PENDING, WATCHED, assign, before_write
 from ._methods import _in_place
 from ._operators import _PLAIN_OPERANDS, _compiled_method, _face_result, _np_ndarray, _onew
+from ._refcounts import assigned
 from ._residency.memory import check_not_view, retrying
 from ._trace import STATS
 from ._typing import Array
@@ -100,6 +101,9 @@ def getitem(self: Array, key: Any) -> Any:
 
 @_compiled_method("setitem")
 def setitem(self: Array, key: Any, value: Any) -> None:
+    if PENDING and id(value) in PENDING and assigned(value) \
+            and _assign_pending(self, key, value):
+        return
     if WATCHED:  # a pending chain reads memory through views: it runs first
         before_write()
     if _FAST or self._device is CPU:  # a write on the host: no device memory involved
@@ -117,6 +121,24 @@ def setitem(self: Array, key: Any, value: Any) -> None:
             R.mark_written(self)
         return
     _setitem(self, key, value)
+
+
+def _assign_pending(self: Array, key: Any, value: Any) -> bool:
+    """``self[key] = value`` for a pending temporary ``value``, its chain written straight
+    into ``self``'s host memory (:func:`autodev._fusion.assign`); False (nothing done)
+    where that does not apply."""
+    if self._device is not CPU or self._mirror is not None or id(self) in PENDING \
+            or id(self) in LEAVES or not is_basic_key(key):
+        return False
+    storage = self._storage
+    if storage is not None and (storage.mirrored or storage.shared):
+        return False
+    dest = self._native[key]
+    if type(dest) is not _np_ndarray or not assign(dest, value):
+        return False
+    if storage is not None:  # (no mirror to release: only the version moves)
+        storage.version += 1
+    return True
 
 
 def flat_of(array: Array) -> "_FlatIter":

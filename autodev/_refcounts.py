@@ -89,6 +89,37 @@ _ELIDE_BYTES = 256 * 1024
 _HELD_REFS = _probe_held_refcount()
 
 
+def _probe_assigned_refcount() -> int | None:
+    """The reference count :func:`assigned` sees on a temporary assigned by ``a[k] = x``
+    to a class whose ``__setitem__`` passes it on, or None if it does not tell a temporary
+    from a named value."""
+    seen: list[int] = []
+
+    class Probe:
+        def __setitem__(self, key: Any, value: Any) -> None:
+            seen.append(_seen(value))
+
+    named = object()
+    Probe()[0] = named
+    Probe()[0] = object()
+    return seen[1] if seen[1] < seen[0] else None
+
+
+_ASSIGNED_REFS = _probe_assigned_refcount()
+_STORE_SUBSCR = dis.opmap.get("STORE_SUBSCR")
+
+
+def assigned(x: Any) -> bool:
+    """True if ``x``, the value ``__setitem__`` (the function calling this) is given, is a
+    temporary of the statement ``a[k] = <expression>`` in Python code: nothing else refers
+    to it, and nothing reads it after the assignment."""
+    if _ASSIGNED_REFS is None or getrefcount(x) > _ASSIGNED_REFS:
+        return False
+    frame = sys._getframe(2)  # (0: this function, 1: __setitem__)
+    lasti = frame.f_lasti
+    return lasti >= 0 and frame.f_code.co_code[lasti] == _STORE_SUBSCR
+
+
 #: The opcodes of a binary operator in Python code (3.11+: BINARY_OP; 3.10: one each).
 _BINARY_OPCODES = frozenset(code for name, code in dis.opmap.items()
                             if name.startswith("BINARY_") and "SUBSCR" not in name

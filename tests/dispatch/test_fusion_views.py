@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import autodev
 from autodev import _blocked as B, _fusion as F
@@ -233,11 +233,90 @@ def test_stencil_in_place_update(deferring: str) -> None:
     same_bits(results[1], results[0])
 
 
+def _assignments(m: Any, arrays: dict[str, Any]) -> None:
+    """Assignments of temporaries that read the memory they are written into."""
+    u, x, w = arrays["u"], arrays["x"], arrays["w"]
+    for _ in range(2):  # (a stencil's sweeps; the second reads what the first wrote)
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]) \
+            - 0.25 * arrays["f"][1:-1, 1:-1]
+    x[1:] = x[:-1] * 0.5 + x[1:]
+    x[:-3] = x[3:] - x[:-3]  # (three rows ahead)
+    w[1:-1] = w[:-2] + w[2:] * 0.5  # (3-d: rows of 5x4)
+    w[:, 1:] = w[:, :-1] * 2.0 + w[:, 1:]  # (a shift within each row)
+    y = arrays["y"]  # (55 rows over three threads: 19, 18, 18; blocks of 5: a short last)
+    y[4:] = y[:-4] * 0.5 + y[4:]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_an_assigned_chain_is_written_straight_into_its_target(
+        deferring: str, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``u[1:-1, 1:-1] = <a pending temporary reading u>``: with no GPU usable the chain
+    writes its blocks into u one block late, no fresh array copied in (on the simulated
+    GPU, where a chain may move, the value is made, then copied); NumPy's bits, on one
+    thread and split over three."""
+    from autodev import _indexing, _threads
+
+    monkeypatch.setattr(_threads, "threads_for", lambda work, family: threads)
+    done: list[bool] = []
+    assign = _indexing.assign
+    monkeypatch.setattr(_indexing, "assign", lambda dest, value: done.append(
+        assign(dest, value)) or done[-1])
+    rng = np.random.default_rng(3)
+    start = {"u": rng.random((23, 17)), "f": rng.random((23, 17)), "x": rng.random(61),
+             "w": rng.random((12, 5, 4)), "y": rng.random(59)}
+    results = []
+    for m in (np, autodev):
+        arrays = {k: m.array(v) for k, v in start.items()}
+        _assignments(m, arrays)
+        results.append(arrays)
+    for k in start:
+        same_bits(results[1][k], results[0][k])
+    assert done == [deferring == "host"] * 7
+    if threads > 1 and deferring == "host":
+        assert B.LAST_THREADS[0] == 3
+
+
+def test_assignments_the_pass_cannot_write_late_make_the_value_first(
+        deferring: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain that reads the target's memory through a view of other strides, or
+    broadcast, or a value of another dtype, or a value someone holds: the value is made,
+    then copied in (NumPy's order), with NumPy's bits."""
+    from autodev import _indexing
+
+    done: list[bool] = []
+    assign = _indexing.assign
+    monkeypatch.setattr(_indexing, "assign", lambda dest, value: done.append(
+        assign(dest, value)) or done[-1])
+
+    def cases(m: Any) -> list[Any]:
+        u, s, i = m.array(BASE), m.array(BASE[:, :6]), m.zeros((6, 8), int)
+        u[1:-1] = u[::-1][1:-1] * 2.0  # (reversed rows: not deferred, nothing pending)
+        s[...] = s.T.T * 0.5 + s.T.T  # (a view of its own geometry: in place)
+        s[1:, :] = s[:-1, :] + s[1, :]  # (a row read by every row)
+        u[:, ::2] = u[:, 1::2] + u[:, ::2]  # (the odd columns: the target's strides)
+        u[:, :4] = u[:, ::2] * 2.0  # (other strides than the target's)
+        i[...] = u * 3.0  # (float into int: NumPy casts)
+        t = u * 2.0 + 1.0
+        u[...] = t  # (t is held: it keeps its values)
+        u += 1.0
+        return [u, s, i, t]
+
+    want = cases(np)
+    got = cases(autodev)
+    for g, w in zip(got, want):
+        same_bits(g, w)
+    host = deferring == "host"
+    assert done == [host, False, host, False, False]
+
+
 # --------------------------------------------------------------------------- stateful
 
 _VIEWS = [(slice(None),), (slice(1, None),), (slice(None, -1),), (slice(None), slice(1, 5)),
           (slice(2, 4), slice(None)), (slice(None), slice(3, 7))]
 _SHAPES = [np.empty((6, 8))[k].shape for k in _VIEWS]
+#: Pairs of views of one shape (the target, and a view it reads besides its own).
+_SAME_SHAPE = [(k, j) for k in range(len(_VIEWS)) for j in range(len(_VIEWS))
+               if _SHAPES[k] == _SHAPES[j]]
 
 _STEP = st.one_of(
     st.tuples(st.just("op"), st.sampled_from(range(len(_VIEWS))),
@@ -251,6 +330,7 @@ _STEP = st.one_of(
               st.floats(-1, 1, width=32)),
     st.tuples(st.just("write_result"), st.integers(0, 30), st.sampled_from(range(len(_VIEWS)))),
     st.tuples(st.just("read"), st.integers(0, 30)),
+    st.tuples(st.just("assign"), st.sampled_from(_SAME_SHAPE)),
 )
 
 
@@ -280,6 +360,9 @@ def _run(m: Any, steps: list[tuple[Any, ...]]) -> list[Any]:
             view = base[_VIEWS[k]]
             if r.shape == view.shape:
                 view[...] = r
+        elif kind == "assign":  # (a temporary reading the memory it is written into)
+            k, j = step[1]
+            base[_VIEWS[k]] = base[_VIEWS[j]] * 0.5 - base[_VIEWS[k]]
         elif kind == "read" and results:
             float(results[step[1] % len(results)].sum())
     return [*results, base]
@@ -287,15 +370,20 @@ def _run(m: Any, steps: list[tuple[Any, ...]]) -> list[Any]:
 
 @settings(max_examples=60, deadline=None)
 @given(steps=st.lists(_STEP, min_size=1, max_size=14))
+@example(steps=[("assign", (1, 2)), ("op2", 1, 2), ("assign", (2, 1))])  # (late writes)
 def test_interleaved_chains_views_and_writes(steps: list[tuple[Any, ...]]) -> None:
     """Chains over views of one array, writes through the array and its views, results
-    written back into it, reads: NumPy's values, bit for bit."""
+    written back into it, temporaries assigned into it, reads: NumPy's values, bit for bit
+    (in blocks of one row: an assignment is written one row late)."""
     with np.errstate(all="ignore"):
         want = _run(np, steps)
         F.set_floor(8)
+        blocks = B.BLOCK, B.THREADED_BLOCK
+        B.BLOCK = B.THREADED_BLOCK = 1
         try:
             got = _run(autodev, steps)
         finally:
+            B.BLOCK, B.THREADED_BLOCK = blocks
             F.set_floor(None)
         for g, w in zip(got, want):
             same_bits(g, w)
