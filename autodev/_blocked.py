@@ -85,7 +85,7 @@ class Node:
         #: True if the chain may run on a GPU with this call in it (see :class:`Placer`)
         self.gpu = False
         #: Rows (of the first axis) around a block's own that the chain reads of the
-        #: target's memory, where it reads it through other views (:func:`_run_late`):
+        #: target's memory, where it reads it through other views (:class:`_Late`):
         #: each block is then written one block late; 0: written as it is made
         self.late = 0
 
