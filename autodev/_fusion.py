@@ -214,15 +214,19 @@ def _set_active(active: bool) -> None:
 
 #: Returned by :func:`record` when it does not defer the call.
 DECLINED: Any = object()
+#: NumPy's own elementwise ufuncs, by name: the only ones deferred.
+_NUMPYS = {name: f for name, f in vars(np).items() if type(f) is np.ufunc and not f.signature}
 
 
 def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any = None,
            where: Any = True) -> Any:
     """A pending array for ``ufunc(*operands, out=out, where=where)`` (``out`` itself when
     given), or :data:`DECLINED` (run it at once)."""
-    if ufunc.nout != 1 or ufunc.nin != len(operands) or ufunc.signature is not None \
-            or threading.current_thread() is not _MAIN:
-        return DECLINED
+    if _NUMPYS.get(ufunc.__name__) is not ufunc or ufunc.nout != 1 \
+            or ufunc.nin != len(operands) or threading.current_thread() is not _MAIN:
+        return DECLINED  # (another library's loops may raise, or keep errors of their own)
+    if type(out) is tuple:  # (``out=(a,)`` returns ``a``; another length, declined below)
+        out = out[0] if len(out) == 1 else DECLINED
     if not NODES and not _large(operands, array_type, out):
         return DECLINED  # (the commonest refusal, made before any other work)
     with _LOCK:
@@ -388,10 +392,6 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
 def _output(out: Any, gather: _Gather, mask: Any) -> tuple[Any, Node | None] | None:
     """Where a call given ``out`` writes: (the native array written in place, or None for
     a pending array's fresh value; the pending node ``out`` held), or None to decline."""
-    if type(out) is tuple:
-        if len(out) != 1:
-            return None
-        out = out[0]
     if type(out) is not gather.array_type:
         return None
     node = PENDING.get(id(out))

@@ -90,6 +90,34 @@ def test_type_errors_raise_at_the_call() -> None:
         autodev.arange(20.0) + autodev.arange(21.0)
 
 
+def test_out_given_as_a_tuple_returns_the_array() -> None:
+    """``np.sign(a, out)`` (NumPy hands ``__array_ufunc__`` the tuple ``(out,)``) and
+    ``out=(out,)``: the call returns ``out``, deferred like ``out=out``."""
+    a0 = np.linspace(-2.0, 2.0, 30)
+    a, out = autodev.array(a0), autodev.zeros(30)
+    got = np.sign(a, out)  # (NumPy hands it to __array_ufunc__ as out=(out,))
+    assert got is out and pending(out)
+    same(out, np.sign(a0))
+    assert np.add(a, 1.0, out=(out,)) is out
+    same(out, a0 + 1.0)
+
+
+def test_only_numpys_own_ufuncs_are_deferred() -> None:
+    """Another library's ufunc runs at once: its loops may raise (NumPy raises at the call)
+    or keep an error state of their own (``scipy.special.errstate``)."""
+    from numpy._core import _umath_tests
+    from scipy import special
+
+    a0 = np.linspace(0.1, 2.0, 30)
+    a = autodev.array(a0)
+    with pytest.raises(RuntimeError, match="How unexpected"):  # (its loop sets an error)
+        _umath_tests.always_error(a, a)
+    x = special.erf(a)
+    assert not pending(x) and not F.NODES
+    same(x, special.erf(a0))
+    assert pending(np.exp(a))
+
+
 def test_integer_power_errors_raise_at_the_call() -> None:
     """NumPy's integer ``power`` raises for a negative exponent among the values: at the
     call, not when a deferred chain is read (or dropped, with no one to see it)."""
