@@ -63,8 +63,19 @@ def test_only_numpys_test_folders_are_rewritten():
 def test_xfails_file_reading(tmp_path):
     listing = tmp_path / "xfails.txt"
     listing.write_text("# ====\n# why one\na::b\n[host] a::c\n\n# why two\n"
-                       "[sim-gpu] a::d\n[not-run] a::e\n")
+                       "[sim-gpu] a::d\n[not-run] a::e\n[fused] a::f\n")
     host = suite.read_xfails(str(listing), "host")
     assert host == {"a::b": ("why one", True), "a::c": ("why one", True),
                     "a::e": ("why two", False)}
     assert set(suite.read_xfails(str(listing), "sim-gpu")) == {"a::b", "a::d", "a::e"}
+    assert set(suite.read_xfails(str(listing), "fused")) == {"a::b", "a::e", "a::f"}
+
+
+def test_the_mode_follows_the_environment(monkeypatch):
+    monkeypatch.delenv("AUTODEV_SIMULATE_GPU", raising=False)
+    monkeypatch.delenv("AUTODEV_NUMPY_SUITE_FUSED", raising=False)
+    assert suite._mode() == "host"
+    monkeypatch.setenv("AUTODEV_NUMPY_SUITE_FUSED", "1")
+    assert suite._mode() == "fused"
+    monkeypatch.setenv("AUTODEV_SIMULATE_GPU", "1")
+    assert suite._mode() == "sim-gpu"

@@ -20,8 +20,10 @@ in a ``tests`` folder of the ``numpy`` package is rewritten as it is imported, s
 The modules stay NumPy's files: nothing is copied, and a new NumPy brings its new
 tests. ``--numpy-xfails FILE`` marks the test ids listed there as strict expected
 failures (a test listed that passes fails the run, so the list cannot go stale);
-lines ``[host] id`` or ``[sim-gpu] id`` apply to one mode only (the mode is
-``sim-gpu`` when ``AUTODEV_SIMULATE_GPU`` is set), and ``[not-run] id`` is expected to
+lines ``[host] id``, ``[sim-gpu] id`` or ``[fused] id`` apply to one mode only (the mode
+is ``sim-gpu`` when ``AUTODEV_SIMULATE_GPU`` is set, ``fused`` when
+``AUTODEV_NUMPY_SUITE_FUSED`` is: every elementwise call of two elements or more
+deferred, its chain run in blocks of three), and ``[not-run] id`` is expected to
 fail without being run (a C test helper that crashes on a foreign array). A line naming
 a module alone (no ``::``) keeps that module from being collected in that mode (it
 cannot be imported there). ``--numpy-plain`` turns the
@@ -40,7 +42,7 @@ import os
 import re
 import sys
 import types
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pytest
 
@@ -238,7 +240,31 @@ def pytest_configure(config: Any) -> None:
 
 
 def _mode() -> str:
-    return "sim-gpu" if os.environ.get("AUTODEV_SIMULATE_GPU", "0") not in ("", "0") else "host"
+    if os.environ.get("AUTODEV_SIMULATE_GPU", "0") not in ("", "0"):
+        return "sim-gpu"
+    return "fused" if os.environ.get("AUTODEV_NUMPY_SUITE_FUSED", "0") not in ("", "0") \
+        else "host"
+
+
+@pytest.fixture(autouse=True)
+def _autodev_fused() -> Iterator[None]:
+    """In the ``fused`` mode, every elementwise call of two elements or more that autodev
+    may defer is deferred, and each chain runs in blocks of three elements: NumPy's tests
+    then judge the deferred chains, not only the large arrays where they apply by default
+    (the pending chains of a test are evaluated when it ends)."""
+    if _mode() != "fused":
+        yield
+        return
+    from autodev import _blocked, _fusion
+
+    blocks = _blocked.BLOCK, _blocked.THREADED_BLOCK
+    _blocked.BLOCK = _blocked.THREADED_BLOCK = 3
+    _fusion.set_floor(2)
+    try:
+        yield
+    finally:
+        _fusion.set_floor(None)
+        _blocked.BLOCK, _blocked.THREADED_BLOCK = blocks
 
 
 def read_xfails(path: str, mode: str) -> dict[str, tuple[str, bool]]:
@@ -263,7 +289,7 @@ def read_xfails(path: str, mode: str) -> dict[str, tuple[str, bool]]:
                 continue
             after_id = True
             run = True
-            while tag := re.match(r"^\[(host|sim-gpu|not-run)\]\s+", line):
+            while tag := re.match(r"^\[(host|sim-gpu|fused|not-run)\]\s+", line):
                 line = line[tag.end():]
                 if tag.group(1) == "not-run":
                     run = False
