@@ -85,7 +85,7 @@ from ._blocked import LAST_THREADS, Node, Total, evaluate, flat_group, report, r
 from ._chain_inputs import late_reach, lockable, result_dtype, shape_of, watchable
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
-from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks
+from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warnings_raise
 
 #: Pending calls at most, then they are evaluated.
 MAX_NODES = 64
@@ -302,10 +302,9 @@ class _Gather:
 
 def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any,
             where: Any) -> Any:
-    state = np.geterr()
-    for mode in state.values():
-        if mode not in _QUIET:
-            return DECLINED
+    state = np.geterr()  # (an error state or filter that raises: raised at the call)
+    if not _QUIET.issuperset(state.values()) or warnings_raise(RuntimeWarning):
+        return DECLINED
     gather = _Gather(array_type)
     args = [gather.operand(x) for x in operands]
     if any(a is None for a in args):

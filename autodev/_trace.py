@@ -288,6 +288,16 @@ def warn_user(message: str, category: type[Warning]) -> None:
     warnings.warn(message, category, stacklevel=user_stacklevel(_PACKAGE))
 
 
+def warnings_raise(category: type[Warning]) -> bool:
+    """True if a filter of the ``warnings`` module in force may turn a warning of
+    ``category`` into an exception (any ``error`` filter for it or a base class, whatever
+    its message or module: a call that must raise where it is made runs at once)."""
+    for action, _message, kind, _module, _line in warnings.filters:
+        if action == "error" and issubclass(category, kind):
+            return True
+    return False
+
+
 #: AUTODEV_TRACE=1 at import: the logger gets a stderr handler when first used
 _HANDLER_WANTED = ENV.trace
 _HANDLER_SET: list[bool] = []

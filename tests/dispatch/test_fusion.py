@@ -280,6 +280,21 @@ def test_raise_mode_runs_at_once() -> None:
         1.0 / a
 
 
+@pytest.mark.parametrize("category", [RuntimeWarning, Warning])
+def test_a_warnings_filter_that_raises_runs_the_call_at_once(category: Any) -> None:
+    """``warnings.simplefilter("error")`` around the call: NumPy raises there, so the call
+    is not deferred (deferred, it raised at a later read, outside the ``try``)."""
+    a = autodev.zeros(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", category)
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in log"):
+            np.log(a)
+        assert not F.NODES
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # (not a RuntimeWarning's)
+        assert pending(np.log(a + 1.0))
+
+
 def test_dropped_result_still_warns() -> None:
     a = autodev.zeros(20)
     with warnings.catch_warnings(record=True) as seen:
