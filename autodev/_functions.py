@@ -15,7 +15,8 @@ from ._device import CPU
 from ._decide import alone_on_host
 from ._dispatch import call, cpu_arg, cpu_result, host_impl
 from ._operators import compiled
-from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write, fused_sum
+from ._fused_sum import fused_sum
+from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write
 from ._capability.specs import OpSpec
 from ._residency.memory import write_back
 from ._subclass import SUBCLASSES, of_inputs

@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar, cast as _cast
 
 import numpy as np
 
-from . import _fusion, _parallel, _threads
+from . import _fused_sum, _fusion, _parallel, _threads
 from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
@@ -452,7 +452,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
         if _WATCHED:  # a pending chain reads memory through views: it runs first
             _fusion.before_write()  # (the call may write, through out=)
         if sums and _ACTIVE and not args and not kwargs:
-            found = _fusion.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
+            found = _fused_sum.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
         if _FAST or (_HOST_FAST and primary and self._device is CPU):

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _fusion, _threads
+from . import _fused_sum, _fusion, _threads
 from ._residency import storage as R
 from ._residency.buffers import move_home, shared_views_message
 from ._array import ndarray
@@ -491,7 +491,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
 
     def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
         if sums and _ACTIVE and not args and not kwargs and type(a) is ndarray:
-            found = _fusion.fused_sum(a)  # (a pending chain's sum, made as it runs)
+            found = _fused_sum.fused_sum(a)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
         if not args:
