@@ -316,8 +316,13 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
             return DECLINED
     target: np.ndarray | None = None
     replaced: Node | None = None
+    late = False  # (a write into watched memory: made at once, with the chains it reads)
     if out is not None:
         found = _output(out, gather, mask)
+        if found is None and gather.pending and mask is True and _PLACER[0] is None \
+                and type(out) is array_type and id(out) not in PENDING:
+            native = watchable(out)
+            found, late = (None, False) if native is None else ((native, None), True)
         if found is None:
             return DECLINED
         target, replaced = found
@@ -347,7 +352,11 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         if verdict is None:
             return DECLINED
         movable = verdict
-    if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES:
+    node = Node(ufunc, tuple(args), dtype, shape, state)
+    node.where, node.target, node.gpu = mask, target, movable
+    if late:  # (``u[1:-1] += 0.5 * (u[2:] - u[:-2])``: written one block late, or not at all)
+        node.late = late_reach(target, [*NODES, node])  # type: ignore[arg-type, assignment]
+    if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES or node.late is None:
         _flush_locked()
         return DECLINED  # (the operands' chains were evaluated: run this call at once)
     _set_active(True)
@@ -365,12 +374,14 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
                 WATCHED[id(storage)] = (storage, storage.version)
                 root = native.base  # (the memory its views keep alive)
                 _HELD[0] += (native if root is None else root).nbytes
-    node = Node(ufunc, tuple(args), dtype, shape, state)
-    node.where, node.target, node.gpu = mask, target, movable
     NODES.append(node)
     for sink in sinks():
         if not any(sink is s for s in _SINKS):
             _SINKS.append(sink)
+    if late:
+        _flush_locked()
+        out._storage.version += 1  # (the write: no mirror to release, watchable says)
+        return out
     result: Any
     if out is not None:
         result = out
