@@ -354,11 +354,12 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         movable = verdict
     node = Node(ufunc, tuple(args), dtype, shape, state)
     node.where, node.target, node.gpu = mask, target, movable
-    if late:  # (``u[1:-1] += 0.5 * (u[2:] - u[:-2])``: written one block late, or not at all)
-        node.late = late_reach(target, [*NODES, node])  # type: ignore[arg-type, assignment]
-    if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES or node.late is None:
+    # (``u[1:-1] += 0.5 * (u[2:] - u[:-2])``: written one block late, or not deferred)
+    reach = late_reach(target, [*NODES, node]) if late and target is not None else 0
+    if len(NODES) >= MAX_NODES or _HELD[0] > MAX_LEAF_BYTES or reach is None:
         _flush_locked()
         return DECLINED  # (the operands' chains were evaluated: run this call at once)
+    node.late = reach
     _set_active(True)
     for x, native in gather.to_lock:  # lock the new leaves: their reads now force the chains
         del x._native
@@ -379,7 +380,11 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
         if not any(sink is s for s in _SINKS):
             _SINKS.append(sink)
     if late:
-        _flush_locked()
+        try:
+            _flush_locked()
+        except BaseException:  # (the chain stays pending, without this call's write)
+            NODES.remove(node)
+            raise
         out._storage.version += 1  # (the write: no mirror to release, watchable says)
         return out
     result: Any

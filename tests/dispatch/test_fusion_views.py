@@ -313,6 +313,27 @@ def test_a_views_update_by_a_chain_runs_at_once_writing_late(
     assert len(late) == (4 * threads if deferring == "host" else 0)  # (one per thread)
 
 
+def test_an_update_that_fails_to_run_leaves_its_view_and_the_chain(
+        deferring: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pass raising (memory, say) as an update of a view runs it: the error is the
+    call's, the view keeps its values, and the chain it read stays pending without the
+    update (a later read gives NumPy's values)."""
+    if deferring != "host":
+        pytest.skip("the update is deferred with no GPU usable")
+    x0 = np.random.default_rng(9).random(40)
+    x = autodev.array(x0)
+    step = 0.1 * (x[2:] - x[:-2])
+    evaluate = F.evaluate
+    monkeypatch.setattr(F, "evaluate", lambda *a, **k: (_ for _ in ()).throw(MemoryError()))
+    view = x[1:-1]
+    with pytest.raises(MemoryError):
+        view += step
+    monkeypatch.setattr(F, "evaluate", evaluate)
+    assert pending(step) and len(F.NODES) == 2
+    same_bits(step, 0.1 * (x0[2:] - x0[:-2]))
+    same_bits(x, x0)
+
+
 def test_assignments_the_pass_cannot_write_late_make_the_value_first(
         deferring: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A chain that reads the target's memory through a view of other strides, or
