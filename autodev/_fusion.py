@@ -225,8 +225,10 @@ def record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: An
     if _NUMPYS.get(ufunc.__name__) is not ufunc or ufunc.nout != 1 \
             or ufunc.nin != len(operands) or threading.current_thread() is not _MAIN:
         return DECLINED  # (another library's loops may raise, or keep errors of their own)
-    if type(out) is tuple:  # (``out=(a,)`` returns ``a``; another length, declined below)
-        out = out[0] if len(out) == 1 else DECLINED
+    if type(out) is tuple:  # (``out=(a,)``, as NumPy hands it on: the call returns ``a``)
+        if len(out) != 1:
+            return DECLINED
+        out = out[0]
     if not NODES and not _large(operands, array_type, out):
         return DECLINED  # (the commonest refusal, made before any other work)
     with _LOCK:
