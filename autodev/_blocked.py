@@ -71,7 +71,7 @@ class Node:
     shape, the errstate at the call, and a weak reference to its array while alive."""
 
     __slots__ = ("ufunc", "args", "dtype", "shape", "state", "ref", "index", "where", "target",
-                 "gpu", "late")
+                 "gpu", "late", "shown")
 
     def __init__(self, ufunc: np.ufunc, args: tuple[Any, ...], dtype: np.dtype,
                  shape: tuple[int, ...], state: Any) -> None:
@@ -88,6 +88,9 @@ class Node:
         #: target's memory, where it reads it through other views (:class:`_Late`):
         #: each block is then written one block late; 0: written as it is made
         self.late = 0
+        #: The ``warnings`` state at the call (:func:`_trace.warnings_at_call`), under
+        #: which its floating-point warnings are given when the chain runs
+        self.shown: Any = None
 
 
 
@@ -468,4 +471,5 @@ def report(flags: list[tuple[Node, int]]) -> None:
             continue
         for bit, key, text in _parallel._FP_ERRORS:
             if found & bit and node.state[key] == "warn":
-                warn_user(f"{text} encountered in {node.ufunc.__name__}", RuntimeWarning)
+                warn_user(f"{text} encountered in {node.ufunc.__name__}", RuntimeWarning,
+                          node.shown)

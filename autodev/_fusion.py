@@ -57,7 +57,8 @@ Floating-point errors: a call is recorded only if the ``np.errstate`` in force a
 call ignores or warns for every category (``raise``, ``call``, ``print`` and ``log`` run
 at once). Each node keeps that state; evaluation records the errors of each node over
 all blocks and then warns once per node and category, in the program's order, with
-NumPy's message, at the user's line that forced the value.
+NumPy's message, at the user's line that forced the value, under the ``warnings`` filters
+and hooks in force at the call.
 
 A sum or mean (``numpy.sum`` of a pending float32 or float64 array) is made as
 its chain runs, as the chain's last step (:mod:`autodev._fused_sum`), bit for bit NumPy's
@@ -85,7 +86,7 @@ from ._blocked import LAST_THREADS, Node, Total, evaluate, report, row_major
 from ._chain_inputs import late_reach, lockable, result_dtype, shape_of, watchable
 from ._cost.model import PROFILE_WRITTEN
 from ._device import CPU
-from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warnings_raise
+from ._trace import ON_TRACE_EXIT, STATS, Record, emit, sinks, warnings_at_call
 
 #: Pending calls at most, then they are evaluated.
 MAX_NODES = 64
@@ -305,7 +306,10 @@ class _Gather:
 def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: Any,
             where: Any) -> Any:
     state = np.geterr()  # (an error state or filter that raises: raised at the call)
-    if not _QUIET.issuperset(state.values()) or warnings_raise(RuntimeWarning):
+    if not _QUIET.issuperset(state.values()):
+        return DECLINED
+    shown = warnings_at_call(RuntimeWarning)
+    if shown is None:
         return DECLINED
     gather = _Gather(array_type)
     args = [gather.operand(x) for x in operands]
@@ -355,6 +359,7 @@ def _record(ufunc: np.ufunc, operands: tuple[Any, ...], array_type: type, out: A
             return DECLINED
         movable = verdict
     node = Node(ufunc, tuple(args), dtype, shape, state)
+    node.shown = shown
     node.where, node.target, node.gpu = mask, target, movable
     # (``u[1:-1] += 0.5 * (u[2:] - u[:-2])``: written one block late, or not deferred)
     reach = late_reach(target, [*NODES, node]) if late and target is not None else 0

@@ -9,7 +9,7 @@ import sys
 import warnings
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, cast
 
 from ._config import ENV, SPEEDUPS
 from ._host_buffers import counters as _pool_counters
@@ -282,20 +282,43 @@ def _count_fallback(op: str, reason: str) -> bool:
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def warn_user(message: str, category: type[Warning]) -> None:
+def warn_user(message: str, category: type[Warning], at_call: Any = None) -> None:
     """Warn at the user's line: the first frame outside autodev (NumPy's stacklevel rule),
-    so the user sees where, and a second warning from another of their lines is shown."""
-    warnings.warn(message, category, stacklevel=user_stacklevel(_PACKAGE))
+    so the user sees where, and a second warning from another of their lines is shown.
+    ``at_call``: the ``warnings`` state of a deferred call (:func:`warnings_at_call`),
+    under which the warning is given if the state has changed since, as the eager call
+    would have given it (``catch_warnings`` and ``simplefilter("ignore")`` around the call
+    alone silence it; a ``record=True`` around the call alone records it)."""
+    level = user_stacklevel(_PACKAGE)
+    if at_call is None or at_call == _warnings_state(tuple(warnings.filters)):
+        warnings.warn(message, category, stacklevel=level)
+        return
+    filters, show, show_message = at_call
+    with warnings.catch_warnings():  # (restores the filters and both hooks as they are)
+        cast(list, warnings.filters)[:] = filters
+        warnings.showwarning = show
+        if show_message is not None:
+            setattr(warnings, "_showwarnmsg_impl", show_message)
+        warnings.warn(message, category, stacklevel=level)
 
 
-def warnings_raise(category: type[Warning]) -> bool:
-    """True if a filter of the ``warnings`` module in force may turn a warning of
-    ``category`` into an exception (any ``error`` filter for it or a base class, whatever
-    its message or module: a call that must raise where it is made runs at once)."""
-    for action, _message, kind, _module, _line in warnings.filters:
+def _warnings_state(filters: tuple[Any, ...]) -> tuple[Any, ...]:
+    # (where a shown warning goes: ``showwarning``, and the hook that ``record=True``
+    # replaces, which Python names ``_showwarnmsg_impl`` from 3.6 on)
+    return filters, warnings.showwarning, getattr(warnings, "_showwarnmsg_impl", None)
+
+
+def warnings_at_call(category: type[Warning]) -> tuple[Any, ...] | None:
+    """The ``warnings`` state in force (its filters and where a warning is shown), for a
+    warning of ``category`` that a deferred call gives later (:func:`warn_user`); None if a
+    filter in force may turn such a warning into an exception (any ``error`` filter for
+    it or a base class, whatever its message or module: such a call runs at once, as
+    NumPy raises where it is made)."""
+    filters = tuple(warnings.filters)
+    for action, _message, kind, _module, _line in filters:
         if action == "error" and issubclass(category, kind):
-            return True
-    return False
+            return None
+    return _warnings_state(filters)
 
 
 #: AUTODEV_TRACE=1 at import: the logger gets a stderr handler when first used

@@ -295,6 +295,30 @@ def test_a_warnings_filter_that_raises_runs_the_call_at_once(category: Any) -> N
         assert pending(np.log(a + 1.0))
 
 
+def test_warnings_go_where_the_filters_at_the_call_send_them() -> None:
+    """A deferred call's warning is given as the eager call would have given it: under the
+    ``warnings`` filters and hooks in force at the call, not those at the later read."""
+    a = autodev.zeros(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = 1.0 / a
+        assert pending(r)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        same(r, np.full(20, np.inf))
+    assert not seen  # (silenced around the call alone, as NumPy's warning was)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        r = 1.0 / a
+        assert pending(r)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (at the read only: NumPy warned at the call)
+        got = np.asarray(r)
+    same(got, np.full(20, np.inf))
+    assert [str(w.message) for w in seen] == ["divide by zero encountered in divide"]
+    assert seen[0].filename == __file__
+
+
 def test_dropped_result_still_warns() -> None:
     a = autodev.zeros(20)
     with warnings.catch_warnings(record=True) as seen:
