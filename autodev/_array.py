@@ -568,7 +568,7 @@ def _bind_compiled(speedups: Any) -> None:
 
     STATE.listeners.append(sync)
     sync()
-    _threads.on_floor(speedups.set_split_from)
+    _threads.on_floor(lambda least: speedups.set_split_from(least, _threads.total_from()))
     _fusion.WATCH_LISTENERS.append(speedups.set_watching)
     _fusion.LISTENERS.append(speedups.set_pending)
 

@@ -18,6 +18,7 @@ from . import _parallel, _threads
 from ._cost.profile import FUSION_BLOCKS
 from ._host_buffers import large_buffers
 from ._names import TRANSCENDENTAL
+from ._pairwise import PAIRWISE_BLOCK, pairwise_runs, pairwise_total
 from ._trace import warn_user
 
 #: Elements of one block of a pass on one thread where no profile says otherwise: a few
@@ -113,40 +114,12 @@ class Total:
         self.errors = errors
 
 
-def _first_half(n: int) -> int:
-    """Where NumPy's pairwise summation splits a run of ``n`` elements."""
-    half = n // 2
-    return half - half % 8
-
-
 def sum_run(block: int) -> int:
     """The longest run of a chain's summation that is one block, in a pass of ``block``
     elements: about as many blocks as ``block`` makes, since the runs are from half as long
     to this. At least 128, NumPy's pairwise block: a shorter run would be split where NumPy
     sums it whole."""
-    return max(128, 2 * block)
-
-
-def pairwise_runs(lo: int, n: int, run: int, runs: list[tuple[int, int]]) -> None:
-    """Append to ``runs`` the leaves ``(start, stop)`` of NumPy's pairwise summation tree
-    over ``n`` elements from ``lo``, cut down to runs of at most ``run`` (see
-    :class:`Total`)."""
-    if n <= run:
-        runs.append((lo, lo + n))
-        return
-    half = _first_half(n)
-    pairwise_runs(lo, half, run, runs)
-    pairwise_runs(lo + half, n - half, run, runs)
-
-
-def _pairwise_total(lo: int, n: int, run: int, partial: dict[int, Any]) -> Any:
-    """The sum of the partial sums of the runs from ``lo`` (by their start), added up the
-    tree :func:`pairwise_runs` walks."""
-    if n <= run:
-        return partial[lo]
-    half = _first_half(n)
-    return _pairwise_total(lo, half, run, partial) \
-        + _pairwise_total(lo + half, n - half, run, partial)
+    return max(PAIRWISE_BLOCK, 2 * block)
 
 
 def flat_group(group: list[Node]) -> bool:
@@ -300,7 +273,7 @@ def _run_group(group: list[Node], shape: tuple[int, ...], outs: dict[int, np.nda
     if total is not None:
         total.errors.flags |= flags.pop()
         with np.errstate(call=total.errors.record, **total.errors.state):
-            total.value = _pairwise_total(0, rows, step, partial)
+            total.value = pairwise_total(0, rows, step, partial)
     return flags
 
 

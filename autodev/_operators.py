@@ -65,13 +65,14 @@ STATE.listeners.append(_sync_fast)
 _sync_fast()  # the flags as they are now (refresh tells it of every change after)
 
 #: With no GPU usable, an operand this large sends the call to the general path, where
-#: the CPU backend may split it over threads or defer it (:func:`autodev._threads.general_from`).
-_SPLIT_FROM = _threads.NEVER
+#: the CPU backend may split it over threads or defer it (:func:`autodev._threads.general_from`);
+#: a reduction over every axis, from its own floor (:func:`autodev._threads.total_from`).
+_SPLIT_FROM = _TOTAL_FROM = _threads.NEVER
 
 
 def _set_split_from(least: int) -> None:
-    global _SPLIT_FROM
-    _SPLIT_FROM = least
+    global _SPLIT_FROM, _TOTAL_FROM
+    _SPLIT_FROM, _TOTAL_FROM = least, _threads.total_from()
 
 
 _threads.on_floor(_set_split_from)
@@ -121,8 +122,6 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
 def _compiled_method(kind: str) -> Callable[[_F], _F]:
     """Decorator: the method behind its compiled fast path (see :func:`compiled`)."""
     return lambda method: compiled(kind, None, method)
-
-
 
 
 class _Unbound:
@@ -447,6 +446,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     # nothing: on a host array it takes the direct path with a GPU usable too
     primary = spec.where == "primary"
     sums, mean = name in ("sum", "mean"), name == "mean"
+    totals = name in _parallel.TOTALS  # (a.sum() of a large host array: numpy.sum(a), split)
 
     def method(self: Array, *args: Any, **kwargs: Any) -> Any:
         if _WATCHED:  # a pending chain reads memory through views: it runs first
@@ -455,6 +455,9 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             found = _fused_sum.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
+        if totals and not args and not kwargs and self._device is CPU \
+                and self._native.size >= _TOTAL_FROM:
+            return PROTOCOLS.function_for(getattr(np, name))(self)
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
             given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are
@@ -577,7 +580,6 @@ def _no_face() -> Any:
 
 def _no_dask(obj: Any) -> Any:
     raise RuntimeError("autodev's Dask registration is not bound: import autodev first")
-
 
 
 @dataclass

@@ -5,9 +5,12 @@ each block runs as ``ufunc(*block_operands, out=block_of_result)`` on a thread o
 pool (the caller runs the first block itself). NumPy releases the GIL inside its loops,
 so the blocks run at once, and every element is computed by the same loop on the same
 operand dtypes as in one call: the result is bit for bit NumPy's. A reduction is split
-only along an axis it does not reduce: each output element is then reduced by the same
-loop over the same elements in the same order (a full sum split in two would round
-differently, so it never is).
+along an axis it does not reduce: each output element is then reduced by the same loop
+over the same elements in the same order. A reduction over every axis is split where the
+split cannot change a bit (:func:`total_call`): an integer sum or product (exact in
+any order), and a float32 or float64 sum of a C-contiguous array, cut
+along the tree of NumPy's own pairwise summation (not elsewhere: a sum split in two
+anywhere else rounds differently).
 
 When a call is split (:func:`autodev._threads.threads_for`): the caller is the process's
 main thread (a call made on any other thread, a Dask worker's, a joblib or
@@ -40,6 +43,7 @@ import numpy as np
 from ._cost.families import family_of_ufunc
 from . import _threads
 from ._threads import FAMILIES, POOL, floor, threads_for
+from ._pairwise import PAIRWISE_BLOCK, pairwise_runs, pairwise_total
 from ._trace import STATS, warn_user
 
 _SPLIT_FAMILIES = frozenset(FAMILIES)
@@ -86,10 +90,12 @@ class _Errors:
                 callback(text, self.flags)
 
 
-def run_blocks(blocks: Sequence[Callable[[], Any]], name: str) -> None:
+def run_blocks(blocks: Sequence[Callable[[], Any]], name: str,
+               then: Callable[[], Any] | None = None) -> None:
     """Run ``blocks`` (functions calling NumPy) at once, the first on this thread, under
-    the caller's ``errstate``; then raise the first block's exception, if any, and report
-    floating-point errors once, as one NumPy call named ``name`` would."""
+    the caller's ``errstate``; then raise the first block's exception, if any, run
+    ``then`` (if given; under the same ``errstate``), and report floating-point errors
+    once, as one NumPy call named ``name`` would."""
     state = np.geterr()
     errors = _Errors(state)
 
@@ -111,6 +117,8 @@ def run_blocks(blocks: Sequence[Callable[[], Any]], name: str) -> None:
             first = failed
     if first is not None:
         raise first
+    if then is not None:
+        guarded(then)()
     STATS.threaded_calls += 1
     STATS.threaded_blocks += len(blocks)
     errors.report(state, name)
@@ -312,18 +320,22 @@ _NO_VALUE: Any = np._NoValue
 def reduce_call(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None,
                 out: Any = None, keepdims: bool = False, initial: Any = _NO_VALUE,
                 where: Any = True) -> Any:
-    """``ufunc.reduce(array, axis, ...)`` split along an axis it does not reduce, or
-    :data:`DECLINED` (an axis of None, every axis reduced, a cast, ...)."""
-    if type(array) is not np.ndarray or array.dtype.kind not in _KINDS or axis is None \
-            or array.ndim < 2 or (where is not True and type(where) is not np.ndarray) \
+    """``ufunc.reduce(array, axis, ...)`` split along an axis it does not reduce, or over
+    every axis as :func:`total_call` splits it, or :data:`DECLINED` (a cast, ...)."""
+    if type(array) is not np.ndarray or array.dtype.kind not in _KINDS \
+            or (where is not True and type(where) is not np.ndarray) \
             or (out is not None and type(out) is not np.ndarray):
         return DECLINED
     try:
-        axes = frozenset(np.lib.array_utils.normalize_axis_tuple(axis, array.ndim))
+        axes = frozenset(range(array.ndim)) if axis is None else \
+            frozenset(np.lib.array_utils.normalize_axis_tuple(axis, array.ndim))
     except (TypeError, ValueError):
         return DECLINED  # NumPy's own call raises its own error
-    if len(axes) == array.ndim or (type(where) is np.ndarray and not _broadcasts_to(
-            where.shape, array.shape)):
+    if len(axes) == array.ndim:
+        if out is not None or where is not True or initial is not _NO_VALUE:
+            return DECLINED
+        return total_call(ufunc, array, dtype, keepdims)
+    if type(where) is np.ndarray and not _broadcasts_to(where.shape, array.shape):
         return DECLINED  # (a mask of another shape: NumPy's own call raises before writing)
     threads = threads_for(array.size, "reduction")
     if threads < 2 or not _reportable():
@@ -337,6 +349,61 @@ def reduce_call(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     if probe.dtype != array.dtype or not array.flags.aligned or not array.dtype.isnative:
         return DECLINED  # a cast would go through buffers, whose chunks a split changes
     return _split_reduce(ufunc, array, axes, out, where, keywords, threads)
+
+
+#: Float dtypes whose sum NumPy makes by pairwise summation over the one run of a
+#: C-contiguous array's elements (a float16 sum rounds its partial sums to half: not split).
+_PAIRWISE = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+#: Reductions exact in integers and booleans, split: any split of the elements gives the
+#: same value (sums and products modulo the dtype's range). A maximum or minimum is exact
+#: too, but NumPy's SIMD loop is about ten times cheaper than a sum, so that on the 2-vCPU
+#: VM measured a split one cost up to 2.6x NumPy's time at the reduction floor, 1.1x at 25M.
+_EXACT_REDUCE = frozenset({np.add, np.multiply})
+
+
+def total_call(ufunc: np.ufunc, array: np.ndarray, dtype: Any = None,
+               keepdims: bool = False) -> Any:
+    """``ufunc.reduce(array, axis=None, dtype=dtype, keepdims=keepdims)`` split over
+    threads, bit for bit NumPy's, or :data:`DECLINED`. Split: an integer or boolean
+    array's sum or product into an integer or boolean (any split: exact);
+    and a C-contiguous float32 or float64 array's sum in its own dtype, which NumPy makes
+    as the pairwise summation of the one run of its elements: the runs of that summation's
+    tree are summed on the threads (each by ``add.reduce``: the same pairwise sum of that
+    run) and their sums added up the tree (:func:`pairwise_runs`)."""
+    threads = threads_for(array.size // _threads.TOTAL_FLOORS, "reduction")
+    if threads < 2 or not array.flags.c_contiguous or not array.flags.aligned \
+            or not array.dtype.isnative or not _reportable():
+        return DECLINED
+    flat = array.reshape(-1)
+    with np.errstate(all="ignore"):  # one element, to learn the result's dtype
+        result_dtype = ufunc.reduce(flat[:1], dtype=dtype).dtype
+    n = flat.size
+    run = max(PAIRWISE_BLOCK, -(-n // threads))
+    runs: list[tuple[int, int]] = []
+    if array.dtype.kind in "biu" and result_dtype.kind in "biu" and ufunc in _EXACT_REDUCE:
+        runs = _bounds(n, threads)
+    elif ufunc is np.add and array.dtype in _PAIRWISE and result_dtype == array.dtype:
+        pairwise_runs(0, n, run, runs)
+    else:
+        return DECLINED
+    if len(runs) < 2:
+        return DECLINED  # (a float sum of at most twice NumPy's pairwise block)
+    partial: dict[int, Any] = {}
+    found: list[Any] = []
+
+    def block(lo: int, hi: int) -> Callable[[], None]:
+        def part() -> None:
+            partial[lo] = ufunc.reduce(flat[lo:hi], dtype=result_dtype)
+        return part
+
+    def gather() -> None:  # (an integer's partials reduced as an array: no scalar overflow)
+        found.append(pairwise_total(0, n, run, partial) if result_dtype.kind == "f" else
+                     ufunc.reduce(np.array([partial[lo] for lo, _ in runs], result_dtype)))
+
+    run_blocks([block(lo, hi) for lo, hi in runs], "reduce", gather)
+    LAST.threads = min(threads, len(runs))
+    value = found[0]
+    return np.full((1,) * array.ndim, value, result_dtype) if keepdims else value
 
 
 def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
@@ -457,8 +524,7 @@ class ThreadedReduction:
         self.function, self.ufunc, self.__wrapped__ = function, ufunc, function
 
     def __call__(self, a: Any = _NO_VALUE, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
-        if not args and type(a) is np.ndarray and axis is not None \
-                and a.size >= floor("reduction") \
+        if not args and type(a) is np.ndarray and a.size >= floor("reduction") \
                 and {"dtype", "out", "keepdims", "initial", "where"}.issuperset(kwargs):
             if kwargs.get("keepdims", False) is _NO_VALUE:
                 kwargs = dict(kwargs, keepdims=False)
@@ -471,9 +537,34 @@ class ThreadedReduction:
         return self.function(a, axis, *args, **kwargs)
 
 
+class ThreadedMean:
+    """``numpy.mean`` as the CPU backend runs it: the mean of every element of a large
+    float32 or float64 array (no other argument) from its sum, split as
+    :func:`total_call` splits it, divided as NumPy's ``_mean`` divides it (the sum's
+    type of the sum over the count as an ``intp``)."""
+
+    __slots__ = ("function", "__wrapped__")
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = self.__wrapped__ = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs:
+            a = args[0]
+            if type(a) is np.ndarray and a.dtype in _PAIRWISE \
+                    and a.size >= floor("reduction"):
+                total = total_call(np.add, a)
+                if total is not DECLINED:
+                    return total.dtype.type(total / np.intp(a.size))
+        return self.function(*args, **kwargs)
+
+
 #: NumPy functions that are a ufunc's reduce on an ndarray.
 REDUCTIONS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "amax": np.maximum,
               "min": np.minimum, "amin": np.minimum}
+#: Array methods that are these functions over every axis when given no argument (the CPU
+#: backend may split them: :func:`total_call`, :class:`ThreadedMean`).
+TOTALS = frozenset({"sum", "prod", "mean"})
 
 
 def threaded(path: str, found: Any) -> Any:
@@ -490,4 +581,6 @@ def threaded(path: str, found: Any) -> Any:
     function: Callable[..., Any] = found
     if not head and name in REDUCTIONS and function is getattr(np, name, None):
         return ThreadedReduction(function, REDUCTIONS[name])
+    if path == "mean" and function is np.mean:
+        return ThreadedMean(function)
     return found

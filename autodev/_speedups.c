@@ -95,6 +95,8 @@ static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _threads.general_from(): with 
                                                   usable, a call this large goes to the
                                                   fallback, which may split it over threads
                                                   or defer it */
+static Py_ssize_t TotalFrom = PY_SSIZE_T_MAX;  /* _threads.total_from(): a reduction over
+                                                  every axis this large goes there */
 
 enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS };
 static const char *SlotNames[N_SLOTS] = {"_native", "_device", "_storage", "_mirror",
@@ -302,7 +304,7 @@ enum Kind {
     K_GETITEM,    /* a[key], a basic key (ints, slices, `...`, None, or a tuple of them) */
     K_SETITEM,    /* a[key] = value, a basic key, value plain (a str or bytes too) */
     K_UFUNC,      /* ufunc(x) or ufunc(x, y) */
-    K_REDUCE,     /* sum(a): reduce(data, None) */
+    K_REDUCE,     /* sum(a): reduce(data, None), below the split floor (a full sum may be split) */
     K_CREATE,     /* zeros(shape[, dtype[, order]]) */
     K_METHOD,     /* a.copy([order]), a.view([dtype]): func(data[, arg]) */
     K_UNARY,      /* f(a) of a reduction: func(data) */
@@ -662,7 +664,8 @@ reduce(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     FastCall *self = (FastCall *)op;
     PyObject *a, *data;
     if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1
-            || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL)
+            || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL
+            || elements(data) >= TotalFrom)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* held across the checks and the call, as Python's argument is */
     if (!Fast) {
@@ -1244,12 +1247,20 @@ set_pending(PyObject *module, PyObject *arg)
 }
 
 static PyObject *
-set_split_from(PyObject *module, PyObject *arg)
+set_split_from(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "set_split_from(n, total) takes two arguments");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[0]);
     if (n == -1 && PyErr_Occurred())
         return NULL;
+    Py_ssize_t total = PyLong_AsSsize_t(args[1]);
+    if (total == -1 && PyErr_Occurred())
+        return NULL;
     SplitFrom = n;
+    TotalFrom = total;
     Py_RETURN_NONE;
 }
 
@@ -1292,9 +1303,10 @@ static PyMethodDef module_methods[] = {
      "set_pending(pending)\n--\n\nWhile a deferred chain is pending (autodev._fusion), operator "
      "and ufunc calls go to the fallback, as the Python paths' _ACTIVE sends theirs to the "
      "general path."},
-    {"set_split_from", set_split_from, METH_O,
-     "set_split_from(n)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or more "
-     "elements go to the fallback, which may split them over threads (autodev._parallel)."},
+    {"set_split_from", (PyCFunction)(void (*)(void))set_split_from, METH_FASTCALL,
+     "set_split_from(n, total)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or "
+     "more elements go to the fallback, which may split them over threads (autodev._parallel); "
+     "a reduction over every axis, of total or more elements."},
     {"set_watching", set_watching, METH_O,
      "set_watching(flag)\n--\n\nWhile true, every setitem goes to the fallback (a deferred "
      "chain reads memory through views: autodev._fusion.WATCHED)."},

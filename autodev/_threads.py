@@ -149,6 +149,26 @@ def least_floor() -> int:
     return min(min(FLOORS.values()), pooled)
 
 
+#: A reduction over every axis is split from this many times the reduction family's floor
+#: (:func:`total_from`): its parts' results are added up in Python after the threads join,
+#: and at the floor itself such a split measured 0.8-0.9x NumPy's time on the 2-vCPU VM
+#: (a sum of 2^20 float64s), against 1.4x and more from twice it.
+TOTAL_FLOORS = 2
+
+
+def total_from() -> int:
+    """The least size from which a reduction over every axis may be split
+    (:func:`autodev._parallel.total_call`), and the fast paths send it to the general path:
+    :data:`TOTAL_FLOORS` times the reduction family's floor (a safe lower bound until the
+    profile is read)."""
+    if POOL.threads < 2:
+        return NEVER
+    if not FLOORS:
+        return 2 * MIN_BLOCK
+    found = FLOORS.get("reduction", NEVER)
+    return NEVER if found == NEVER else TOTAL_FLOORS * found
+
+
 #: The least result size at which :mod:`autodev._fusion` defers a call (it sets it).
 FUSE_FLOOR = [NEVER]
 

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _fused_sum, _fusion, _threads
+from . import _fused_sum, _fusion, _parallel, _threads
 from ._residency import storage as R
 from ._residency.buffers import move_home, shared_views_message
 from ._array import ndarray
@@ -50,11 +50,13 @@ _sync_fast()
 #: With no GPU usable, an operand this large sends the call to the general path, where
 #: the CPU backend may split it over threads (see autodev._operators._SPLIT_FROM).
 _SPLIT_FROM = _threads.NEVER
+#: With no GPU usable, an operand this large sends a reduction over every axis there.
+_TOTAL_FROM = _threads.NEVER
 
 
 def _set_split_from(least: int) -> None:
-    global _SPLIT_FROM
-    _SPLIT_FROM = least
+    global _SPLIT_FROM, _TOTAL_FROM
+    _SPLIT_FROM, _TOTAL_FROM = least, _threads.total_from()
 
 
 _threads.on_floor(_set_split_from)  # the flags as they are now (refresh tells it of every change after)
@@ -488,6 +490,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     reduce = reducer.reduce
     family = spec.family
     sums = spec.name == "sum"
+    totals = spec.name in _parallel.TOTALS  # (over every axis, the CPU backend may split it)
 
     def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
         if sums and _ACTIVE and not args and not kwargs and type(a) is ndarray:
@@ -497,11 +500,12 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
         if not args:
             if type(a) is ndarray and (_FAST or (
                     _HOST_FAST and a._device is CPU and a._native.size < _host_now(family))):
-                if not kwargs:
+                whole = _TOTAL_FROM if totals else _threads.NEVER
+                if not kwargs and a._native.size < whole:
                     tick()
                     result = reduce(a._native, None)  # axis=None, passed by position
-                elif fast_keys.issuperset(kwargs) and not (
-                        kwargs.get("axis") is not None and a._native.size >= _SPLIT_FROM):
+                elif fast_keys.issuperset(kwargs) and a._native.size < (
+                        whole if kwargs.get("axis") is None else _SPLIT_FROM):
                     tick()
                     result = reduce(a._native, **({"axis": None} | kwargs))
                 else:

@@ -250,7 +250,7 @@ def test_type_errors_are_numpys_and_raise_before_any_thread() -> None:
                   hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=40),
                   elements=st.integers(-50, 50)),
        st.sampled_from([np.add, np.multiply, np.maximum, np.minimum]), st.data())
-def test_reductions_split_only_along_kept_axes(a: np.ndarray, ufunc: Any, data: Any) -> None:
+def test_reductions_split_along_kept_axes(a: np.ndarray, ufunc: Any, data: Any) -> None:
     a = a * np.asarray(1.1, a.dtype) if a.dtype.kind in "fc" else a
     if data.draw(st.booleans()):
         a = a.T
@@ -262,19 +262,115 @@ def test_reductions_split_only_along_kept_axes(a: np.ndarray, ufunc: Any, data: 
         except ValueError:
             return
         got = P.reduce_call(ufunc, a, tuple(axes), keepdims=keepdims)
-    if got is not P.DECLINED:
-        assert len(axes) < a.ndim
+    if got is not P.DECLINED:  # (every axis: split as the tests below check)
         same(got, np.asarray(want))
 
 
-def test_a_full_reduction_is_never_split() -> None:
-    a = np.random.default_rng(3).random((300, 300))
-    assert P.reduce_call(np.add, a, None) is P.DECLINED
-    assert P.reduce_call(np.add, a, (0, 1)) is P.DECLINED
+def _rounding(rng: np.random.Generator, n: int, dtype: Any) -> np.ndarray:
+    """Values of many magnitudes and both signs: their sum rounds at most additions, so
+    that a sum split anywhere but along NumPy's own tree gives other bits."""
+    return (rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 6, n)).astype(dtype)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([np.float64, np.float32]), st.integers(257, 6000), st.integers(2, 5),
+       st.integers(0, 2**32 - 1), st.sampled_from(["1-d", "2-d", "3-d"]))
+def test_a_float_sum_splits_along_numpys_pairwise_tree(dtype: Any, n: int, threads: int,
+                                                       seed: int, layout: str) -> None:
+    """A full float32 or float64 sum of a C-contiguous array is split along the tree of
+    NumPy's pairwise summation: NumPy's bits for any length and thread count."""
+    T.POOL.default = threads
+    T._changed()
+    a = _rounding(np.random.default_rng(seed), n, dtype)
+    if layout != "1-d":
+        a = a[: n - n % 6].reshape((-1, 6) if layout == "2-d" else (-1, 2, 3))
     before = _threaded()
-    same(np.asarray(autodev.sum(autodev.asarray(a), axis=0)), np.sum(a, axis=0))
-    same(np.asarray(autodev.asarray(a).sum()), np.asarray(a.sum()))
-    assert _threaded() == before + 1
+    got = P.reduce_call(np.add, a, None)
+    assert got is not P.DECLINED and _threaded() == before + 1
+    same(got, np.add.reduce(a, axis=None))
+    same(P.reduce_call(np.add, a, tuple(range(a.ndim)), keepdims=True),
+         np.add.reduce(a, axis=None, keepdims=True))
+
+
+def test_the_tree_is_what_keeps_the_bits() -> None:
+    """The check above can fail: the same sum cut in halves anywhere but where NumPy's
+    pairwise summation cuts gives other bits, here and for most such arrays."""
+    a = _rounding(np.random.default_rng(7), 10_001, np.float32)
+    half = (10_001 // 2) - (10_001 // 2) % 8
+    assert np.add.reduce(a[:half]) + np.add.reduce(a[half:]) == np.add.reduce(a)
+    for cut in (half + 8, half - 64, half + 100):  # (NumPy's tree, moved by whole blocks)
+        assert np.add.reduce(a[:cut]) + np.add.reduce(a[cut:]) != np.add.reduce(a)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.int8, np.int32, np.int64, np.uint8, np.uint64,
+                                   np.bool_]), st.integers(32, 3000)),
+       st.sampled_from([np.add, np.multiply]), st.integers(2, 5))
+def test_an_integer_reduction_splits_anywhere(a: np.ndarray, ufunc: Any, threads: int) -> None:
+    """Integer sums and products (wrapping as NumPy's do, in the dtype NumPy accumulates
+    in) are exact in any order: every full one is split."""
+    T.POOL.default = threads
+    T._changed()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (NumPy's reduction wraps silently: so must this)
+        got = P.reduce_call(ufunc, a, None)
+    assert got is not P.DECLINED
+    same(got, ufunc.reduce(a, axis=None))
+
+
+def test_what_a_full_reduction_leaves_to_numpy() -> None:
+    """Not split: a float sum of another layout (NumPy then sums row by row), a float16
+    or complex sum, a float product, any maximum or minimum (cheaper than a split), a sum cast to another dtype, a
+    sum NumPy adds whole (at most its pairwise block), and out=, where= or initial=."""
+    a = np.random.default_rng(3).random((300, 300))
+    declined = [
+        (np.add, a.T, {}), (np.add, a[:, ::2], {}), (np.add, a.astype(np.float16), {}),
+        (np.add, a.astype(np.complex128), {}), (np.multiply, a, {}), (np.maximum, a, {}),
+        (np.minimum, np.arange(5000), {}),
+        (np.add, a.astype(np.float32), {"dtype": np.float64}),
+        (np.add, np.arange(256, dtype=np.int64) > 3, {"dtype": np.float64}),
+        (np.add, a.reshape(-1)[:128], {}), (np.add, a, {"initial": 1.0}),
+        (np.add, a, {"where": a > 0.5}), (np.add, a, {"out": np.zeros(())}),
+    ]
+    for ufunc, x, keywords in declined:
+        assert P.reduce_call(ufunc, x, None, **keywords) is P.DECLINED, (ufunc, x.dtype)
+
+
+def test_full_sums_and_means_split_through_autodev() -> None:
+    """``autodev.sum(a)``, ``a.sum()``, ``numpy.sum(a)``, ``a.prod()`` of integers and
+    ``mean`` of floats reach the split, with NumPy's results."""
+    h = _rounding(np.random.default_rng(5), 5000, np.float32)
+    x = autodev.asarray(h.copy())
+    for got, want in [(lambda: autodev.sum(x), h.sum()), (lambda: x.sum(), h.sum()),
+                      (lambda: np.sum(x), np.sum(h)), (lambda: autodev.mean(x), np.mean(h)),
+                      (lambda: x.mean(), h.mean()), (lambda: np.mean(x), np.mean(h)),
+                      (lambda: autodev.asarray(h > 0).sum(), (h > 0).sum()),
+                      (lambda: autodev.asarray(h.astype(np.int16)).prod(),
+                       h.astype(np.int16).prod())]:
+        before = _threaded()
+        same(got(), want)
+        assert _threaded() == before + 1
+    same(autodev.mean(autodev.asarray(h.astype(np.int64))), np.mean(h.astype(np.int64)))
+
+
+def test_a_full_sum_warns_once_as_numpys() -> None:
+    """An overflow in a part, or only where the parts' sums are added, is NumPy's one
+    warning (or its FloatingPointError), once."""
+    in_a_part = np.full(4000, 3e38, np.float32)
+    where_added = np.zeros(4000, np.float32)
+    where_added[[0, -1]] = 3e38
+    for a in (in_a_part, where_added):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            same(P.reduce_call(np.add, a, None), np.float32(np.inf))
+        assert [str(w.message) for w in seen] == ["overflow encountered in reduce"]
+        with np.errstate(over="raise"), pytest.raises(FloatingPointError,
+                                                      match="overflow encountered in reduce"):
+            P.reduce_call(np.add, a, None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with np.errstate(over="ignore"):
+                same(P.reduce_call(np.add, a, None), np.float32(np.inf))
 
 
 def test_a_mask_of_another_shape_is_left_to_numpy() -> None:

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "autodev"
 #: below it. A name is a module (``_dispatch``, ``_backends._sim``) or a folder (``_cost/``).
 LAYERS: list[tuple[str, ...]] = [
     ("_config", "_device", "_typing", "_speedups", "_hostpool", "_names",
-     "_refcounts"),                                           # foundation
+     "_refcounts", "_pairwise"),                              # foundation
     ("_host_buffers",),                                       # the host buffer pool's scope
     ("_trace",),                                              # visibility: stats, records
     ("_cost/", "_parallel", "_threads", "_blocked", "_chain_inputs", "_fusion",
