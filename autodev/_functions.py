@@ -15,6 +15,7 @@ from ._device import CPU
 from ._decide import alone_on_host
 from ._dispatch import call, cpu_arg, cpu_result, host_impl
 from ._operators import compiled
+from ._parallel import ThreadedMean
 from ._fused_sum import fused_sum
 from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write
 from ._capability.specs import OpSpec
@@ -81,6 +82,8 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
     # a reduction of one array (np.count_nonzero(a), np.mean(a)) on the host: NumPy's call
     # at once, as the general path would make it (behind its compiled twin, "unary")
     impl = host_impl(spec) if spec.family == "reduction" else None
+    if isinstance(impl, ThreadedMean):  # (below every floor: NumPy's own, without a check)
+        impl = impl.function
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if mean and PENDING_CHAIN[0] and len(args) == 1 and not kwargs \
