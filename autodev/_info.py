@@ -88,6 +88,9 @@ def _threads(profile: dict[str, Any]) -> dict[str, Any]:
         "measured_with": section.get("count"),
         "crossover": crossover,
         "floors": {f: None if n == threads.NEVER else n for f, n in floors.items()},
+        # a sum or product over every axis (autodev._parallel.total_call)
+        "total": None if floors["reduction"] == threads.NEVER
+        else threads.TOTAL_FLOORS * floors["reduction"],
         "rule": "only calls made on the main thread are split",
     }
 

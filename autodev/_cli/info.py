@@ -105,6 +105,9 @@ def format_threads(threads: dict[str, Any]) -> str:
     rows = [f"  {family:<15} from {floor:,} elements" if floor is not None
             else f"  {family:<15} never (threads did not pay here)"
             for family, floor in threads["floors"].items()]
+    if threads.get("total") is not None:
+        rows.append(f"  {'full sums':<15} from {threads['total']:,} elements (a sum over every "
+                    "axis: float32/float64 along NumPy's pairwise tree, integer sums anywhere)")
     return "\n".join([head + ", split from:", *rows])
 
 

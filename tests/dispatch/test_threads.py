@@ -548,6 +548,14 @@ def test_floors_follow_the_profile_and_the_thread_count(
     assert set(T.floors_for({"elementwise": 5e6}, 1).values()) == {T.NEVER}
     threads = autodev.info()["threads"]
     assert threads["count"] == 3 and set(threads["floors"]) == set(T.FAMILIES)
+    # (a full sum splits from twice the reduction floor: info says so, and the split does)
+    assert threads["total"] == T.TOTAL_FLOORS * threads["floors"]["reduction"]
+    T._changed()
+    least = T.TOTAL_FLOORS * T.floor("reduction")
+    assert T.total_from() == least
+    part = _rounding(np.random.default_rng(1), least - 1, np.float64)
+    assert P.total_call(np.add, part) is P.DECLINED
+    assert P.total_call(np.add, np.append(part, 1.0)) is not P.DECLINED
 
 
 def test_host_calls_split_with_a_gpu_usable() -> None:
