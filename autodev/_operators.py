@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar, cast as _cast
 
 import numpy as np
 
-from . import _fused_sum, _fusion, _parallel, _threads
+from . import _fused_sum, _fusion, _threaded, _threads
 from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
@@ -153,7 +153,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         else None
     matmul = family == "matmul"
     host = HOST_NOW
-    split = _parallel.threaded(func.__name__, func) if can_elide else func
+    split = _threaded.threaded(func.__name__, func) if can_elide else func
 
     def op(self: Array, other: Any) -> Any:
         if _ACTIVE:
@@ -446,7 +446,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     # nothing: on a host array it takes the direct path with a GPU usable too
     primary = spec.where == "primary"
     sums, mean = name in ("sum", "mean"), name == "mean"
-    totals = name in _parallel.TOTALS  # (a.sum() of a large host array: numpy.sum(a), split)
+    totals = name in _threaded.TOTALS  # (a.sum() of a large host array: numpy.sum(a), split)
 
     def method(self: Array, *args: Any, **kwargs: Any) -> Any:
         if _WATCHED:  # a pending chain reads memory through views: it runs first

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _fused_sum, _fusion, _parallel, _threads
+from . import _fused_sum, _fusion, _threaded, _threads
 from ._residency import storage as R
 from ._residency.buffers import move_home, shared_views_message
 from ._array import ndarray
@@ -490,7 +490,7 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     reduce = reducer.reduce
     family = spec.family
     sums = spec.name == "sum"
-    totals = spec.name in _parallel.TOTALS  # (over every axis, the CPU backend may split it)
+    totals = spec.name in _threaded.TOTALS  # (over every axis, the CPU backend may split it)
 
     def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
         if sums and _ACTIVE and not args and not kwargs and type(a) is ndarray:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _host_buffers, _parallel
+from .. import _host_buffers, _threaded
 from .._device import CPU
 from ._base import Backend
 
@@ -53,6 +53,6 @@ class NumpyBackend(Backend):
 
     def resolve(self, path: str) -> Any | None:
         """NumPy's callable at ``path``; ufuncs and reductions come able to split a large
-        call over threads (:func:`autodev._parallel.threaded`)."""
+        call over threads (:func:`autodev._threaded.threaded`)."""
         found = super().resolve(path)
-        return found if found is None else _parallel.threaded(path, found)
+        return found if found is None else _threaded.threaded(path, found)

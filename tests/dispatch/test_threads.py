@@ -558,6 +558,54 @@ def test_floors_follow_the_profile_and_the_thread_count(
     assert P.total_call(np.add, np.append(part, 1.0)) is not P.DECLINED
 
 
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "fft2", "irfft2", "fftn", "hfft",
+                                  "dct", "dstn"])
+def test_scipy_transforms_run_on_scipys_threads(name: str) -> None:
+    """A large ``autodev.scipy.fft`` transform on the host runs with SciPy's ``workers=``,
+    its result SciPy's one-thread result, bit for bit; ``workers=`` given, a
+    ``scipy.fft.set_workers`` in force, or a call off the main thread keep SciPy's own."""
+    import scipy.fft
+
+    import autodev.scipy.fft as afft
+
+    rng = np.random.default_rng(8)
+    h = rng.standard_normal((48, 40))
+    if name in ("irfft2", "hfft"):
+        h = scipy.fft.rfft2(h) if name == "irfft2" else h + 1j * rng.standard_normal(h.shape)
+    x = autodev.asarray(h.copy())
+    function = getattr(afft, name)
+    want = getattr(scipy.fft, name)(h)
+    before = _threaded()
+    _WorkersSeen.seen.clear()
+    with scipy.fft.set_backend(_WorkersSeen), autodev.trace() as records:
+        same(function(x), want)
+        same(function(x, workers=1), want)
+        with scipy.fft.set_workers(2):
+            same(function(x), want)
+        done: list[Any] = []
+        worker = threading.Thread(target=lambda: done.append(function(x)))
+        worker.start()
+        worker.join()
+        same(done[0], want)
+    # (what SciPy's function was given: the backend is this thread's, so the call off the
+    # main thread shows in the count of split calls alone)
+    assert _WorkersSeen.seen == [3, 1, None]
+    assert _threaded() == before + 1 and records[0].threads == 3
+
+
+class _WorkersSeen:
+    """A ``scipy.fft`` backend that notes the ``workers`` each transform is given, then
+    declines, so that SciPy's own backend runs it."""
+
+    __ua_domain__ = "numpy.scipy.fft"
+    seen: list[Any] = []
+
+    @staticmethod
+    def __ua_function__(method: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        _WorkersSeen.seen.append(kwargs.get("workers"))
+        return NotImplemented
+
+
 def test_host_calls_split_with_a_gpu_usable() -> None:
     from autodev.testing import simulated_gpu
 

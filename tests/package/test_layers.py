@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_host_buffers",),                                       # the host buffer pool's scope
     ("_trace",),                                              # visibility: stats, records
     ("_cost/", "_parallel", "_threads", "_blocked", "_chain_inputs", "_fusion",
-     "_fused_sum"),                                           # cost; threads, fusion
+     "_threaded", "_fused_sum"),                              # cost; threads, fusion
     ("_backends/",),                                          # numpy, cupy, sim, the registry
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
