@@ -455,8 +455,8 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             found = _fused_sum.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
-        if totals and not args and not kwargs and self._device is CPU \
-                and self._native.size >= _TOTAL_FROM:
+        if totals and not args and not kwargs and type(self) is ndarray \
+                and self._device is CPU and self._native.size >= _TOTAL_FROM:
             return PROTOCOLS.function_for(getattr(np, name))(self)
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
             given = args

@@ -353,6 +353,19 @@ def test_full_sums_and_means_split_through_autodev() -> None:
     same(autodev.mean(autodev.asarray(h.astype(np.int64))), np.mean(h.astype(np.int64)))
 
 
+def test_a_subclass_sum_calling_its_base_is_split_once() -> None:
+    """``a.sum()`` of a large array runs as ``autodev.sum(a)``, which hands a subclass to
+    its own ``sum``: a subclass whose ``sum`` calls the base's is still summed, once."""
+    class Mine(autodev.ndarray):
+        def sum(self, *args: Any, **kwargs: Any) -> Any:
+            return super().sum(*args, **kwargs) * 2
+
+    h = _rounding(np.random.default_rng(2), 5000, np.float64)
+    x = autodev.asarray(h.copy()).view(Mine)
+    same(x.sum(), h.sum() * 2)
+    same(np.sum(x), h.sum() * 2)
+
+
 def test_a_full_sum_warns_once_as_numpys() -> None:
     """An overflow in a part, or only where the parts' sums are added, is NumPy's one
     warning (or its FloatingPointError), once."""
