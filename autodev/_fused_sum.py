@@ -10,10 +10,10 @@ import numpy as np
 
 from . import _parallel
 from ._blocked import Total, flat_group
+from ._pairwise import DTYPES as PAIRWISE_DTYPES, mean_of
 from ._fusion import _BUSY, _LOCK, _PLACER, DECLINED, NODES, PENDING, _flush_locked
 from ._trace import STATS
 
-_SUMMED = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _REPLAYED = frozenset({"ignore", "warn", "raise"})
 
 
@@ -27,7 +27,7 @@ def fused_sum(x: Any, mean: bool = False) -> Any:
     (its chains run there), or the ``errstate`` in force has a mode that cannot be
     replayed."""
     node = PENDING.get(id(x))
-    if node is None or node.dtype not in _SUMMED or node.target is not None \
+    if node is None or node.dtype not in PAIRWISE_DTYPES or node.target is not None \
             or node.where is not True or _PLACER[0] is not None:
         return DECLINED
     if len(node.shape) != 1 and not flat_group([n for n in NODES if n.shape == node.shape]):
@@ -45,6 +45,4 @@ def fused_sum(x: Any, mean: bool = False) -> Any:
     total.errors.report(state, "reduce")  # (NumPy's sum is one reduce call)
     STATS.fused_sums += 1
     value = total.value
-    if mean:  # (numpy._core._methods._mean: the sum's type of the sum over an intp count)
-        value = value.dtype.type(value / np.intp(math.prod(node.shape)))
-    return value
+    return mean_of(value, math.prod(node.shape)) if mean else value

@@ -7,13 +7,18 @@ sums of :mod:`autodev._parallel` and the sums fused into chains
 NumPy's ``pairwise_sum`` (``loops_utils.h.src``) adds a run of at most
 :data:`PAIRWISE_BLOCK` elements whole (in eight partial sums) and splits a longer run of
 ``n`` at ``n // 2`` rounded down to a multiple of 8, summing the two halves the same way
-and adding their sums.
+and adding their sums. :func:`mean_of` is NumPy's mean of such a sum.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+#: The float dtypes whose sum NumPy makes by this summation over the one run of a
+#: C-contiguous array's elements (a float16 sum rounds its partial sums to half: not these).
+DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 #: The longest run NumPy's pairwise summation adds whole (``PW_BLOCKSIZE``): a run is
 #: split in two, at :func:`first_half`, only when longer.
 PAIRWISE_BLOCK = 128
@@ -45,3 +50,10 @@ def pairwise_total(lo: int, n: int, run: int, partial: dict[int, Any]) -> Any:
     half = first_half(n)
     return pairwise_total(lo, half, run, partial) \
         + pairwise_total(lo + half, n - half, run, partial)
+
+
+def mean_of(total: Any, count: int) -> Any:
+    """NumPy's mean from the sum ``total`` (a NumPy scalar of one of :data:`DTYPES`) of
+    ``count`` elements, divided as ``numpy._core._methods._mean`` divides it: the sum's
+    type of the sum over the count as an ``intp``."""
+    return total.dtype.type(total / np.intp(count))

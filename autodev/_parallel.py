@@ -42,7 +42,8 @@ import numpy as np
 
 from . import _threads
 from ._threads import POOL, threads_for
-from ._pairwise import PAIRWISE_BLOCK, pairwise_runs, pairwise_total
+from ._pairwise import (DTYPES as PAIRWISE_DTYPES, PAIRWISE_BLOCK, pairwise_runs,
+                        pairwise_total)
 from ._trace import STATS, warn_user
 
 #: dtype kinds whose loops are elementwise C loops (no Python objects, no strings).
@@ -349,9 +350,6 @@ def reduce_call(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     return _split_reduce(ufunc, array, axes, out, where, keywords, threads)
 
 
-#: Float dtypes whose sum NumPy makes by pairwise summation over the one run of a
-#: C-contiguous array's elements (a float16 sum rounds its partial sums to half: not split).
-_PAIRWISE = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 #: Reductions exact in integers and booleans, split: any split of the elements gives the
 #: same value (sums and products modulo the dtype's range). A maximum or minimum is exact
 #: too, but NumPy's SIMD loop is about ten times cheaper than a sum, so that on the 2-vCPU
@@ -380,7 +378,7 @@ def total_call(ufunc: np.ufunc, array: np.ndarray, dtype: Any = None,
     runs: list[tuple[int, int]] = []
     if array.dtype.kind in "biu" and result_dtype.kind in "biu" and ufunc in _EXACT_REDUCE:
         runs = _bounds(n, threads)
-    elif ufunc is np.add and array.dtype in _PAIRWISE and result_dtype == array.dtype:
+    elif ufunc is np.add and array.dtype in PAIRWISE_DTYPES and result_dtype == array.dtype:
         pairwise_runs(0, n, run, runs)
     else:
         return DECLINED

@@ -16,7 +16,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ._cost.families import family_of_ufunc
-from ._parallel import _NO_VALUE, _PAIRWISE, DECLINED, LAST, reduce_call, total_call, ufunc_call
+from ._pairwise import DTYPES as PAIRWISE_DTYPES, mean_of
+from ._parallel import _NO_VALUE, DECLINED, LAST, reduce_call, total_call, ufunc_call
 from ._threads import FAMILIES, floor, threads_for
 from ._trace import STATS
 
@@ -72,8 +73,9 @@ class ThreadedReduce:
 
 
 class ThreadedReduction:
-    """``numpy.sum``/``prod``/``max``/``min`` as the CPU backend runs them: an ndarray
-    reduced along some of its axes goes to :func:`reduce_call`."""
+    """``numpy.sum``/``prod``/``max``/``min`` as the CPU backend runs them: a large ndarray
+    goes to :func:`reduce_call` (split along a kept axis, or over every axis where
+    :func:`total_call` may split it)."""
 
     __slots__ = ("function", "ufunc", "__wrapped__")
 
@@ -97,8 +99,8 @@ class ThreadedReduction:
 class ThreadedMean:
     """``numpy.mean`` as the CPU backend runs it: the mean of every element of a large
     float32 or float64 array (no other argument) from its sum, split as
-    :func:`total_call` splits it, divided as NumPy's ``_mean`` divides it (the sum's
-    type of the sum over the count as an ``intp``)."""
+    :func:`total_call` splits it, divided as NumPy's ``_mean`` divides it
+    (:func:`autodev._pairwise.mean_of`)."""
 
     __slots__ = ("function", "__wrapped__")
 
@@ -108,11 +110,11 @@ class ThreadedMean:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and not kwargs:
             a = args[0]
-            if type(a) is np.ndarray and a.dtype in _PAIRWISE \
+            if type(a) is np.ndarray and a.dtype in PAIRWISE_DTYPES \
                     and a.size >= floor("reduction"):
                 total = total_call(np.add, a)
                 if total is not DECLINED:
-                    return total.dtype.type(total / np.intp(a.size))
+                    return mean_of(total, a.size)
         return self.function(*args, **kwargs)
 
 
