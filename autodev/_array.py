@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from . import _fusion, _indexing, _methods, _operators, _threads
+from . import _fusion, _host_buffers, _indexing, _methods, _operators, _threads
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
@@ -568,7 +568,19 @@ def _bind_compiled(speedups: Any) -> None:
 
     STATE.listeners.append(sync)
     sync()
-    _threads.on_floor(lambda least: speedups.set_split_from(least, _threads.total_from()))
+    def floors(least: int) -> None:
+        # The compiled paths run calls that need only the host pool's scope themselves
+        # (set_pool); larger ones, to split or defer, go to the general path.
+        speedups.set_split_from(_threads.general_from(pooled=False), _threads.total_from(),
+                                _threads.split_floors())
+        pool = _host_buffers.POOL
+        if _host_buffers.POOLED_FROM == _host_buffers.NEVER or pool is None:
+            speedups.set_pool(None, None, 0, 0)
+        else:
+            speedups.set_pool(pool.swap, pool.handler, _host_buffers.POOLED_FROM,
+                              _host_buffers.THRESHOLD)
+
+    _threads.on_floor(floors)
     _fusion.WATCH_LISTENERS.append(speedups.set_watching)
     _fusion.LISTENERS.append(speedups.set_pending)
 

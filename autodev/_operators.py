@@ -97,26 +97,26 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | None = None,
-             can_elide: bool = False, family: str | None = None, binds: bool = True) -> _F:
+             can_elide: bool = False, family: str | None = None, binds: bool = True,
+             threads: str | None = None) -> _F:
     """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
-    what ``fallback``'s own fast path does for the commonest calls, with no GPU usable,
-    and passes every other call to ``fallback`` untouched; ``fallback`` itself where the
-    extension is not built or ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected,
-    getitem, setitem, ufunc, reduce, create, method (``a.copy()``, ``a.view(dtype)``),
-    unary (a reduction of one array: ``count_nonzero(a)``) or sequence (``array`` of
-    numbers in lists); ``func``: NumPy's callable; ``other``: what a result that is not one
-    NumPy array goes through; ``family``: the cost family whose bound in
-    :data:`autodev._cost.cache.HOST_NOW` a host call with a GPU usable must be below to skip
-    the decision, as ``fallback``'s does, its work bounded by its operands' elements as
-    :data:`autodev._cost.families.ELEMENTS_BOUND` says (None, or a family not there:
-    ``fallback`` decides every such call); ``binds``: whether
-    a class holding it makes it a method (False for NumPy's builtins' twins)."""
+    what ``fallback``'s own fast path does for the commonest calls and passes every other
+    call to ``fallback`` untouched; ``fallback`` itself where the extension is not built or
+    ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected, getitem, setitem, ufunc, reduce,
+    create, method (``a.copy()``, ``a.view(dtype)``), unary (a reduction of one array:
+    ``count_nonzero(a)``) or sequence (``array`` of numbers in lists); ``func``: NumPy's
+    callable; ``other``: what a result that is not one NumPy array goes through;
+    ``family``: the family whose :data:`autodev._cost.cache.HOST_NOW` bound a host call with
+    a GPU usable must be below, its work as :data:`autodev._cost.families.ELEMENTS_BOUND`
+    says (None, or a family not there: ``fallback`` decides every such call); ``binds``: whether a class holding it makes it a
+    method (False for NumPy's builtins' twins); ``threads``: with no GPU usable, the family
+    below whose floor the compiled path runs a call itself (None: the least floor of any)."""
     if SPEEDUPS is None:
         return fallback
     kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
     bound = ELEMENTS_BOUND.get(family) if family is not None else None
     return _cast(_F, kind_of(kind, func, fallback, other, can_elide,
-                             None if bound is None else family, bound == "product"))
+                             None if bound is None else family, bound == "product", threads))
 
 
 def _compiled_method(kind: str) -> Callable[[_F], _F]:
@@ -229,7 +229,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         return a
 
     return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
-                    family)
+                    family, threads=_threaded.split_family(func))
 
 
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,

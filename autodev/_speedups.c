@@ -97,6 +97,15 @@ static Py_ssize_t SplitFrom = PY_SSIZE_T_MAX;  /* _threads.general_from(): with 
                                                   or defer it */
 static Py_ssize_t TotalFrom = PY_SSIZE_T_MAX;  /* _threads.total_from(): a reduction over
                                                   every axis this large goes there */
+static PyObject *SplitFloors = NULL;            /* _threads.split_floors(): a call whose
+                                                  FastCall names a family goes there from
+                                                  that family's size (SplitFrom or more) */
+static Py_ssize_t PooledFrom = PY_SSIZE_T_MAX; /* _host_buffers.POOLED_FROM and THRESHOLD: */
+static Py_ssize_t PooledBytes = PY_SSIZE_T_MAX;/* a call with a NumPy operand of PooledBytes
+                                                  or more runs in the host pool's scope */
+static PyObject *PoolSwap = NULL;              /* autodev._hostpool.swap */
+static PyObject *PoolHandler = NULL;           /* autodev._hostpool.handler */
+static PyObject *NbytesName = NULL;            /* "nbytes" */
 
 enum { S_DATA, S_DEVICE, S_STORAGE, S_MIRROR, S_SCALAR, S_PIN, S_FACE, N_SLOTS };
 static const char *SlotNames[N_SLOTS] = {"_native", "_device", "_storage", "_mirror",
@@ -195,12 +204,91 @@ elements(PyObject *a)
     return n;
 }
 
-/* 1 if a NumPy operand of the call is at least SplitFrom elements (one compare while no
- * call can be split: one thread allowed, or threads never paying here). */
+/* 1 if a NumPy operand of the call is at least SplitFrom elements and, where the call's
+ * FastCall names a family of SplitFloors (`threads`, NULL or None: none), at least that
+ * family's size: the general path may split or defer it (one compare while no call can
+ * be split: one thread allowed, or threads never paying here). */
 static int
-may_split(PyObject *x, PyObject *y)
+may_split(PyObject *threads, PyObject *x, PyObject *y)
 {
-    return SplitFrom != PY_SSIZE_T_MAX && (elements(x) >= SplitFrom || elements(y) >= SplitFrom);
+    if (SplitFrom == PY_SSIZE_T_MAX)
+        return 0;
+    Py_ssize_t n = elements(x), m = elements(y);
+    if (m > n)
+        n = m;
+    if (n < SplitFrom)
+        return 0;
+    if (threads == NULL || threads == Py_None || SplitFloors == NULL)
+        return 1;
+    PyObject *found = PyDict_GetItemWithError(SplitFloors, threads);  /* borrowed; a str key */
+    if (found == NULL || !PyLong_CheckExact(found)) {
+        PyErr_Clear();  /* (a str's lookup raises nothing: the general path decides) */
+        return 1;
+    }
+    Py_ssize_t from = PyLong_AsSsize_t(found);
+    if (from == -1 && PyErr_Occurred()) {
+        PyErr_Clear();  /* (too large for an index: never split) */
+        return 0;
+    }
+    return n >= from;
+}
+
+
+/* 1 if `a` is a NumPy array of PooledBytes or more (_host_buffers.is_large's test of one
+ * operand), 0 if not, -1 on error. */
+static int
+large(PyObject *a)
+{
+    if (a == NULL || Py_TYPE(a) != NpArray || elements(a) < PooledFrom)
+        return 0;
+    PyObject *nbytes = PyObject_GetAttr(a, NbytesName);
+    if (nbytes == NULL)
+        return -1;
+    Py_ssize_t n = PyLong_AsSsize_t(nbytes);
+    Py_DECREF(nbytes);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    return n >= PooledBytes;
+}
+
+/* NumPy's call `func(*operands)` of a call the fast path runs, as the Python paths run it:
+ * in the host pool's scope where an operand is large (_host_buffers.large_buffers, entered
+ * by _residency.memory.host_pooled). NULL with `*retry` set where such a call raised
+ * MemoryError, which is cleared: the fallback runs it again, as host_pooled does, after
+ * releasing what autodev holds. */
+static PyObject *
+host_run(PyObject *func, PyObject *const *operands, size_t n, int *retry)
+{
+    *retry = 0;
+    int pooled = PoolSwap == NULL || !Fast ? 0 : large(operands[0]);
+    if (pooled == 0 && n == 2)
+        pooled = large(operands[1]);
+    if (pooled < 0)
+        return NULL;
+    if (!pooled)  /* (with a GPU usable the host fast paths call NumPy as it is) */
+        return PyObject_Vectorcall(func, operands, n, NULL);
+    PyObject *previous = PyObject_CallOneArg(PoolSwap, PoolHandler);
+    if (previous == NULL)
+        return NULL;
+    PyObject *result = PyObject_Vectorcall(func, operands, n, NULL);
+    PyObject *type, *value, *trace;
+    PyErr_Fetch(&type, &value, &trace);  /* (the handler is restored even after an error) */
+    PyObject *restored = PyObject_CallOneArg(PoolSwap, previous);
+    Py_DECREF(previous);
+    if (restored == NULL) {
+        Py_XDECREF(result);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(trace);
+        return NULL;
+    }
+    Py_DECREF(restored);
+    PyErr_Restore(type, value, trace);
+    if (result == NULL && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        *retry = 1;
+    }
+    return result;
 }
 
 
@@ -326,6 +414,9 @@ typedef struct {
     PyObject *family;    /* the cost family whose HOST_NOW bound a host call must be
                             below with a GPU usable, or None: such calls go to the
                             fallback */
+    PyObject *threads;   /* with no GPU usable, the key of SplitFloors that says from
+                            what size the call goes to the fallback (to be split over
+                            threads, or deferred), or None: from SplitFrom */
     PyObject *weaklist;  /* weak references, as a function has them */
 } FastCall;
 
@@ -382,7 +473,7 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (plain < 0)
             return NULL;
         if (!plain || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs)
-                || (data = SLOT(a, S_DATA)) == NULL || may_split(data, o))
+                || (data = SLOT(a, S_DATA)) == NULL || may_split(self->threads, data, o))
             return delegate(self, args, nargsf, kwnames);
         Py_INCREF(data);
         Py_INCREF(o);
@@ -401,9 +492,14 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     PyObject *operands[2];
     operands[self->kind == K_REFLECTED] = data;
     operands[self->kind != K_REFLECTED] = o;
-    PyObject *result = PyObject_Vectorcall(self->func, operands, 2, NULL);
+    int retry;
+    PyObject *result = host_run(self->func, operands, 2, &retry);
     Py_DECREF(o);
     Py_DECREF(data);
+    if (retry) {
+        Calls--;
+        return delegate(self, args, nargsf, kwnames);
+    }
     return finish_binary(self, result, a, args[1]);
 }
 
@@ -640,7 +736,7 @@ ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     int go;
     if (Fast) {
         go = n == 1 ? 1 : plain_operand(args[1], PlainScalars, &o);
-        if (go > 0 && may_split(data, o))
+        if (go > 0 && may_split(self->threads, data, o))
             go = 0;
         if (go > 0)
             Py_XINCREF(o);
@@ -652,9 +748,14 @@ ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     Calls++;
     PyObject *operands[2] = {data, o};
-    PyObject *result = PyObject_Vectorcall(self->func, operands, n, NULL);
+    int retry;
+    PyObject *result = host_run(self->func, operands, n, &retry);
     Py_XDECREF(o);
     Py_DECREF(data);
+    if (retry) {
+        Calls--;
+        return delegate(self, args, nargsf, kwnames);
+    }
     return finish(self, result);
 }
 
@@ -752,7 +853,7 @@ unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     PyObject *a, *data, *o;
     if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || Pending
             || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL
-            || SLOT(a, S_DEVICE) != Cpu || may_split(data, NULL))
+            || SLOT(a, S_DEVICE) != Cpu || may_split(self->threads, data, NULL))
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* held across the checks and the call, as Python's local is */
     if (!Fast) {
@@ -763,7 +864,13 @@ unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         }
     }
     Calls++;
-    PyObject *result = PyObject_Vectorcall(self->func, &data, 1, NULL);
+    int retry;
+    PyObject *result = host_run(self->func, &data, 1, &retry);
+    if (retry) {
+        Calls--;
+        Py_DECREF(data);
+        return delegate(self, args, nargsf, kwnames);
+    }
     if (result != NULL && Py_TYPE(result) == NpArray && ((ArrayHead *)result)->base == NULL
             && result != data) {
         Py_DECREF(data);
@@ -808,19 +915,21 @@ static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", "family",
-                               "product", NULL};
+                               "product", "threads", NULL};
     const char *kind_name;
-    PyObject *func, *fallback, *other = Py_None, *family = Py_None;
+    PyObject *func, *fallback, *other = Py_None, *family = Py_None, *threads = Py_None;
     int can_elide = 0, product = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOp:FastCall", keywords, &kind_name,
-                                     &func, &fallback, &other, &can_elide, &family, &product))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOpO:FastCall", keywords, &kind_name,
+                                     &func, &fallback, &other, &can_elide, &family, &product,
+                                     &threads))
         return NULL;
     int kind = -1;
     for (int i = 0; i < (int)(sizeof KindNames / sizeof *KindNames); i++)
         if (strcmp(kind_name, KindNames[i]) == 0)
             kind = i;
-    if (family != Py_None && !PyUnicode_Check(family)) {
-        PyErr_SetString(PyExc_TypeError, "FastCall: family must be a str or None");
+    if ((family != Py_None && !PyUnicode_Check(family))
+            || (threads != Py_None && !PyUnicode_Check(threads))) {
+        PyErr_SetString(PyExc_TypeError, "FastCall: family and threads must be a str or None");
         return NULL;
     }
     if (kind < 0) {
@@ -847,6 +956,8 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->other = other;
     Py_INCREF(family);
     self->family = family;
+    Py_INCREF(threads);
+    self->threads = threads;
     if (kind == K_UFUNC) {
         PyObject *nin = PyObject_GetAttrString(func, "nin");
         self->nin = nin == NULL ? -1 : (int)PyLong_AsLong(nin);
@@ -868,6 +979,7 @@ fastcall_traverse(FastCall *self, visitproc visit, void *arg)
     Py_VISIT(self->fallback);
     Py_VISIT(self->other);
     Py_VISIT(self->family);
+    Py_VISIT(self->threads);
     return 0;
 }
 
@@ -878,6 +990,7 @@ fastcall_clear(FastCall *self)
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->other);
     Py_CLEAR(self->family);
+    Py_CLEAR(self->threads);
     return 0;
 }
 
@@ -1249,8 +1362,9 @@ set_pending(PyObject *module, PyObject *arg)
 static PyObject *
 set_split_from(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "set_split_from(n, total) takes two arguments");
+    if (nargs != 3 || !PyDict_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "set_split_from(n, total, floors) takes two ints and a dict");
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[0]);
@@ -1261,6 +1375,34 @@ set_split_from(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     SplitFrom = n;
     TotalFrom = total;
+    Py_INCREF(args[2]);
+    Py_XSETREF(SplitFloors, args[2]);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+set_pool(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "set_pool(swap, handler, elements, nbytes) takes four arguments");
+        return NULL;
+    }
+    Py_ssize_t from = PyLong_AsSsize_t(args[2]);
+    if (from == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t bytes = PyLong_AsSsize_t(args[3]);
+    if (bytes == -1 && PyErr_Occurred())
+        return NULL;
+    int on = args[0] != Py_None;
+    if (on && !PyCallable_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "set_pool(): swap must be callable or None");
+        return NULL;
+    }
+    Py_XSETREF(PoolSwap, on ? Py_NewRef(args[0]) : NULL);
+    Py_XSETREF(PoolHandler, on ? Py_NewRef(args[1]) : NULL);
+    PooledFrom = on ? from : PY_SSIZE_T_MAX;
+    PooledBytes = on ? bytes : PY_SSIZE_T_MAX;
     Py_RETURN_NONE;
 }
 
@@ -1304,9 +1446,15 @@ static PyMethodDef module_methods[] = {
      "and ufunc calls go to the fallback, as the Python paths' _ACTIVE sends theirs to the "
      "general path."},
     {"set_split_from", (PyCFunction)(void (*)(void))set_split_from, METH_FASTCALL,
-     "set_split_from(n, total)\n--\n\nWith no GPU usable, calls with a NumPy operand of n or "
-     "more elements go to the fallback, which may split them over threads (autodev._parallel); "
-     "a reduction over every axis, of total or more elements."},
+     "set_split_from(n, total, floors)\n--\n\nWith no GPU usable, calls with a NumPy operand of n "
+     "or more elements go to the fallback, which may split them over threads "
+     "(autodev._parallel) or defer them; a call whose FastCall names a family (threads=), "
+     "from floors[family] elements; a reduction over every axis, of total or more elements."},
+    {"set_pool", (PyCFunction)(void (*)(void))set_pool, METH_FASTCALL,
+     "set_pool(swap, handler, elements, nbytes)\n--\n\nWith no GPU usable, a call the fast "
+     "path runs with a NumPy operand of nbytes or more (elements or more elements) runs in the "
+     "host pool's scope: swap(handler) before NumPy's call, the handler it gave back after "
+     "(autodev._host_buffers); swap None: no pool."},
     {"set_watching", set_watching, METH_O,
      "set_watching(flag)\n--\n\nWhile true, every setitem goes to the fallback (a deferred "
      "chain reads memory through views: autodev._fusion.WATCHED)."},
@@ -1366,10 +1514,11 @@ module_exec(PyObject *m)
         return -1;
     if (VersionName == NULL) {  /* (a second load in the process keeps the first's) */
         VersionName = PyUnicode_InternFromString("version");
+        NbytesName = PyUnicode_InternFromString("nbytes");
         One = PyLong_FromLong(1);
         MirroredName = PyUnicode_InternFromString("mirrored");
         SharedName = PyUnicode_InternFromString("shared");
-        if (VersionName == NULL || One == NULL
+        if (VersionName == NULL || NbytesName == NULL || One == NULL
                 || MirroredName == NULL || SharedName == NULL)
             return -1;
     }

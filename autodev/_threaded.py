@@ -160,8 +160,7 @@ def threaded(path: str, found: Any) -> Any:
     a ufunc's ``reduce`` or a reduction function, able to split large calls; anything
     else as it is."""
     if isinstance(found, np.ufunc):
-        return ThreadedUfunc(found) if found.nout == 1 and found.signature is None \
-            and family_of_ufunc(found.__name__) in _SPLIT_FAMILIES else found
+        return ThreadedUfunc(found) if split_family(found) is not None else found
     head, _, name = path.rpartition(".")
     if name == "reduce" and isinstance(getattr(np, head, None), np.ufunc) \
             and getattr(np, head).reduce == found:
@@ -174,6 +173,16 @@ def threaded(path: str, found: Any) -> Any:
     if path.startswith("scipy.fft.") and "workers" in _parameters(function):
         return ThreadedTransform(function)
     return found
+
+
+def split_family(func: Any) -> str | None:
+    """The family whose thread floor splits calls of ``func``, a NumPy elementwise ufunc of
+    one output (:class:`ThreadedUfunc`); None for anything else."""
+    if isinstance(func, np.ufunc) and func.nout == 1 and func.signature is None:
+        family = family_of_ufunc(func.__name__)
+        if family in _SPLIT_FAMILIES:
+            return family
+    return None
 
 
 def _parameters(function: Any) -> tuple[str, ...]:

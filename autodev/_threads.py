@@ -136,17 +136,18 @@ def floors_for(crossover: dict[str, float | None], threads: int) -> dict[str, in
             for family in FAMILIES}
 
 
-def least_floor() -> int:
+def least_floor(pooled: bool = True) -> int:
     """The least floor over all families: the hot paths send calls at or above it here.
     Before the profile is read it is a safe lower bound (every split needs two blocks).
-    Calls large enough for the host buffer pool come here too, split or not (they run
-    in its scope: :data:`autodev._host_buffers.POOLED_FROM`)."""
-    pooled = _host_buffers.POOLED_FROM
+    Where ``pooled``, calls large enough for the host buffer pool come here too, split or
+    not (they run in its scope: :data:`autodev._host_buffers.POOLED_FROM`); the compiled
+    hot path enters that scope itself, and asks without it."""
+    pool_from = _host_buffers.POOLED_FROM if pooled else NEVER
     if POOL.threads < 2:
-        return pooled
+        return pool_from
     if not FLOORS:
-        return min(2 * MIN_BLOCK, pooled)
-    return min(min(FLOORS.values()), pooled)
+        return min(2 * MIN_BLOCK, pool_from)
+    return min(min(FLOORS.values()), pool_from)
 
 
 #: A reduction over every axis is split from this many times the reduction family's floor
@@ -173,16 +174,27 @@ def total_from() -> int:
 FUSE_FLOOR = [NEVER]
 
 
-def general_from() -> int:
-    """The least size the hot paths send to the general path: the least thread (or host
-    pool) floor or fusion's floor, whichever is lower."""
-    return min(least_floor(), FUSE_FLOOR[0])
+def general_from(pooled: bool = True) -> int:
+    """The least size the hot paths send to the general path: the least thread (or, where
+    ``pooled``, host pool) floor or fusion's floor, whichever is lower."""
+    return min(least_floor(pooled), FUSE_FLOOR[0])
 
 
 def set_fuse_floor(elements: int) -> None:
     """Fusion's floor changed: tell the hot paths."""
     FUSE_FLOOR[0] = elements
     _tell()
+
+
+def split_floors() -> dict[str, int]:
+    """For each family, the least size from which the general path may split a call of it
+    or defer it (its thread floor or fusion's floor, whichever is lower): the compiled hot
+    path runs a call of a known family below it itself, in the host pool's scope where the
+    call is large enough for it. Empty until the floors are computed (every call from
+    :func:`general_from` goes to the general path meanwhile)."""
+    if not FLOORS:
+        return {}
+    return {family: min(found, FUSE_FLOOR[0]) for family, found in FLOORS.items()}
 
 
 def _tell() -> None:

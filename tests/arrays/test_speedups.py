@@ -451,25 +451,27 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         passed.append(args)
         return "fallback"
 
-    add = FastCall("binary", np.add, fallback, None, True, "elementwise")
+    add = FastCall("binary", np.add, fallback, None, True, "elementwise", False, "elementwise")
     add_no_family = FastCall("binary", np.add, fallback, None, True, None)
     small, large = _vec(), autodev.ones(1 << 20)
     with _mode(False):
         with threadpoolctl.threadpool_limits(1), _no_fusion():  # no call split or deferred
             assert type(add(small, 1.0)) is ARRAY
-            # (but one large enough for the host buffer pool runs in its scope: Python)
-            if _threads.general_from() <= large.size:
-                assert add(large, 1.0) == "fallback"
-                passed.pop()
-            else:
-                assert type(add(large, 1.0)) is ARRAY
+            assert type(add(large, 1.0)) is ARRAY  # (in the host pool's scope: its own test)
+            assert type(add_no_family(large, 1.0)) is ARRAY
         assert add_no_family(small, small).tolist() == (small + small).tolist()
         assert add(small, [1]) == "fallback" and add(small, None) == "fallback"
     assert len(passed) == 2
-    if _threads.general_from() <= large.size:  # threads may split it: Python decides
-        with _mode(False):
-            assert add(large, 1.0) == "fallback" and type(add(small, 1.0)) is ARRAY
-        passed.pop()
+    _threads.floor("elementwise")  # (the floors known: the compiled paths learn them)
+    if _threads.general_from(pooled=False) <= large.size:  # some family may split or defer
+        with _mode(False):  # it: without a family the fallback decides; with one, its floor
+            assert add_no_family(large, 1.0) == "fallback"
+            passed.pop()
+            split = _threads.split_floors()["elementwise"] <= large.size
+            assert (add(large, 1.0) == "fallback") is split
+            if split:
+                passed.pop()
+            assert type(add(small, 1.0)) is ARRAY
     with _mode(True):
         assert add(small, 1.0) == "fallback"  # the floor is not known yet: Python finds it
         host_floor_work("elementwise")
@@ -481,6 +483,33 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         moved = autodev.asarray(np.arange(6.0), device="sim:0")
         assert add(moved, 1.0) == "fallback"  # not on the host
     assert len(passed) == 7
+
+
+@compiled_only
+def test_a_memory_error_in_the_host_pools_scope_goes_to_the_fallback() -> None:
+    """A call run in the host pool's scope that raises MemoryError is passed to the
+    fallback, which releases what autodev holds and runs it once more
+    (autodev._residency.memory.host_pooled); a smaller call's MemoryError is NumPy's."""
+    from autodev import _host_buffers
+    from autodev._speedups import FastCall
+
+    if _host_buffers.POOLED_FROM == _host_buffers.NEVER:
+        pytest.skip(f"no host buffer pool: {_host_buffers.STATUS}")
+
+    class Failing:
+        nin = 1
+
+        def __call__(self, x: Any) -> Any:
+            raise MemoryError("no room")
+
+    failing = FastCall("ufunc", Failing(), lambda *args: "fallback", None, False, None,
+                       False, "elementwise")
+    with _mode(False), threadpoolctl.threadpool_limits(1), _no_fusion():
+        large = autodev.ones(1 << 20)
+        before = fast_calls()
+        assert failing(large) == "fallback" and fast_calls() == before
+        with pytest.raises(MemoryError, match="no room"):
+            failing(_vec())
 
 
 @compiled_only
@@ -553,9 +582,8 @@ def test_what_the_newer_kinds_take() -> None:
         assert unary(small, 0) == "fallback" and unary([1, 0]) == "fallback"
         assert method(autodev.array_api.asarray(np.arange(2.0))) == "fallback"
         with threadpoolctl.threadpool_limits(1), _no_fusion():
-            large = autodev.ones(1 << 20)
-            if _threads.general_from() <= large.size:  # (the host buffer pool's scope)
-                assert unary(large) == "fallback"
+            large = autodev.ones(1 << 20)  # (run here, in the host buffer pool's scope)
+            assert unary(large) == large.size
     with _mode(True):
         host_floor_work("reduction")
         assert unary(small) == 5

@@ -148,6 +148,47 @@ def test_one_thread_sends_pooled_sizes_to_the_general_path() -> None:
     assert T.least_floor() <= H.POOLED_FROM
 
 
+@needs_pool
+@pytest.mark.skipif(autodev._config.SPEEDUPS is None, reason="no compiled hot path here")
+def test_the_compiled_path_runs_a_call_below_its_familys_floor_in_the_scope(
+        monkeypatch: Any) -> None:
+    """A call large enough for the pool but below its own family's thread floor runs on
+    the compiled path, in the pool's scope; one of a family whose floor it reaches goes to
+    the general path (in the scope there too)."""
+    from autodev import _dispatch
+
+    general: list[bool] = []
+
+    def host_pooled(attempt: Any, repeatable: bool) -> Any:
+        general.append(repeatable)
+        return memory.host_pooled(attempt, repeatable)
+
+    monkeypatch.setattr(_dispatch, "host_pooled", host_pooled)
+    T.floor("elementwise")  # (the floors computed, then two of them set for the test)
+    saved = dict(T.FLOORS)
+    T.FLOORS.update(elementwise=T.NEVER, transcendental=2 * T.MIN_BLOCK)
+    T._tell()
+    try:
+        a, b, _ = _vectors()
+        x, y = autodev.asarray(a), autodev.asarray(b)
+        x[:3] + 1.0  # (the first call settles the devices: no GPU usable, the fast state)
+        added, negated = x + y, autodev.negative(x)
+        assert general == []
+        sine = autodev.sin(x)  # (transcendental: its floor reached, the general path)
+        assert general == [True]
+        assert np.asarray(added).tobytes() == (a + b).tobytes()
+        assert np.asarray(negated).tobytes() == (-a).tobytes()
+        assert np.asarray(sine).tobytes() == np.sin(a).tobytes()
+        assert handler_name(added) == handler_name(negated) == "autodev_host_pool"
+        assert handler_name(sine) == "autodev_host_pool"
+        small = autodev.asarray(a[:1000]) + 1.0
+        assert handler_name(small) == "default_allocator"
+    finally:
+        T.FLOORS.clear()
+        T.FLOORS.update(saved)
+        T._tell()
+
+
 # --------------------------------------------------------------------------- bound, pressure
 
 @needs_pool
