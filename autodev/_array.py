@@ -26,8 +26,9 @@ from ._dispatch import DEFER_TO, WRAPPER_FINDERS, bind_array, cpu_arg, defers_to
 from ._indexing import _FlatIter, flat_of as _flat_of
 from ._methods import _host_buffer, _own, _view_attr, named_as_methods, numpy_method_signatures
 from ._methods import rebuild as _rebuild  # (pickles name it here)
+from ._compiled import compiled
 from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
-    _comparison, compiled, _dispatched, _np_ndarray, _power, _unary_of
+    _comparison, _dispatched, _np_ndarray, _power, _unary_of
 from ._capability.specs import ufunc_spec
 from ._residency.memory import retrying
 from ._overrides import install as install_overrides, overriding

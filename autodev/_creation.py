@@ -11,7 +11,8 @@ import numpy as np
 
 from ._residency import storage as R
 from ._array import ndarray
-from ._operators import PLAIN_SCALARS, compiled
+from ._compiled import compiled
+from ._operators import PLAIN_SCALARS
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._config import MADE_ON_HOST, SPEEDUPS, get_policy, policy_now
 from ._device import AUTO, CPU, Device

@@ -14,7 +14,7 @@ from ._array import ndarray
 from ._device import CPU
 from ._decide import alone_on_host
 from ._dispatch import call, cpu_arg, cpu_result, host_impl
-from ._operators import compiled
+from ._compiled import compiled
 from ._threaded import ThreadedMean
 from ._fused_sum import fused_sum
 from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write

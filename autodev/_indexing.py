@@ -15,7 +15,8 @@ from ._device import CPU, Device
 from ._dispatch import cpu_arg, is_plain_array_like, native_arg, new
 from ._fusion import LEAVES, PENDING, WATCHED, assign, before_write
 from ._methods import _in_place
-from ._operators import _PLAIN_OPERANDS, _compiled_method, _face_result, _np_ndarray, _onew
+from ._compiled import compiled_method
+from ._operators import _PLAIN_OPERANDS, _face_result, _np_ndarray, _onew
 from ._refcounts import assigned
 from ._residency.memory import check_not_view, retrying
 from ._trace import STATS
@@ -66,7 +67,7 @@ def is_basic_key(key: Any) -> bool:
     return _is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))
 
 
-@_compiled_method("getitem")
+@compiled_method("getitem")
 def getitem(self: Array, key: Any) -> Any:
     # Indexing runs where the array lives and decides nothing: a host array takes the
     # direct path whether or not a GPU is usable (its index arrays are brought over)
@@ -99,7 +100,7 @@ def getitem(self: Array, key: Any) -> Any:
     result = _getitem(self, key)
     return _face_result(result, self) if self._face else result
 
-@_compiled_method("setitem")
+@compiled_method("setitem")
 def setitem(self: Array, key: Any, value: Any) -> None:
     if PENDING and id(value) in PENDING and assigned(value) \
             and _assign_pending(self, key, value):

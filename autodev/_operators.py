@@ -3,7 +3,7 @@ table (:mod:`autodev._capability.specs`).
 
 Each has a fast path for the common case (no GPU usable, data on the host) that calls
 NumPy directly, and otherwise goes through :func:`autodev._dispatch.call`; the compiled
-module (:mod:`autodev._speedups`) stands in front of some (:func:`compiled`). The class
+module (:mod:`autodev._speedups`) stands in front of some (:func:`autodev._compiled.compiled`). The class
 (:mod:`autodev._array`) declares them in its body and binds itself here
 (:func:`bind_array`).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar, cast as _cast
+from typing import Any, Callable
 
 import numpy as np
 
@@ -21,12 +21,12 @@ from . import _fused_sum, _fusion, _threaded, _threads
 from ._residency import storage as R
 from ._backends import STATE
 from ._device import CPU, Device
-from ._config import SPEEDUPS, policy_now
+from ._config import policy_now
 from ._overrides import overriding, scalar_power
 from ._deferral import _defers, _defers_in_place, _first_meeting, _structured, \
     _subclass_turn
 from ._cost.cache import HOST_NOW, host_now
-from ._cost.families import ELEMENTS_BOUND
+from ._compiled import compiled
 from ._dispatch import WRAPPER_FINDERS, call, cpu_arg, gpu_operand, new
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
 from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide, temporary
@@ -70,9 +70,14 @@ _sync_fast()  # the flags as they are now (refresh tells it of every change afte
 _SPLIT_FROM = _TOTAL_FROM = _threads.NEVER
 
 
+#: In-place operators allocate nothing (no host pool): :func:`autodev._threads.split_floors`.
+_IN_PLACE_FROM: dict[str | None, int] = {None: _threads.NEVER}
+
+
 def _set_split_from(least: int) -> None:
-    global _SPLIT_FROM, _TOTAL_FROM
+    global _SPLIT_FROM, _TOTAL_FROM, _IN_PLACE_FROM
     _SPLIT_FROM, _TOTAL_FROM = least, _threads.total_from()
+    _IN_PLACE_FROM = _threads.split_floors()
 
 
 _threads.on_floor(_set_split_from)
@@ -91,37 +96,6 @@ def _set_active(active: bool) -> None:
 
 
 _fusion.LISTENERS.append(_set_active)
-
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | None = None,
-             can_elide: bool = False, family: str | None = None, binds: bool = True,
-             threads: str | None = None) -> _F:
-    """``fallback`` behind its compiled fast path (:mod:`autodev._speedups`), which does
-    what ``fallback``'s own fast path does for the commonest calls and passes every other
-    call to ``fallback`` untouched; ``fallback`` itself where the extension is not built or
-    ``AUTODEV_PURE_PYTHON=1``. ``kind``: binary, reflected, getitem, setitem, ufunc, reduce,
-    create, method (``a.copy()``, ``a.view(dtype)``), unary (a reduction of one array:
-    ``count_nonzero(a)``) or sequence (``array`` of numbers in lists); ``func``: NumPy's
-    callable; ``other``: what a result that is not one NumPy array goes through;
-    ``family``: the family whose :data:`autodev._cost.cache.HOST_NOW` bound a host call with
-    a GPU usable must be below, its work as :data:`autodev._cost.families.ELEMENTS_BOUND`
-    says (None, or a family not there: ``fallback`` decides every such call); ``binds``: whether a class holding it makes it a
-    method (False for NumPy's builtins' twins); ``threads``: with no GPU usable, the family
-    below whose floor the compiled path runs a call itself (None: the least floor of any)."""
-    if SPEEDUPS is None:
-        return fallback
-    kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
-    bound = ELEMENTS_BOUND.get(family) if family is not None else None
-    return _cast(_F, kind_of(kind, func, fallback, other, can_elide,
-                             None if bound is None else family, bound == "product", threads))
-
-
-def _compiled_method(kind: str) -> Callable[[_F], _F]:
-    """Decorator: the method behind its compiled fast path (see :func:`compiled`)."""
-    return lambda method: compiled(kind, None, method)
 
 
 class _Unbound:
@@ -357,6 +331,7 @@ _IN_PLACE_MATMUL_AXES = ([(-2, -1), (-2, -1), (-2, -1)], [(-1,), (-2, -1), (-1,)
 
 def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
     matmul = spec.name == "matmul"
+    family = _threaded.split_family(func)
 
     def op(self: Array, other: Any) -> Any:
         if type(other) not in _PLAIN_OPERANDS and type(other) is not ndarray:
@@ -365,7 +340,8 @@ def _inplace(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
             if overriding((other,), {}):  # NumPy's operator: the ufunc, the override's answer
                 axes = {"axes": _IN_PLACE_MATMUL_AXES[self.ndim == 1]} if matmul else {}
                 return PROTOCOLS.ufunc_for(func)(self, other, out=(self,), **axes)
-        if _FAST and not _ACTIVE and self._native.size < _SPLIT_FROM:
+        if _FAST and not _ACTIVE and self._native.size < _IN_PLACE_FROM.get(
+                family, _IN_PLACE_FROM[None]):
             o = other if type(other) in _PLAIN_OPERANDS else cpu_arg(other)
             tick()
             if matmul:  # NumPy's own operator: its axes keep the shape of self

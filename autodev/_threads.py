@@ -186,15 +186,17 @@ def set_fuse_floor(elements: int) -> None:
     _tell()
 
 
-def split_floors() -> dict[str, int]:
+def split_floors() -> dict[str | None, int]:
     """For each family, the least size from which the general path may split a call of it
-    or defer it (its thread floor or fusion's floor, whichever is lower): the compiled hot
-    path runs a call of a known family below it itself, in the host pool's scope where the
-    call is large enough for it. Empty until the floors are computed (every call from
-    :func:`general_from` goes to the general path meanwhile)."""
-    if not FLOORS:
-        return {}
-    return {family: min(found, FUSE_FLOOR[0]) for family, found in FLOORS.items()}
+    or defer it (its thread floor or fusion's floor, whichever is lower), and for None, of
+    any family (:func:`general_from` without the host pool): a hot path that knows a call's
+    family runs it below that family's size itself (the compiled one in the host pool's
+    scope where the call is large enough for it). Until the floors are computed, None's
+    alone."""
+    found: dict[str | None, int] = {None: general_from(pooled=False)}
+    for family, least in FLOORS.items():
+        found[family] = min(least, FUSE_FLOOR[0])
+    return found
 
 
 def _tell() -> None:

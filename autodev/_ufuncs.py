@@ -16,7 +16,8 @@ from ._residency import storage as R
 from ._residency.buffers import move_home, shared_views_message
 from ._array import ndarray
 from ._indexing import _index_native
-from ._operators import PLAIN_SCALARS as _PLAIN, compiled
+from ._compiled import compiled
+from ._operators import PLAIN_SCALARS as _PLAIN
 from ._backends import STATE, backend_for
 from ._config import policy_now
 from ._device import CPU, Device

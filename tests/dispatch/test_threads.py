@@ -175,6 +175,38 @@ def _operators_and_functions(x: Any, y: Any, a: np.ndarray, b: np.ndarray) -> No
     same(x._native, a)
 
 
+def test_an_in_place_operator_below_its_familys_floor_keeps_the_hot_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``a += b`` allocates nothing, so only its own family's floor (or fusion's) sends it
+    to the general path, not the least floor of all families: ``+=`` (elementwise, its floor
+    set out of reach) runs NumPy's call at once, ``**=`` (transcendental, floor 16) splits."""
+    from autodev import _operators
+
+    general: list[str] = []
+
+    def call(spec: Any, args: Any, kwargs: Any) -> Any:
+        general.append(spec.name)
+        return real(spec, args, kwargs)
+
+    real = _operators.call
+    monkeypatch.setattr(_operators, "call", call)
+    monkeypatch.setattr(T, "_CROSSOVER", [{**{f: 16.0 for f in T.FAMILIES},
+                                           "elementwise": None}])
+    T._changed()
+    T.floor("elementwise")  # (the floors computed: the hot paths learn them)
+    rng = np.random.default_rng(0)
+    a, b = rng.random(1000), rng.random(1000)
+    x, y = autodev.asarray(a.copy()), autodev.asarray(b)
+    x += y
+    assert general == [] and _threaded() == 0
+    x **= 1.5
+    assert general == ["power"] and _threaded() == 1
+    want = a.copy()
+    want += b
+    want **= 1.5
+    same(x, want)
+
+
 def test_in_place_out_aliasing_an_input() -> None:
     a = np.arange(1000.0)
     want = a + a[::-1].copy()
