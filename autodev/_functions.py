@@ -101,9 +101,16 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     named = _named(function, np_func, spec.name)
-    if impl is None:
-        return named
+    if impl is None:  # (with no GPU usable, no keywords: cpu_call, compiled)
+        found = _OUT_ON[np_func] = _out_onwards(np_func)
+        return compiled("function", host_impl(spec), named, other=cpu_result,
+                        positional=_ALL if found is None else found[0])
     return compiled("unary", impl, named, other=_one_result, family=spec.family)
+
+
+#: ``positional`` of a function that takes no ``out`` by position: all (the compiled
+#: path's own bound applies).
+_ALL = 1 << 16
 
 
 def _one_result(result: Any, a: ndarray, data: Any) -> Any:

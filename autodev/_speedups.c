@@ -260,9 +260,9 @@ static PyObject *
 host_run(PyObject *func, PyObject *const *operands, size_t n, int *retry)
 {
     *retry = 0;
-    int pooled = PoolSwap == NULL || !Fast ? 0 : large(operands[0]);
-    if (pooled == 0 && n == 2)
-        pooled = large(operands[1]);
+    int pooled = 0;
+    for (size_t i = 0; PoolSwap != NULL && Fast && pooled == 0 && i < n; i++)
+        pooled = large(operands[i]);  /* (large(NULL): 0) */
     if (pooled < 0)
         return NULL;
     if (!pooled)  /* (with a GPU usable the host fast paths call NumPy as it is) */
@@ -397,6 +397,7 @@ enum Kind {
     K_METHOD,     /* a.copy([order]), a.view([dtype]): func(data[, arg]) */
     K_UNARY,      /* f(a) of a reduction: func(data) */
     K_SEQUENCE,   /* array(numbers in lists, ...): func(*args, **kwargs) */
+    K_FUNCTION,   /* f(*args) of a dispatched function, no keywords: func(*host arguments) */
 };
 
 typedef struct {
@@ -407,7 +408,9 @@ typedef struct {
     int product;         /* the family's work is bounded by the product of the operands'
                             elements, not the largest (_cost.families.ELEMENTS_BOUND) */
     int nin;             /* K_UFUNC: the ufunc's inputs (a one-input ufunc's second
-                            positional argument is `out`: the fallback's) */
+                            positional argument is `out`: the fallback's); K_FUNCTION: the
+                            most positional arguments it takes (from there on `out` and
+                            what follows it: the fallback's) */
     PyObject *func;      /* NumPy's callable */
     PyObject *fallback;  /* the pure-Python function, called with the same arguments */
     PyObject *other;     /* what a result that is not one NumPy array goes through */
@@ -901,13 +904,170 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return finish(self, PyObject_Vectorcall(self->func, args, n, NULL));
 }
 
+/* The most positional arguments a K_FUNCTION call takes here, and how deep it walks
+ * lists and tuples among them. */
+#define MAX_ARGUMENTS 6
+#define ARGUMENT_DEPTH 2
+
+/* The argument NumPy receives for `obj` in a host call (_dispatch.cpu_arg), as a new
+ * reference: an autodev array's host data; a list or tuple whose items are such
+ * arguments, with each array's data (itself where it holds no autodev array); None, a
+ * str, a plain scalar (PlainScalars' exact types) or a NumPy array as it is. NULL for
+ * anything else (a nested list deeper than `depth`, an array on a device or pending, an
+ * array-like, a subclass), without an error: the fallback handles the call. */
+static PyObject *
+host_argument(PyObject *obj, int depth)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    if (t == Array) {
+        PyObject *data = SLOT(obj, S_DATA);
+        if (data == NULL || SLOT(obj, S_DEVICE) != Cpu)
+            return NULL;
+        Py_INCREF(data);
+        return data;
+    }
+    if (obj == Py_None || t == NpArray || t == &PyUnicode_Type || in_types(&ScalarTypes, t)) {
+        Py_INCREF(obj);
+        return obj;
+    }
+    if ((t != &PyList_Type && t != &PyTuple_Type) || depth == 0)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    PyObject **items = PySequence_Fast_ITEMS(obj);
+    PyObject *copy = NULL;  /* made at the first item that changes */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = host_argument(items[i], depth - 1);
+        if (item == NULL) {
+            Py_XDECREF(copy);
+            return NULL;
+        }
+        if (copy == NULL && item != items[i]) {
+            copy = t == &PyList_Type ? PyList_New(n) : PyTuple_New(n);
+            if (copy == NULL) {
+                Py_DECREF(item);
+                return NULL;
+            }
+            for (Py_ssize_t k = 0; k < i; k++) {
+                Py_INCREF(items[k]);
+                PySequence_Fast_ITEMS(copy)[k] = items[k];
+            }
+        }
+        if (copy != NULL)
+            PySequence_Fast_ITEMS(copy)[i] = item;  /* (the new list's or tuple's slot) */
+        else
+            Py_DECREF(item);
+    }
+    if (copy != NULL)
+        return copy;
+    Py_INCREF(obj);
+    return obj;
+}
+
+/* A new tuple of the `n` objects `items`. */
+static PyObject *
+tuple_of(PyObject *const *items, Py_ssize_t n)
+{
+    PyObject *tuple = PyTuple_New(n);
+    for (Py_ssize_t i = 0; tuple != NULL && i < n; i++) {
+        Py_INCREF(items[i]);
+        PyTuple_SET_ITEM(tuple, i, items[i]);
+    }
+    return tuple;
+}
+
+/* For `result`, an exact tuple of NumPy arrays that NumPy made for the call (each owning
+ * its memory, none of them one of the `n` host arguments), a tuple of new host arrays
+ * around them, as _dispatch.cpu_result wraps them (`nonzero(a)`). NULL for any other
+ * result, without an error (or with one, on error). */
+static PyObject *
+fresh_arrays(PyObject *result, PyObject *const *host, Py_ssize_t n)
+{
+    if (!PyTuple_CheckExact(result))
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(result);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(result, i);
+        if (Py_TYPE(item) != NpArray || ((ArrayHead *)item)->base != NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (item == host[k])
+                return NULL;
+    }
+    PyObject *arrays = PyTuple_New(count);
+    for (Py_ssize_t i = 0; arrays != NULL && i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(result, i);
+        Py_INCREF(item);
+        PyObject *array = new_host(item, Py_None, Py_None);
+        if (array == NULL)
+            Py_CLEAR(arrays);
+        else
+            PyTuple_SET_ITEM(arrays, i, array);
+    }
+    return arrays;
+}
+
+/* f(*args) of a dispatched function with no GPU usable, no keywords, nothing pending or
+ * watched (_functions.make_function's call of _dispatch.cpu_call): func (the CPU
+ * backend's callable) on the host arguments, in the host pool's scope where one is large;
+ * NumPy's new array as a new host array; anything else through `other(result, args,
+ * host arguments)` (_dispatch.cpu_result). An argument host_argument() does not take, or
+ * an error raised while taking them (an allocation's), leaves the call to the fallback:
+ * NumPy has not run. */
+static PyObject *
+function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCall *self = (FastCall *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (!Fast || Pending || Watching || kwnames != NULL || n < 1 || n > self->nin
+            || n > MAX_ARGUMENTS)
+        return delegate(self, args, nargsf, kwnames);
+    PyObject *host[MAX_ARGUMENTS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        host[i] = host_argument(args[i], ARGUMENT_DEPTH);
+        if (host[i] == NULL) {
+            for (Py_ssize_t k = 0; k < i; k++)
+                Py_DECREF(host[k]);
+            if (PyErr_Occurred())
+                return NULL;
+            return delegate(self, args, nargsf, kwnames);
+        }
+    }
+    Calls++;
+    int retry;
+    PyObject *result = host_run(self->func, host, (size_t)n, &retry);
+    PyObject *out = NULL;
+    if (retry) {
+        Calls--;
+        out = delegate(self, args, nargsf, kwnames);
+    } else if (result != NULL && Py_TYPE(result) == NpArray
+               && ((ArrayHead *)result)->base == NULL && result != host[0]) {
+        out = new_host(result, Py_None, Py_None);
+        result = NULL;  /* (stolen) */
+    } else if (result != NULL) {
+        out = fresh_arrays(result, host, n);
+        if (out == NULL && !PyErr_Occurred()) {  /* a view, a scalar, ...: Python's rule */
+            PyObject *given = tuple_of(args, n);
+            PyObject *taken = given == NULL ? NULL : tuple_of(host, n);
+            if (taken != NULL)
+                out = PyObject_CallFunctionObjArgs(self->other, result, given, taken, NULL);
+            Py_XDECREF(given);
+            Py_XDECREF(taken);
+        }
+    }
+    Py_XDECREF(result);
+    for (Py_ssize_t k = 0; k < n; k++)
+        Py_DECREF(host[k]);
+    return out;
+}
+
 /* Each kind's vectorcall, in the order of enum Kind (set once, when the callable is made:
  * no dispatch on the kind per call). */
 static const vectorcallfunc KindCalls[] = {binary, binary, getitem, setitem, ufunc, reduce,
-                                          create, method, unary, sequence};
+                                          create, method, unary, sequence, function};
 
 static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
-                                  "reduce", "create", "method", "unary", "sequence"};
+                                  "reduce", "create", "method", "unary", "sequence",
+                                  "function"};
 _Static_assert(sizeof KindNames / sizeof *KindNames == sizeof KindCalls / sizeof *KindCalls,
                "a name and a vectorcall for each kind");
 
@@ -915,13 +1075,13 @@ static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", "family",
-                               "product", "threads", NULL};
+                               "product", "threads", "positional", NULL};
     const char *kind_name;
     PyObject *func, *fallback, *other = Py_None, *family = Py_None, *threads = Py_None;
-    int can_elide = 0, product = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOpO:FastCall", keywords, &kind_name,
+    int can_elide = 0, product = 0, positional = MAX_ARGUMENTS;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOpOi:FastCall", keywords, &kind_name,
                                      &func, &fallback, &other, &can_elide, &family, &product,
-                                     &threads))
+                                     &threads, &positional))
         return NULL;
     int kind = -1;
     for (int i = 0; i < (int)(sizeof KindNames / sizeof *KindNames); i++)
@@ -934,6 +1094,10 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind < 0) {
         PyErr_Format(PyExc_ValueError, "unknown FastCall kind '%s'", kind_name);
+        return NULL;
+    }
+    if (kind == K_FUNCTION && (!PyCallable_Check(func) || !PyCallable_Check(other))) {
+        PyErr_SetString(PyExc_TypeError, "FastCall: a function's func and other must be callable");
         return NULL;
     }
     if ((func != Py_None && !PyCallable_Check(func)) || !PyCallable_Check(fallback)
@@ -958,6 +1122,8 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->family = family;
     Py_INCREF(threads);
     self->threads = threads;
+    if (kind == K_FUNCTION)
+        self->nin = positional;
     if (kind == K_UFUNC) {
         PyObject *nin = PyObject_GetAttrString(func, "nin");
         self->nin = nin == NULL ? -1 : (int)PyLong_AsLong(nin);

@@ -552,6 +552,129 @@ def test_the_compiled_paths_hold_no_rule_of_their_own(monkeypatch: Any) -> None:
     assert len(passed) == 6
 
 
+def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
+    """Calls of dispatched functions the compiled *function* kind takes, on ``xp``'s
+    arrays (the same values for NumPy and autodev)."""
+    a = xp.asarray(np.arange(12.0).reshape(3, 4))
+    b = xp.asarray(np.linspace(-1.0, 1.0, 12).reshape(3, 4))
+    v = xp.asarray(np.arange(4.0))
+    i = xp.asarray(np.array([2, 0, 1]))
+    mask = xp.asarray(np.arange(12.0).reshape(3, 4) > 5)
+    return {
+        "concatenate list": lambda: xp.concatenate([a, b]),
+        "concatenate tuple, axis": lambda: xp.concatenate((a, b), 1),
+        "concatenate NumPy's": lambda: xp.concatenate([np.ones((1, 4)), a]),
+        "stack": lambda: xp.stack([v, v, v]),
+        "block (nested)": lambda: xp.block([[a, b], [b, a]]),
+        "where": lambda: xp.where(mask, a, b),
+        "where scalar": lambda: xp.where(mask, a, 0.5),
+        "clip": lambda: xp.clip(b, -0.5, 0.5),
+        "diff": lambda: xp.diff(v),
+        "searchsorted side": lambda: xp.searchsorted(v, 2.5, "right"),
+        "nonzero (a tuple)": lambda: xp.nonzero(mask),
+        "nonzero 1-d (a tuple)": lambda: xp.nonzero(i),
+        "histogram (a tuple)": lambda: xp.histogram(v, 3),
+        "broadcast_arrays (views)": lambda: xp.broadcast_arrays(a, v),
+        "dot (a scalar)": lambda: xp.dot(v, v),
+        "dot": lambda: xp.dot(a, v),
+        "argmax (a scalar)": lambda: xp.argmax(b),
+        "take": lambda: xp.take(v, i),
+        "transpose (a view)": lambda: xp.transpose(a),
+        "atleast_2d (itself)": lambda: xp.atleast_2d(a),
+        "ravel (a view)": lambda: xp.ravel(a),
+        "unique": lambda: xp.unique(i),
+        "repeat, str axis error": lambda: xp.repeat(v, 2, "x"),
+        "concatenate shapes error": lambda: xp.concatenate([a, v]),
+    }
+
+
+@pytest.mark.parametrize("case", list(_function_cases(np)))
+def test_the_compiled_function_kind_gives_numpys_answer(case: str, monkeypatch: Any) -> None:
+    """A dispatched function's compiled path (no GPU usable, no keywords) runs NumPy's
+    call at once and answers as NumPy and as the Python path (this test with
+    ``AUTODEV_PURE_PYTHON=1``) do: values, dtype, shape, NumPy scalars as they are,
+    NumPy's error."""
+    from autodev import _functions
+
+    general: list[str] = []
+    real = _functions.call
+    monkeypatch.setattr(_functions, "call", lambda spec, *rest: general.append(spec.name)
+                        or real(spec, *rest))
+    autodev.ones(2) + 1  # (the first call settles the devices: no GPU usable)
+    want_error = got_error = None
+    try:
+        want = _function_cases(np)[case]()
+    except Exception as error:  # noqa: BLE001 (NumPy's own error, compared below)
+        want_error = error
+    before = fast_calls()
+    try:
+        got = _function_cases(autodev)[case]()
+    except Exception as error:  # noqa: BLE001
+        got_error = error
+    if SPEEDUPS is not None:  # (the compiled path: no `call`)
+        assert general == [] and fast_calls() == before + 1
+    if want_error is not None:
+        assert type(got_error) is type(want_error) and str(got_error) == str(want_error)
+        return
+    assert got_error is None
+    if type(want) in (tuple, list):
+        assert type(got) is type(want) and len(got) == len(want)
+    for w, g in zip(want if type(want) in (tuple, list) else (want,),
+                    got if type(got) in (tuple, list) else (got,)):
+        if isinstance(w, np.ndarray):
+            assert type(g) is ARRAY and g.dtype == w.dtype and g.shape == w.shape
+            assert np.asarray(g).tobytes() == w.tobytes()
+        else:
+            assert type(g) is type(w) and g == w
+
+
+@compiled_only
+def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
+    """Keywords, ``out`` by position, more arguments than it takes, lists nested deeper
+    than it walks, an array-like or a subclass, a pending chain, a GPU usable: the
+    fallback, with the arguments untouched."""
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    def other(result: Any, args: Any, host: Any) -> Any:
+        return ("other", result, args, host)
+
+    concatenate = FastCall("function", np.concatenate, fallback, other)
+    clip = FastCall("function", np.clip, fallback, other, positional=3)
+    a = _vec()
+
+    class Like:
+        def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+            return np.zeros(2)
+
+    class Sub(ARRAY):  # type: ignore[misc, valid-type]
+        pass
+
+    with _mode(False):
+        assert type(concatenate([a, a])) is ARRAY and type(clip(a, 1, 2)) is ARRAY
+        assert concatenate([a, a], axis=0) == "fallback"
+        assert clip(a, 1, 2, np.empty(6)) == "fallback"  # out= by position
+        assert concatenate([[[a]]]) == "fallback" and concatenate([Like()]) == "fallback"
+        assert concatenate([autodev.asarray(a).view(Sub)]) == "fallback"
+        assert concatenate(*[[a]] * 7) == "fallback"  # (beyond the most it takes)
+        scalar = FastCall("function", np.dot, fallback, other)(a, a)
+        assert scalar[0] == "other" and scalar[1] == 55.0 and scalar[2][0] is a
+        assert scalar[3][0] is a._native  # (what NumPy was given: the host data)
+        SPEEDUPS.set_pending(True)  # (as a pending deferred chain sets it)
+        try:
+            assert concatenate([a, a]) == "fallback"
+        finally:
+            SPEEDUPS.set_pending(False)
+    with _mode(True):
+        assert concatenate([a, a]) == "fallback"
+    assert len(passed) == 8
+
+
 @compiled_only
 def test_what_the_newer_kinds_take() -> None:
     """The method, unary and sequence kinds answer the calls their Python twins' fast

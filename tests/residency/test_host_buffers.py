@@ -173,7 +173,10 @@ def test_the_compiled_path_runs_a_call_below_its_familys_floor_in_the_scope(
         x, y = autodev.asarray(a), autodev.asarray(b)
         x[:3] + 1.0  # (the first call settles the devices: no GPU usable, the fast state)
         added, negated = x + y, autodev.negative(x)
+        chosen = autodev.where(a > 0, x, y)  # (a function: the compiled path, in the scope)
         assert general == []
+        assert np.asarray(chosen).tobytes() == np.where(a > 0, a, b).tobytes()
+        assert handler_name(chosen) == "autodev_host_pool"
         sine = autodev.sin(x)  # (transcendental: its floor reached, the general path)
         assert general == [True]
         assert np.asarray(added).tobytes() == (a + b).tobytes()
