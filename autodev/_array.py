@@ -27,8 +27,8 @@ from ._indexing import _FlatIter, flat_of as _flat_of
 from ._methods import _host_buffer, _own, _view_attr, named_as_methods, numpy_method_signatures
 from ._methods import rebuild as _rebuild  # (pickles name it here)
 from ._compiled import compiled
-from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_OPERANDS, _arithmetic, _binary, \
-    _comparison, _dispatched, _np_ndarray, _power, _unary_of
+from ._operators import PLAIN_SCALARS, PROTOCOLS, _PLAIN_ARGUMENTS, _PLAIN_OPERANDS, \
+    _arithmetic, _binary, _comparison, _dispatched, _np_ndarray, _power, _unary_of
 from ._capability.specs import ufunc_spec
 from ._residency.memory import retrying
 from ._overrides import install as install_overrides, overriding
@@ -569,6 +569,7 @@ def _bind_compiled(speedups: Any) -> None:
 
     STATE.listeners.append(sync)
     sync()
+    speedups.set_arguments(_PLAIN_ARGUMENTS)
     def floors(least: int) -> None:
         # The compiled paths run calls that need only the host pool's scope themselves
         # (set_pool); larger ones, to split or defer, go to the general path.

@@ -490,7 +490,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
     method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
-    return method
+    return compiled("array_method", np_method, method)
 
 
 def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:
@@ -503,8 +503,9 @@ def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:
     return None
 
 
-#: Method arguments that need no conversion to reach NumPy (axes, shapes' parts, flags).
-_PLAIN_ARGUMENTS = frozenset({int, float, bool, str, type(None), np.int64, np.intp})
+#: Method arguments that need no conversion to reach NumPy (axes, shapes' parts, flags,
+#: classes such as ``np.float32``): exact types (also the compiled path's, set_arguments).
+_PLAIN_ARGUMENTS = frozenset({int, float, bool, str, type(None), np.int64, np.intp, type})
 
 
 _Binary = Callable[[Array, Any], Any]

@@ -67,6 +67,9 @@ typedef struct {
     int n;
 } TypeList;
 static TypeList ScalarTypes;            /* PlainScalars' members (the set holds them) */
+static TypeList ArgumentTypes;          /* _operators._PLAIN_ARGUMENTS: a dispatched method's
+                                           arguments NumPy is given as they are */
+static PyObject *PlainArguments = NULL; /* (that set, holding them) */
 static TypeList KeyTypes;               /* _indexing._BASIC_KEYS: index items NumPy reads
                                            alike whatever autodev does */
 static PyObject *BasicKeys = NULL;      /* (that set, holding them) */
@@ -398,6 +401,7 @@ enum Kind {
     K_UNARY,      /* f(a) of a reduction: func(data) */
     K_SEQUENCE,   /* array(numbers in lists, ...): func(*args, **kwargs) */
     K_FUNCTION,   /* f(*args) of a dispatched function, no keywords: func(*host arguments) */
+    K_ARRAY_METHOD, /* a.name(*args) of a dispatched method, plain arguments: func(data, *args) */
 };
 
 typedef struct {
@@ -1060,14 +1064,86 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return out;
 }
 
+/* a.name(*args) of a dispatched array method with no GPU usable (_operators._method's
+ * fast path), its arguments of ArgumentTypes alone, no keywords, nothing pending or
+ * watched, an array below the size from which a sum over every axis may be split (the
+ * fallback sends a large a.sum() there): NumPy's method on the host data. Its result as
+ * _method makes it: the array itself where NumPy returns its data; a new array sharing
+ * the array's storage (made on first need) where NumPy's is a view of its data, owning
+ * none otherwise; a tuple's arrays as new arrays; anything else as it is. */
+static PyObject *
+array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCall *self = (FastCall *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (!Fast || Pending || Watching || kwnames != NULL || n < 1 || n > MAX_ARGUMENTS
+            || !host_source(args[0]) || elements(SLOT(args[0], S_DATA)) >= TotalFrom)
+        return delegate(self, args, nargsf, kwnames);
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (!in_types(&ArgumentTypes, Py_TYPE(args[i])))
+            return delegate(self, args, nargsf, kwnames);
+    PyObject *a = args[0], *data = SLOT(a, S_DATA);
+    PyObject *operands[MAX_ARGUMENTS];
+    operands[0] = data;
+    for (Py_ssize_t i = 1; i < n; i++)
+        operands[i] = args[i];
+    Calls++;
+    Py_INCREF(data);  /* held: NumPy's method may run Python code (an argument's __index__) */
+    PyObject *result = PyObject_Vectorcall(self->func, operands, n, NULL);
+    PyObject *out = NULL;
+    if (result != NULL && result == data) {
+        Py_INCREF(a);
+        out = a;  /* the array itself (conj of a real array), as NumPy's */
+    } else if (result != NULL && Py_TYPE(result) == NpArray) {
+        PyObject *base = ((ArrayHead *)result)->base, *storage = Py_None;
+        if (base != NULL && (base == data || base == (PyObject *)((ArrayHead *)data)->base)) {
+            storage = SLOT(a, S_STORAGE);  /* a view of the array's data */
+            if (storage == NULL) {  /* deleted meanwhile: Python's AttributeError */
+                Py_DECREF(result);
+                Py_DECREF(data);
+                return PyObject_GetAttrString(a, "_storage");
+            }
+            if (storage == Py_None) {
+                storage = PyObject_CallNoArgs(StorageType);
+                if (storage != NULL)
+                    Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
+            }
+        }
+        if (storage != NULL) {
+            out = new_host(result, storage, Py_None);
+            result = NULL;  /* (stolen) */
+        }
+    } else if (result != NULL && PyTuple_CheckExact(result)) {
+        Py_ssize_t count = PyTuple_GET_SIZE(result);
+        out = PyTuple_New(count);
+        for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
+            PyObject *item = PyTuple_GET_ITEM(result, i);
+            Py_INCREF(item);
+            if (Py_TYPE(item) == NpArray)
+                item = new_host(item, Py_None, Py_None);
+            if (item == NULL)
+                Py_CLEAR(out);
+            else
+                PyTuple_SET_ITEM(out, i, item);
+        }
+    } else {
+        out = result;  /* NumPy's scalars and Python's values */
+        result = NULL;
+    }
+    Py_XDECREF(result);
+    Py_DECREF(data);
+    return out;
+}
+
 /* Each kind's vectorcall, in the order of enum Kind (set once, when the callable is made:
  * no dispatch on the kind per call). */
 static const vectorcallfunc KindCalls[] = {binary, binary, getitem, setitem, ufunc, reduce,
-                                          create, method, unary, sequence, function};
+                                          create, method, unary, sequence, function,
+                                          array_method};
 
 static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
                                   "reduce", "create", "method", "unary", "sequence",
-                                  "function"};
+                                  "function", "array_method"};
 _Static_assert(sizeof KindNames / sizeof *KindNames == sizeof KindCalls / sizeof *KindCalls,
                "a name and a vectorcall for each kind");
 
@@ -1573,6 +1649,22 @@ set_pool(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
+set_arguments(PyObject *module, PyObject *arg)
+{
+    TypeList types;
+    if (!PyFrozenSet_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "set_arguments: a frozenset of types expected");
+        return NULL;
+    }
+    if (fill_types(&types, arg) < 0)
+        return NULL;
+    Py_INCREF(arg);
+    Py_XSETREF(PlainArguments, arg);
+    ArgumentTypes = types;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 set_watching(PyObject *module, PyObject *arg)
 {
     return store_truth(&Watching, arg);
@@ -1621,6 +1713,10 @@ static PyMethodDef module_methods[] = {
      "path runs with a NumPy operand of nbytes or more (elements or more elements) runs in the "
      "host pool's scope: swap(handler) before NumPy's call, the handler it gave back after "
      "(autodev._host_buffers); swap None: no pool."},
+    {"set_arguments", set_arguments, METH_O,
+     "set_arguments(types)\n--\n\nThe exact types of a dispatched method's arguments that NumPy "
+     "is given as they are (autodev._operators._PLAIN_ARGUMENTS); any other goes to the "
+     "fallback."},
     {"set_watching", set_watching, METH_O,
      "set_watching(flag)\n--\n\nWhile true, every setitem goes to the fallback (a deferred "
      "chain reads memory through views: autodev._fusion.WATCHED)."},

@@ -675,6 +675,96 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
     assert len(passed) == 8
 
 
+_METHOD_CASES: dict[str, Callable[[Any], Any]] = {
+    "reshape (a view)": lambda m: m.reshape(-1),
+    "reshape ints": lambda m: m.reshape(4, 3),
+    "transpose": lambda m: m.transpose(),
+    "ravel": lambda m: m.ravel(),
+    "sum axis": lambda m: m.sum(0),
+    "sum (a scalar)": lambda m: m.sum(),
+    "mean axis": lambda m: m.mean(1),
+    "argmax": lambda m: m.argmax(),
+    "conj of a real array (itself)": lambda m: m.conj(),
+    "nonzero (a tuple)": lambda m: m.nonzero(),
+    "swapaxes": lambda m: m.swapaxes(0, 1),
+    "squeeze": lambda m: m.squeeze(),
+    "repeat": lambda m: m.repeat(2),
+    "round": lambda m: m.round(1),
+    "cumsum, a class argument": lambda m: m.cumsum(0, np.float32),
+    "reshape error": lambda m: m.reshape(5),
+    "swapaxes error": lambda m: m.swapaxes(0, 3),
+}
+
+
+@pytest.mark.parametrize("case", list(_METHOD_CASES))
+def test_the_compiled_array_method_kind_gives_numpys_answer(case: str) -> None:
+    """A dispatched array method with plain arguments (no GPU usable, no keywords) runs
+    NumPy's method at once and answers as NumPy and as the Python path (this test with
+    ``AUTODEV_PURE_PYTHON=1``) do: values, dtype, shape, the array itself where NumPy's
+    is, a view sharing the array's storage (a write through it is seen), NumPy's error."""
+    values = np.linspace(-2.0, 2.0, 12).reshape(3, 4)
+    m = autodev.asarray(values.copy())
+    m + 1.0  # (the first call settles the devices: no GPU usable)
+    try:
+        want: Any = _METHOD_CASES[case](values.copy())
+    except Exception as error:  # noqa: BLE001 (NumPy's own error, compared below)
+        with pytest.raises(type(error)) as raised:
+            _METHOD_CASES[case](m)
+        assert str(raised.value) == str(error)
+        return
+    before = fast_calls()
+    got = _METHOD_CASES[case](m)
+    if SPEEDUPS is not None:
+        assert fast_calls() == before + 1
+    if case.startswith("conj"):
+        assert got is m
+    if type(want) is tuple:
+        assert type(got) is tuple and len(got) == len(want)
+    for w, g in zip(want if type(want) is tuple else (want,),
+                    got if type(got) is tuple else (got,)):
+        if isinstance(w, np.ndarray):
+            assert type(g) is ARRAY and g.dtype == w.dtype and g.shape == w.shape
+            assert np.asarray(g).tobytes() == w.tobytes()
+        else:
+            assert type(g) is type(w) and g == w
+    if type(got) is ARRAY and got is not m and np.shares_memory(np.asarray(got), m._native):
+        got[(0,) * got.ndim] = 99.0  # a view: the write reaches the array
+        assert float(m.ravel()[0]) == 99.0 and got._storage is m._storage
+
+
+@compiled_only
+def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
+    """Keywords, an argument of another type (a tuple shape, an array), the array-API
+    face, a pending chain, a sum large enough to split, a GPU usable: the fallback."""
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    reshape = FastCall("array_method", np.ndarray.reshape, fallback)
+    total = FastCall("array_method", np.ndarray.sum, fallback)
+    m = autodev.asarray(np.arange(12.0))
+    with _mode(False):
+        assert type(reshape(m, 3, 4)) is ARRAY and reshape(m, 3, 4)._storage is m._storage
+        assert reshape(m, (3, 4)) == "fallback" and reshape(m, 3, order="C") == "fallback"
+        assert reshape(m, np.int32(12)) == "fallback"  # (not one of the plain types)
+        assert reshape(autodev.array_api.asarray(np.arange(2.0)), 2) == "fallback"
+        SPEEDUPS.set_pending(True)  # (as a pending deferred chain sets it)
+        try:
+            assert reshape(m, 12) == "fallback"
+        finally:
+            SPEEDUPS.set_pending(False)
+        if _threads.total_from() != _threads.NEVER:
+            large = autodev.ones(_threads.total_from())
+            assert total(large) == "fallback" and total(m) == 66.0
+    with _mode(True):
+        assert reshape(m, 12) == "fallback"
+    assert len(passed) == 6 + (_threads.total_from() != _threads.NEVER)
+
+
 @compiled_only
 def test_what_the_newer_kinds_take() -> None:
     """The method, unary and sequence kinds answer the calls their Python twins' fast
