@@ -18,7 +18,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | None = None,
              can_elide: bool = False, family: str | None = None, binds: bool = True,
-             threads: str | None = None, positional: int = 1 << 16) -> _F:
+             threads: str | None = None, positional: int = 1 << 16,
+             primary: bool = False) -> _F:
     """``fallback`` behind its compiled fast path (``fallback`` itself where there is none).
 
     ``kind``: binary, reflected, getitem, setitem, ufunc, reduce, create, method
@@ -33,14 +34,16 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     method (False for NumPy's builtins' twins); ``threads``: with no GPU usable, the family
     below whose :func:`autodev._threads.split_floors` size the compiled path runs a call
     itself (None: below the least of them); ``positional``: for a function, the most
-    positional arguments its compiled path takes (where ``out`` may come by position)."""
+    positional arguments its compiled path takes (where ``out`` may come by position);
+    ``primary``: for an array method, one that runs where its array lives (a view method),
+    so on host data at once with a GPU usable too."""
     if SPEEDUPS is None:
         return fallback
     kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
     bound = ELEMENTS_BOUND.get(family) if family is not None else None
     return cast(_F, kind_of(kind, func, fallback, other, can_elide,
                             None if bound is None else family, bound == "product", threads,
-                            positional))
+                            positional, primary))
 
 
 def compiled_method(kind: str) -> Callable[[_F], _F]:

@@ -411,6 +411,8 @@ typedef struct {
     int can_elide;       /* K_BINARY: a temporary left operand may be elided (fallback) */
     int product;         /* the family's work is bounded by the product of the operands'
                             elements, not the largest (_cost.families.ELEMENTS_BOUND) */
+    int primary;         /* K_ARRAY_METHOD: it runs where its array lives (a view method:
+                            with a GPU usable, on host data at once too) */
     int nin;             /* K_UFUNC: the ufunc's inputs (a one-input ufunc's second
                             positional argument is `out`: the fallback's); K_FUNCTION: the
                             most positional arguments it takes (from there on `out` and
@@ -1064,8 +1066,9 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return out;
 }
 
-/* a.name(*args) of a dispatched array method with no GPU usable (_operators._method's
- * fast path), its arguments of ArgumentTypes alone, no keywords, nothing pending or
+/* a.name(*args) of a dispatched array method with no GPU usable, or of a primary one on
+ * host data with a GPU usable and nothing watching or pinned (_operators._method's fast
+ * path), its arguments of ArgumentTypes alone, no keywords, nothing pending or
  * watched, an array below the size from which a sum over every axis may be split (the
  * fallback sends a large a.sum() there): NumPy's method on the host data. Its result as
  * _method makes it: the array itself where NumPy returns its data; a new array sharing
@@ -1076,8 +1079,9 @@ array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnam
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (!Fast || Pending || Watching || kwnames != NULL || n < 1 || n > MAX_ARGUMENTS
-            || !host_source(args[0]) || elements(SLOT(args[0], S_DATA)) >= TotalFrom)
+    if (!(Fast || (HostFast && self->primary)) || Pending || Watching || kwnames != NULL
+            || n < 1 || n > MAX_ARGUMENTS || !host_source(args[0])
+            || elements(SLOT(args[0], S_DATA)) >= TotalFrom)
         return delegate(self, args, nargsf, kwnames);
     for (Py_ssize_t i = 1; i < n; i++)
         if (!in_types(&ArgumentTypes, Py_TYPE(args[i])))
@@ -1151,13 +1155,13 @@ static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", "family",
-                               "product", "threads", "positional", NULL};
+                               "product", "threads", "positional", "primary", NULL};
     const char *kind_name;
     PyObject *func, *fallback, *other = Py_None, *family = Py_None, *threads = Py_None;
-    int can_elide = 0, product = 0, positional = MAX_ARGUMENTS;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOpOi:FastCall", keywords, &kind_name,
+    int can_elide = 0, product = 0, positional = MAX_ARGUMENTS, primary = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOpOip:FastCall", keywords, &kind_name,
                                      &func, &fallback, &other, &can_elide, &family, &product,
-                                     &threads, &positional))
+                                     &threads, &positional, &primary))
         return NULL;
     int kind = -1;
     for (int i = 0; i < (int)(sizeof KindNames / sizeof *KindNames); i++)
@@ -1188,6 +1192,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->kind = kind;
     self->can_elide = can_elide;
     self->product = product;
+    self->primary = primary;
     Py_INCREF(func);
     self->func = func;
     Py_INCREF(fallback);
