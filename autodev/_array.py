@@ -410,7 +410,7 @@ class ndarray(_BufferBase):
 
     # ------------------------------------------------------------------ method-only calls
     # (autodev._methods: each runs where the array lives)
-    astype = _methods.astype
+    astype = compiled("method", _np_ndarray.astype, _methods.astype)
     copy = compiled("method", _np_ndarray.copy, _methods.copy)
     view = compiled("method", _np_ndarray.view, _methods.view)
 

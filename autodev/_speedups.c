@@ -2,7 +2,7 @@
  *
  * The commonest tiny calls cost little more than NumPy's own call: `a + b`, `sin(a)`,
  * `sum(a)`, `count_nonzero(a)` and the other reductions of one array, `zeros(n)`,
- * `array([...])` of numbers, `a.copy()`, `a.view(dtype)`, `a.item()`, `a[i]`, `a[i:j]`,
+ * `array([...])` of numbers, `a.copy()`, `a.view(dtype)`, `a.astype(dtype)`, `a.item()`, `a[i]`, `a[i:j]`,
  * `b[i, j]`, `a[()]`, `a[...]`, `a[i:j] = x`, `s[i] = 'x'`. They run in C in the two
  * states where the Python paths already call NumPy at once: no GPU usable and nothing
  * watching (STATE.fast), and, with a GPU usable, host data below the bound Python's table
@@ -397,7 +397,7 @@ enum Kind {
     K_UFUNC,      /* ufunc(x) or ufunc(x, y) */
     K_REDUCE,     /* sum(a): reduce(data, None), below the split floor (a full sum may be split) */
     K_CREATE,     /* zeros(shape[, dtype[, order]]) */
-    K_METHOD,     /* a.copy([order]), a.view([dtype]): func(data[, arg]) */
+    K_METHOD,     /* a.copy([order]), a.view([dtype]), a.astype(dtype): func(data[, arg]) */
     K_UNARY,      /* f(a) of a reduction: func(data) */
     K_SEQUENCE,   /* array(numbers in lists, ...): func(*args, **kwargs) */
     K_FUNCTION,   /* f(*args) of a dispatched function, no keywords: func(*host arguments) */

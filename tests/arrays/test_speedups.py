@@ -733,6 +733,20 @@ def test_the_compiled_array_method_kind_gives_numpys_answer(case: str) -> None:
         assert float(m.ravel()[0]) == 99.0 and got._storage is m._storage
 
 
+@pytest.mark.parametrize("dtype", [np.float32, "int16", np.float64, np.dtype("c16"), bool])
+def test_astype_as_numpys(dtype: Any) -> None:
+    """``a.astype(dtype)`` (compiled, as ``a.copy()``): NumPy's new array, never ``a``
+    itself nor its memory, in NumPy's dtype; the array's pin kept."""
+    values = np.linspace(-2.0, 2.0, 7)
+    a = autodev.asarray(values.copy())
+    got, want = a.astype(dtype), values.astype(dtype)
+    assert type(got) is ARRAY and got.dtype == want.dtype and got is not a
+    assert got._storage is None and not np.shares_memory(got._native, a._native)
+    assert np.asarray(got).tobytes() == want.tobytes() and got._pin is a._pin
+    if SPEEDUPS is not None:
+        assert type(ARRAY.__dict__["astype"]).__name__ == "FastCall"
+
+
 @compiled_only
 def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
     """Keywords, an argument of another type (a tuple shape, an array), the array-API
