@@ -96,6 +96,20 @@ def alone_on_host(spec: OpSpec, a: Any) -> bool:
     return STATE.host_fast and spec.work([a]) < host_now(policy_now(), spec.family)
 
 
+def all_on_host(spec: OpSpec, arrays: list[Any]) -> bool:
+    """:func:`alone_on_host` for a call of several arguments, with a GPU usable: True where
+    ``arrays`` (every array among its arguments, as :func:`choose` sees them; at least
+    one) are autodev arrays on the host, each below the threads', host pool's and
+    fusion's floors, no chain is pending, the policy is ``auto`` and the call's work is
+    below the work at which the cost model first lets a GPU win for host data."""
+    if not arrays or _FUSION_ACTIVE[0]:
+        return False
+    for a in arrays:
+        if type(a) is not ndarray or a._device is not CPU or a._native.size >= _GENERAL_FROM[0]:
+            return False
+    return spec.work(arrays) < host_now(policy_now(), spec.family)
+
+
 def _decide_pinned(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any,
                    gpu: Backend | None, pin: Device) -> tuple[Device, str]:
     """Device and reason for a call whose inputs are pinned to ``pin``: it runs there

@@ -31,7 +31,7 @@ from ._names import READ_ONLY_RESULTS  # NumPy's read-only views; CuPy's are wri
 from ._trace import STATS, Record, emit, tick
 from . import _chains, _decide  # (_chains: where deferred chains run, bound at import)
 from ._cost.cache import bind_state, reset as reset_model
-from ._decide import _DECISIONS, _GPU_DTYPES, alone_on_host, choose
+from ._decide import _DECISIONS, _GPU_DTYPES, all_on_host, alone_on_host, choose
 
 
 #: Families whose GPU calls must raise LinAlgError on singular input.
@@ -165,6 +165,8 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     _collect(args, arrays)
     if kwargs:
         _collect(kwargs.values(), arrays)
+    if STATE.host_fast and "out" not in kwargs and all_on_host(spec, arrays):
+        return cpu_call(spec, args, kwargs)  # (the decision choose() would make)
     pin = pin_of(arrays) if STATE.pinned else None
     host_only = _host_only(spec, args)
     device, record = choose(spec, arrays, kwargs, pin, host_only)

@@ -42,6 +42,12 @@ CALLS = {
     "sort": lambda xp, a, b: xp.sort(b),
     "argmax": lambda xp, a, b: xp.argmax(a),
     "fft": lambda xp, a, b: xp.fft.fft(a),
+    "concatenate": lambda xp, a, b: xp.concatenate([a, b]),
+    "stack axis": lambda xp, a, b: xp.stack((a, b), axis=1),
+    "where": lambda xp, a, b: xp.where(a > 1.0, a, b),
+    "clip": lambda xp, a, b: xp.clip(a, 1.0, b),
+    "dot": lambda xp, a, b: xp.dot(a, b),
+    "searchsorted": lambda xp, a, b: xp.searchsorted(a, b),
 }
 
 
@@ -88,9 +94,15 @@ def test_only_calls_below_the_floor_skip_the_decision(sim: Any,
     above = autodev.array(numpy.ones(int(host_floor("elementwise")) + 1))
     below + below
     autodev.sin(below)
+    autodev.concatenate([below, below])  # (several arrays: the same floor, their work)
+    autodev.where(below > 0, below, 0.0)
     assert priced == []
     above + above
-    assert priced == ["add"]
+    autodev.where(above > 0, below[:1], above)
+    assert priced == ["add", "greater", "where"]
+    with autodev.policy("gpu"):
+        autodev.concatenate([below, below])
+    assert priced[-1] == "concatenate"
 
 
 def test_device_operands_are_decided_in_full(sim: Any) -> None:
@@ -101,6 +113,24 @@ def test_device_operands_are_decided_in_full(sim: Any) -> None:
     numpy.testing.assert_array_equal(to_numpy(got), numpy.arange(4.0) * 2)
     moved = autodev.stats()
     assert moved["h2d_count"] + moved["d2h_count"] == 1  # one operand crossed, as decided
+
+
+@pytest.mark.parametrize("name", ["concatenate", "where", "dot", "stack"])
+@pytest.mark.parametrize("n", [10, 3_000, 60_000, 200_000])
+def test_a_function_of_several_host_arrays_is_placed_as_the_full_decision_places_it(
+        sim: Any, name: str, n: int) -> None:
+    rng = numpy.random.default_rng(n)
+    a, b = autodev.array(rng.random(n)), autodev.array(rng.random(n))
+    mask = autodev.array(rng.random(n) > 0.5)
+    call = {"concatenate": lambda: autodev.concatenate([a, b]),
+            "where": lambda: autodev.where(mask, a, b), "dot": lambda: autodev.dot(a, b),
+            "stack": lambda: autodev.stack([a, b])}[name]
+    with autodev.trace() as t:
+        call()
+    decided = [r.device for r in t if r.op.endswith(name)]
+    got = call()
+    where = got.location if isinstance(got, autodev.ndarray) else "cpu"
+    assert decided and where == decided[-1]
 
 
 @pytest.mark.parametrize("name", ["sort", "cumsum", "count_nonzero", "fft.fft", "argsort"])
