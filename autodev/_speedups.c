@@ -1606,6 +1606,18 @@ set_pending(PyObject *module, PyObject *arg)
     return store_truth(&Pending, arg);
 }
 
+/* The two sizes `args[0]` and `args[1]`, through `*first` and `*second`: 0, or -1 with
+ * Python's error (not an int, or out of range). */
+static int
+two_sizes(PyObject *const *args, Py_ssize_t *first, Py_ssize_t *second)
+{
+    *first = PyLong_AsSsize_t(args[0]);
+    if (*first == -1 && PyErr_Occurred())
+        return -1;
+    *second = PyLong_AsSsize_t(args[1]);
+    return *second == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *
 set_split_from(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1614,11 +1626,8 @@ set_split_from(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         "set_split_from(n, total, floors) takes two ints and a dict");
         return NULL;
     }
-    Py_ssize_t n = PyLong_AsSsize_t(args[0]);
-    if (n == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t total = PyLong_AsSsize_t(args[1]);
-    if (total == -1 && PyErr_Occurred())
+    Py_ssize_t n, total;
+    if (two_sizes(args, &n, &total) < 0)
         return NULL;
     SplitFrom = n;
     TotalFrom = total;
@@ -1635,11 +1644,8 @@ set_pool(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         "set_pool(swap, handler, elements, nbytes) takes four arguments");
         return NULL;
     }
-    Py_ssize_t from = PyLong_AsSsize_t(args[2]);
-    if (from == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t bytes = PyLong_AsSsize_t(args[3]);
-    if (bytes == -1 && PyErr_Occurred())
+    Py_ssize_t from, bytes;
+    if (two_sizes(args + 2, &from, &bytes) < 0)
         return NULL;
     int on = args[0] != Py_None;
     if (on && !PyCallable_Check(args[0])) {
