@@ -1016,9 +1016,9 @@ fresh_arrays(PyObject *result, PyObject *const *host, Py_ssize_t n)
  * watched (_functions.make_function's call of _dispatch.cpu_call): func (the CPU
  * backend's callable) on the host arguments, in the host pool's scope where one is large;
  * NumPy's new array as a new host array; anything else through `other(result, args,
- * host arguments)` (_dispatch.cpu_result). An argument host_argument() does not take, or
- * an error raised while taking them (an allocation's), leaves the call to the fallback:
- * NumPy has not run. */
+ * host arguments)` (_dispatch.cpu_result). An argument host_argument() does not take
+ * leaves the call to the fallback; an error while taking them (an allocation's) is
+ * raised. Either way NumPy has not run. */
 static PyObject *
 function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
