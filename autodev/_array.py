@@ -570,6 +570,7 @@ def _bind_compiled(speedups: Any) -> None:
     STATE.listeners.append(sync)
     sync()
     speedups.set_arguments(_PLAIN_ARGUMENTS)
+
     def floors(least: int) -> None:
         # The compiled paths run calls that need only the host pool's scope themselves
         # (set_pool); larger ones, to split or defer, go to the general path.

@@ -3,9 +3,9 @@ table (:mod:`autodev._capability.specs`).
 
 Each has a fast path for the common case (no GPU usable, data on the host) that calls
 NumPy directly, and otherwise goes through :func:`autodev._dispatch.call`; the compiled
-module (:mod:`autodev._speedups`) stands in front of some (:func:`autodev._compiled.compiled`). The class
-(:mod:`autodev._array`) declares them in its body and binds itself here
-(:func:`bind_array`).
+module (:mod:`autodev._speedups`) stands in front of them
+(:func:`autodev._compiled.compiled`). The class (:mod:`autodev._array`) declares them in
+its body and binds itself here (:func:`bind_array`).
 """
 
 from __future__ import annotations
