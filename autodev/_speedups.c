@@ -254,13 +254,15 @@ large(PyObject *a)
     return n >= PooledBytes;
 }
 
-/* NumPy's call `func(*operands)` of a call the fast path runs, as the Python paths run it:
- * in the host pool's scope where an operand is large (_host_buffers.large_buffers, entered
- * by _residency.memory.host_pooled). NULL with `*retry` set where such a call raised
+/* NumPy's call `func(*operands[:n], **dict(zip(kwnames, operands[n:])))` of a call the
+ * fast path runs, as the Python paths run it: in the host pool's scope where a positional
+ * operand is large (_host_buffers.large_buffers, entered by _residency.memory.host_pooled
+ * where _host_buffers.is_large finds one). NULL with `*retry` set where such a call raised
  * MemoryError, which is cleared: the fallback runs it again, as host_pooled does, after
  * releasing what autodev holds. */
 static PyObject *
-host_run(PyObject *func, PyObject *const *operands, size_t n, int *retry)
+host_call_with(PyObject *func, PyObject *const *operands, size_t n, PyObject *kwnames,
+               int *retry)
 {
     *retry = 0;
     int pooled = 0;
@@ -269,11 +271,11 @@ host_run(PyObject *func, PyObject *const *operands, size_t n, int *retry)
     if (pooled < 0)
         return NULL;
     if (!pooled)  /* (with a GPU usable the host fast paths call NumPy as it is) */
-        return PyObject_Vectorcall(func, operands, n, NULL);
+        return PyObject_Vectorcall(func, operands, n, kwnames);
     PyObject *previous = PyObject_CallOneArg(PoolSwap, PoolHandler);
     if (previous == NULL)
         return NULL;
-    PyObject *result = PyObject_Vectorcall(func, operands, n, NULL);
+    PyObject *result = PyObject_Vectorcall(func, operands, n, kwnames);
     PyObject *type, *value, *trace;
     PyErr_Fetch(&type, &value, &trace);  /* (the handler is restored even after an error) */
     PyObject *restored = PyObject_CallOneArg(PoolSwap, previous);
@@ -292,6 +294,27 @@ host_run(PyObject *func, PyObject *const *operands, size_t n, int *retry)
         *retry = 1;
     }
     return result;
+}
+
+/* host_call_with() of positional operands alone. */
+static PyObject *
+host_run(PyObject *func, PyObject *const *operands, size_t n, int *retry)
+{
+    return host_call_with(func, operands, n, NULL, retry);
+}
+
+/* The number of keyword arguments `kwnames` names (0 for NULL), or -1 where one of them
+ * is `out` (which the Python paths read: the fallback's). */
+static Py_ssize_t
+keywords_taken(PyObject *kwnames)
+{
+    if (kwnames == NULL)
+        return 0;
+    Py_ssize_t count = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out") == 0)
+            return -1;
+    return count;
 }
 
 
@@ -400,8 +423,9 @@ enum Kind {
     K_METHOD,     /* a.copy([order]), a.view([dtype]), a.astype(dtype): func(data[, arg]) */
     K_UNARY,      /* f(a) of a reduction: func(data) */
     K_SEQUENCE,   /* array(numbers in lists, ...): func(*args, **kwargs) */
-    K_FUNCTION,   /* f(*args) of a dispatched function, no keywords: func(*host arguments) */
-    K_ARRAY_METHOD, /* a.name(*args) of a dispatched method, plain arguments: func(data, *args) */
+    K_FUNCTION,   /* f(*args, **kw) of a dispatched function, no out=: func(*host arguments) */
+    K_ARRAY_METHOD, /* a.name(*args, **kw) of a dispatched method, plain values, no out=:
+                       func(data, *args, **kw) */
 };
 
 typedef struct {
@@ -1012,9 +1036,10 @@ fresh_arrays(PyObject *result, PyObject *const *host, Py_ssize_t n)
     return arrays;
 }
 
-/* f(*args) of a dispatched function with no GPU usable, no keywords, nothing pending or
- * watched (_functions.make_function's call of _dispatch.cpu_call): func (the CPU
- * backend's callable) on the host arguments, in the host pool's scope where one is large;
+/* f(*args, **kw) of a dispatched function with no GPU usable, no `out=`, nothing pending
+ * or watched (_functions.make_function's call of _dispatch.cpu_call): func (the CPU
+ * backend's callable) on the host arguments (keywords' values too), in the host pool's
+ * scope where a positional one is large;
  * NumPy's new array as a new host array; anything else through `other(result, args,
  * host arguments)` (_dispatch.cpu_result). An argument host_argument() does not take
  * leaves the call to the fallback; an error while taking them (an allocation's) is
@@ -1023,12 +1048,12 @@ static PyObject *
 function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
-    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (!Fast || Pending || Watching || kwnames != NULL || n < 1 || n > self->nin
-            || n > MAX_ARGUMENTS)
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = keywords_taken(kwnames);
+    if (!Fast || Pending || Watching || nkw < 0 || n < 1 || n > self->nin
+            || n + nkw > MAX_ARGUMENTS)
         return delegate(self, args, nargsf, kwnames);
     PyObject *host[MAX_ARGUMENTS];
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n + nkw; i++) {
         host[i] = host_argument(args[i], ARGUMENT_DEPTH);
         if (host[i] == NULL) {
             for (Py_ssize_t k = 0; k < i; k++)
@@ -1040,7 +1065,7 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     Calls++;
     int retry;
-    PyObject *result = host_run(self->func, host, (size_t)n, &retry);
+    PyObject *result = host_call_with(self->func, host, (size_t)n, kwnames, &retry);
     PyObject *out = NULL;
     if (retry) {
         Calls--;
@@ -1061,15 +1086,15 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         }
     }
     Py_XDECREF(result);
-    for (Py_ssize_t k = 0; k < n; k++)
+    for (Py_ssize_t k = 0; k < n + nkw; k++)
         Py_DECREF(host[k]);
     return out;
 }
 
-/* a.name(*args) of a dispatched array method with no GPU usable, or of a primary one on
- * host data with a GPU usable and nothing watching or pinned (_operators._method's fast
- * path), its arguments of ArgumentTypes alone, no keywords, nothing pending or
- * watched, an array below the size from which a sum over every axis may be split (the
+/* a.name(*args, **kw) of a dispatched array method with no GPU usable, or of a primary
+ * one on host data with a GPU usable and nothing watching or pinned (_operators._method's
+ * fast path), its arguments and keywords' values of ArgumentTypes alone, no `out=`,
+ * nothing pending or watched, an array below the size from which a sum over every axis may be split (the
  * fallback sends a large a.sum() there): NumPy's method on the host data. Its result as
  * _method makes it: the array itself where NumPy returns its data; a new array sharing
  * the array's storage (made on first need) where NumPy's is a view of its data, owning
@@ -1078,22 +1103,22 @@ static PyObject *
 array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
-    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (!(Fast || (HostFast && self->primary)) || Pending || Watching || kwnames != NULL
-            || n < 1 || n > MAX_ARGUMENTS || !host_source(args[0])
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = keywords_taken(kwnames);
+    if (!(Fast || (HostFast && self->primary)) || Pending || Watching || nkw < 0
+            || n < 1 || n + nkw > MAX_ARGUMENTS || !host_source(args[0])
             || elements(SLOT(args[0], S_DATA)) >= TotalFrom)
         return delegate(self, args, nargsf, kwnames);
-    for (Py_ssize_t i = 1; i < n; i++)
+    for (Py_ssize_t i = 1; i < n + nkw; i++)
         if (!in_types(&ArgumentTypes, Py_TYPE(args[i])))
             return delegate(self, args, nargsf, kwnames);
     PyObject *a = args[0], *data = SLOT(a, S_DATA);
     PyObject *operands[MAX_ARGUMENTS];
     operands[0] = data;
-    for (Py_ssize_t i = 1; i < n; i++)
+    for (Py_ssize_t i = 1; i < n + nkw; i++)
         operands[i] = args[i];
     Calls++;
     Py_INCREF(data);  /* held: NumPy's method may run Python code (an argument's __index__) */
-    PyObject *result = PyObject_Vectorcall(self->func, operands, n, NULL);
+    PyObject *result = PyObject_Vectorcall(self->func, operands, n, kwnames);
     PyObject *out = NULL;
     if (result != NULL && result == data) {
         Py_INCREF(a);

@@ -564,6 +564,10 @@ def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
     return {
         "concatenate list": lambda: xp.concatenate([a, b]),
         "concatenate tuple, axis": lambda: xp.concatenate((a, b), 1),
+        "concatenate axis=": lambda: xp.concatenate([a, b], axis=1),
+        "take axis=": lambda: xp.take(a, i, axis=1),
+        "unique return_counts= (a tuple)": lambda: xp.unique(i, return_counts=True),
+        "where= keyword array": lambda: xp.clip(a, 1.0, 5.0, where=mask),
         "concatenate NumPy's": lambda: xp.concatenate([np.ones((1, 4)), a]),
         "stack": lambda: xp.stack([v, v, v]),
         "block (nested)": lambda: xp.block([[a, b], [b, a]]),
@@ -631,9 +635,9 @@ def test_the_compiled_function_kind_gives_numpys_answer(case: str, monkeypatch: 
 
 @compiled_only
 def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
-    """Keywords, ``out`` by position, more arguments than it takes, lists nested deeper
-    than it walks, an array-like or a subclass, a pending chain, a GPU usable: the
-    fallback, with the arguments untouched."""
+    """``out=``, ``out`` by position, more arguments than it takes, lists nested deeper
+    than it walks, an array-like or a subclass (a keyword's value too), a pending chain, a
+    GPU usable: the fallback, with the arguments untouched."""
     from autodev._speedups import FastCall
 
     passed: list[tuple[Any, ...]] = []
@@ -658,8 +662,10 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
 
     with _mode(False):
         assert type(concatenate([a, a])) is ARRAY and type(clip(a, 1, 2)) is ARRAY
-        assert concatenate([a, a], axis=0) == "fallback"
+        assert type(concatenate([a, a], axis=0)) is ARRAY  # (a keyword of a plain value)
+        assert clip(a, 1, 2, out=np.empty(6)) == "fallback"
         assert clip(a, 1, 2, np.empty(6)) == "fallback"  # out= by position
+        assert concatenate([a, a], axis=Like()) == "fallback"
         assert concatenate([[[a]]]) == "fallback" and concatenate([Like()]) == "fallback"
         assert concatenate([autodev.asarray(a).view(Sub)]) == "fallback"
         assert concatenate(*[[a]] * 7) == "fallback"  # (beyond the most it takes)
@@ -673,7 +679,7 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
             SPEEDUPS.set_pending(False)
     with _mode(True):
         assert concatenate([a, a]) == "fallback"
-    assert len(passed) == 8
+    assert len(passed) == 9
 
 
 _METHOD_CASES: dict[str, Callable[[Any], Any]] = {
@@ -682,6 +688,10 @@ _METHOD_CASES: dict[str, Callable[[Any], Any]] = {
     "transpose": lambda m: m.transpose(),
     "ravel": lambda m: m.ravel(),
     "sum axis": lambda m: m.sum(0),
+    "sum axis=": lambda m: m.sum(axis=0),
+    "mean axis=, keepdims=": lambda m: m.mean(axis=1, keepdims=True),
+    "cumsum dtype=": lambda m: m.cumsum(axis=0, dtype=np.float32),
+    "reshape order=": lambda m: m.reshape(4, 3, order="F"),
     "sum (a scalar)": lambda m: m.sum(),
     "mean axis": lambda m: m.mean(1),
     "argmax": lambda m: m.argmax(),
@@ -749,8 +759,9 @@ def test_astype_as_numpys(dtype: Any) -> None:
 
 @compiled_only
 def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
-    """Keywords, an argument of another type (a tuple shape, an array), the array-API
-    face, a pending chain, a sum large enough to split, a GPU usable: the fallback."""
+    """``out=``, an argument or a keyword's value of another type (a tuple shape, an
+    array), the array-API face, a pending chain, a sum large enough to split, a GPU usable:
+    the fallback."""
     from autodev._speedups import FastCall
 
     passed: list[tuple[Any, ...]] = []
@@ -764,7 +775,8 @@ def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
     m = autodev.asarray(np.arange(12.0))
     with _mode(False):
         assert type(reshape(m, 3, 4)) is ARRAY and reshape(m, 3, 4)._storage is m._storage
-        assert reshape(m, (3, 4)) == "fallback" and reshape(m, 3, order="C") == "fallback"
+        assert reshape(m, (3, 4)) == "fallback" and type(reshape(m, 12, order="C")) is ARRAY
+        assert total(m, axis=(0,)) == "fallback" and total(m, out=np.zeros(())) == "fallback"
         assert reshape(m, np.int32(12)) == "fallback"  # (not one of the plain types)
         assert reshape(autodev.array_api.asarray(np.arange(2.0)), 2) == "fallback"
         SPEEDUPS.set_pending(True)  # (as a pending deferred chain sets it)
@@ -780,7 +792,7 @@ def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
         view = FastCall("array_method", np.ndarray.reshape, fallback, primary=True)
         assert type(view(m, 12)) is ARRAY and view(m, 12)._storage is m._storage
         assert view(autodev.asarray(np.arange(12.0), device="sim:0"), 12) == "fallback"
-    assert len(passed) == 7 + (_threads.total_from() != _threads.NEVER)
+    assert len(passed) == 8 + (_threads.total_from() != _threads.NEVER)
 
 
 @compiled_only
