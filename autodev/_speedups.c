@@ -609,19 +609,53 @@ host_result(PyObject *a, PyObject *result)
     return new_host(result, storage, SLOT(a, S_PIN));
 }
 
+static PyObject *host_argument(PyObject *obj, int depth);
+
+/* The key NumPy is given for `key` on the host (_indexing.getitem's fast path: a basic key
+ * as it is, any other through _dispatch.cpu_arg, a tuple's items each), as a new
+ * reference: a basic key; an autodev array (its host data), a NumPy array, a list of
+ * numbers or of such arrays; a tuple of basic items and such. NULL without an error for
+ * anything else (the fallback's), with one on error. */
+static PyObject *
+host_key(PyObject *key)
+{
+    if (basic_key(key)) {
+        Py_INCREF(key);
+        return key;
+    }
+    if (!PyTuple_CheckExact(key))
+        return host_argument(key, 1);
+    Py_ssize_t n = PyTuple_GET_SIZE(key);
+    PyObject *items = PyTuple_New(n);
+    for (Py_ssize_t i = 0; items != NULL && i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(key, i);
+        if (basic_item(item))
+            Py_INCREF(item);
+        else if ((item = host_argument(item, 1)) == NULL)
+            Py_CLEAR(items);
+        if (item != NULL)
+            PyTuple_SET_ITEM(items, i, item);
+    }
+    return items;
+}
+
 static PyObject *
 getitem(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
     if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL)
         return delegate(self, args, nargsf, kwnames);
-    PyObject *a = args[0], *key = args[1];
-    if (!host_source(a) || !basic_key(key))
+    PyObject *a = args[0];
+    if (!host_source(a))
         return delegate(self, args, nargsf, kwnames);
+    PyObject *key = host_key(args[1]);
+    if (key == NULL)
+        return PyErr_Occurred() ? NULL : delegate(self, args, nargsf, kwnames);
     PyObject *data = SLOT(a, S_DATA);
     Py_INCREF(data);  /* a slice's __index__ may rebind a._native */
     PyObject *result = PyObject_GetItem(data, key);
     Py_DECREF(data);
+    Py_DECREF(key);
     return host_result(a, result);
 }
 

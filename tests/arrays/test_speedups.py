@@ -1067,7 +1067,9 @@ def test_operators_and_ufuncs_go_to_python_while_a_chain_is_pending() -> None:
 def test_basic_keys_and_plain_values_are_taken_without_the_fallback() -> None:
     """Ints, slices, ``...``, None and tuples of them (``b[1, 2]``, ``a[()]``), and str or
     bytes values written, are handled in C; any other key (a list, a bool, a NumPy integer,
-    a tuple holding one) or value goes to the fallback."""
+    a tuple holding one) or value goes to the setter's fallback. The getter takes those
+    keys too, and arrays (``b[i]``, ``b[mask]``), as its Python path gives them to NumPy
+    (``cpu_arg``); a list nested deeper, an array-like or a subclass goes to its fallback."""
     from autodev._speedups import FastCall
 
     passed: list[Any] = []
@@ -1088,9 +1090,30 @@ def test_basic_keys_and_plain_values_are_taken_without_the_fallback() -> None:
         assert s.tolist() == ["ab", "x", "y"]
         assert not passed
         for key in passed_on:
-            assert get(b, key) == "fallback" and put(b, key, 3.0) == "fallback"
+            assert put(b, key, 3.0) == "fallback"
+            if type(key) is float:
+                with pytest.raises(IndexError):  # NumPy's own error, raised in C
+                    get(b, key)
+            else:
+                got, want = get(b, key), np.asarray(b)[key]
+                assert type(got) is ARRAY and np.asarray(got).tobytes() == want.tobytes()
         assert put(b, 1, [1.0, 2.0, 3.0, 4.0]) == "fallback"
-    assert passed == [k for k in passed_on for _ in range(2)] + [1]
+        rows, mask = autodev.asarray(np.array([2, 0])), np.asarray(b) > 5
+        for key in (rows, mask, (rows, slice(None)), (Ellipsis, [1, 3])):
+            got = get(b, key)
+            want = np.asarray(b)[key if key is mask else
+                                 tuple(np.asarray(k) if type(k) is ARRAY else k
+                                       for k in (key if type(key) is tuple else (key,)))]
+            assert type(got) is ARRAY and np.asarray(got).tobytes() == want.tobytes()
+            assert got._pin is b._pin
+
+        class Like:
+            def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+                return np.array([0])
+
+        for key in ([[0, 1]], Like(), (Like(), 0)):
+            assert get(b, key) == "fallback"
+    assert passed[:len(passed_on) + 2] == [*passed_on, 1, [[0, 1]]] and len(passed) == 10
 
 
 @compiled_only
