@@ -122,8 +122,17 @@ def make_creation(name: str) -> Callable[..., Any]:
     result.__doc__ = np_func.__doc__
     result.__module__ = "autodev"
     result.__wrapped__ = np_func  # NumPy's signature
-    return compiled("create", np_func, result, binds=hasattr(type(np_func), "__get__")) \
-        if name in _SHAPED else result
+    binds = hasattr(type(np_func), "__get__")
+    if name in _SHAPED:
+        return compiled("create", np_func, result, binds=binds)
+    return compiled("made", np_func, result, other=_created_on_host, binds=binds) \
+        if public is not None else result
+
+
+def _created_on_host(result: Any) -> Any:
+    """:func:`_created` on the host: what the compiled *made* path gives a result that is
+    not one NumPy array."""
+    return _created(result, CPU)
 
 
 def _device_holds(target: Device, name: str, args: tuple[Any, ...],

@@ -426,6 +426,8 @@ enum Kind {
     K_FUNCTION,   /* f(*args, **kw) of a dispatched function, no out=: func(*host arguments) */
     K_ARRAY_METHOD, /* a.name(*args, **kw) of a dispatched method, plain values, no out=:
                        func(data, *args, **kw) */
+    K_MADE,       /* f(*args, **kw) of a creation function that takes no arrays, no device=
+                     or like=: func(*args, **kw) */
 };
 
 typedef struct {
@@ -1198,15 +1200,55 @@ array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnam
     return out;
 }
 
+/* 1 if `kwnames` (NULL: none) names `device` or `like`: the Python paths place the call. */
+static int
+names_a_place(PyObject *kwnames)
+{
+    for (Py_ssize_t i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(name, "device") == 0
+                || PyUnicode_CompareWithASCIIString(name, "like") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* f(*args, **kw) of a creation function that takes no arrays (`arange(n)`,
+ * `linspace(0, 1, n)`, `eye(n)`: _creation.make_creation's `plain`), no `device=` or
+ * `like=`, with no GPU usable or, with one, where MADE_ON_HOST says so: NumPy's call, its
+ * new array as a new host array, anything else through `other(result)`
+ * (_creation._created: `linspace(..., retstep=True)`'s pair). */
+static PyObject *
+made(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCall *self = (FastCall *)op;
+    if (names_a_place(kwnames))
+        return delegate(self, args, nargsf, kwnames);
+    if (!Fast) {
+        int here = HostFast ? made_on_host() : 0;
+        if (here <= 0)
+            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
+    PyObject *result = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
+    if (result == NULL || Py_TYPE(result) != NpArray) {
+        if (result == NULL)
+            return NULL;
+        PyObject *out = PyObject_CallOneArg(self->other, result);
+        Py_DECREF(result);
+        return out;
+    }
+    return new_host(result, Py_None, Py_None);
+}
+
 /* Each kind's vectorcall, in the order of enum Kind (set once, when the callable is made:
  * no dispatch on the kind per call). */
 static const vectorcallfunc KindCalls[] = {binary, binary, getitem, setitem, ufunc, reduce,
                                           create, method, unary, sequence, function,
-                                          array_method};
+                                          array_method, made};
 
 static const char *KindNames[] = {"binary", "reflected", "getitem", "setitem", "ufunc",
                                   "reduce", "create", "method", "unary", "sequence",
-                                  "function", "array_method"};
+                                  "function", "array_method", "made"};
 _Static_assert(sizeof KindNames / sizeof *KindNames == sizeof KindCalls / sizeof *KindCalls,
                "a name and a vectorcall for each kind");
 
@@ -1235,8 +1277,10 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         PyErr_Format(PyExc_ValueError, "unknown FastCall kind '%s'", kind_name);
         return NULL;
     }
-    if (kind == K_FUNCTION && (!PyCallable_Check(func) || !PyCallable_Check(other))) {
-        PyErr_SetString(PyExc_TypeError, "FastCall: a function's func and other must be callable");
+    if ((kind == K_FUNCTION || kind == K_MADE)
+            && (!PyCallable_Check(func) || !PyCallable_Check(other))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "FastCall: a function's or creation's func and other must be callable");
         return NULL;
     }
     if ((func != Py_None && !PyCallable_Check(func)) || !PyCallable_Check(fallback)

@@ -757,6 +757,66 @@ def test_astype_as_numpys(dtype: Any) -> None:
         assert type(ARRAY.__dict__["astype"]).__name__ == "FastCall"
 
 
+_MADE_CASES: dict[str, Callable[[Any], Any]] = {
+    "arange(n)": lambda xp: xp.arange(7),
+    "arange(start, stop, step, dtype=)": lambda xp: xp.arange(1, 9, 2, dtype=np.float32),
+    "linspace": lambda xp: xp.linspace(0.0, 1.0, 5),
+    "linspace retstep= (a pair)": lambda xp: xp.linspace(0.0, 1.0, 5, retstep=True),
+    "logspace": lambda xp: xp.logspace(0, 2, 3),
+    "eye, k=": lambda xp: xp.eye(3, k=1),
+    "identity": lambda xp: xp.identity(2),
+    "arange error": lambda xp: xp.arange(1, 2, 0),
+}
+
+
+@pytest.mark.parametrize("case", list(_MADE_CASES))
+def test_creation_without_arrays_gives_numpys_answer(case: str) -> None:
+    """A creation function that takes no arrays (``arange``, ``linspace``, ``eye``, ...)
+    makes NumPy's array on the host (its compiled path where built): values, dtype,
+    shape, ``retstep``'s pair, NumPy's error."""
+    autodev.ones(2) + 1.0  # (the first call settles the devices)
+    try:
+        want = _MADE_CASES[case](np)
+    except Exception as error:  # noqa: BLE001 (NumPy's own error, compared below)
+        with pytest.raises(type(error)) as raised:
+            _MADE_CASES[case](autodev)
+        assert str(raised.value) == str(error)
+        return
+    got = _MADE_CASES[case](autodev)
+    if type(want) is tuple:
+        assert type(got) is tuple and type(got[1]) is type(want[1]) and got[1] == want[1]
+        got, want = got[0], want[0]
+    assert type(got) is ARRAY and got.dtype == want.dtype and got.shape == want.shape
+    assert np.asarray(got).tobytes() == want.tobytes() and got.location == "cpu"
+    if SPEEDUPS is not None:
+        assert type(autodev.arange).__name__ == "FastFunction"
+
+
+@compiled_only
+def test_what_the_compiled_creation_kind_leaves_to_its_fallback() -> None:
+    """``device=`` or ``like=`` (the Python paths place the call), and a GPU usable under a
+    policy that makes new arrays there: the fallback."""
+    from autodev._speedups import FastFunction
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    arange = FastFunction("made", np.arange, fallback, lambda r: ("other", r))
+    linspace = FastFunction("made", np.linspace, fallback, lambda r: ("other", r))
+    with _mode(False):
+        assert type(arange(3)) is ARRAY and type(arange(3, dtype=np.int8)) is ARRAY
+        assert linspace(0.0, 1.0, 3, retstep=True)[0] == "other"
+        assert arange(3, device="cpu") == "fallback" and arange(3, like=np.ones(1)) == "fallback"
+    with _mode(True):
+        assert type(arange(3)) is ARRAY  # (auto makes new arrays on the host)
+        with autodev.policy("gpu"):
+            assert arange(3) == "fallback"
+    assert len(passed) == 3
+
+
 @compiled_only
 def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
     """``out=``, an argument or a keyword's value of another type (a tuple shape, an
