@@ -172,7 +172,9 @@ class builtin(functools.partial):
     __qualname__: str
 
     def __repr__(self) -> str:
-        return f"<autodev function {self.__name__}>"
+        name = getattr(self, "__name__", None)  # (a callable object has none: numpy.test)
+        return f"<autodev function {name}>" if name is not None else \
+            f"<autodev function over {self.func!r}>"
 
     def __reduce__(self) -> str:  # pickled by name
         return str(self.__qualname__)

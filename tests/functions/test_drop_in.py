@@ -98,3 +98,12 @@ def test_the_simulated_gpu_answers_to_cuda_0() -> None:
         assert y.device is sim.device and float(y.sum()) == 10.0
         with pytest.raises(RuntimeError, match="cuda:1 is not usable"):
             np.ones(3).to_device("cuda:1")  # it stands in for one device
+
+
+def test_every_public_name_has_a_repr() -> None:
+    """``repr`` of each name ``autodev`` shares with NumPy works, as NumPy's does (a
+    callable object without ``__name__``, ``numpy.test``, included)."""
+    for name in dir(numpy):
+        if not name.startswith("_") and hasattr(autodev, name):
+            assert isinstance(repr(getattr(autodev, name)), str), name
+    assert "PytestTester" in repr(autodev.test)
