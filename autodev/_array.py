@@ -571,11 +571,11 @@ def _bind_compiled(speedups: Any) -> None:
     sync()
     speedups.set_arguments(_PLAIN_ARGUMENTS)
 
-    def floors(least: int) -> None:
+    def tell_floors(least: int) -> None:
         # The compiled paths run calls that need only the host pool's scope themselves
         # (set_pool); larger ones, to split or defer, go to the general path.
-        speedups.set_split_from(_threads.general_from(pooled=False), _threads.total_from(),
-                                _threads.split_floors())
+        floors = _threads.split_floors()  # (None's: general_from(pooled=False))
+        speedups.set_split_from(floors[None], _threads.total_from(), floors)
         pool = _host_buffers.POOL
         if _host_buffers.POOLED_FROM == _host_buffers.NEVER or pool is None:
             speedups.set_pool(None, None, 0, 0)
@@ -583,7 +583,7 @@ def _bind_compiled(speedups: Any) -> None:
             speedups.set_pool(pool.swap, pool.handler, _host_buffers.POOLED_FROM,
                               _host_buffers.THRESHOLD)
 
-    _threads.on_floor(floors)
+    _threads.on_floor(tell_floors)
     _fusion.WATCH_LISTENERS.append(speedups.set_watching)
     _fusion.LISTENERS.append(speedups.set_pending)
 

@@ -14,11 +14,14 @@ from ._config import SPEEDUPS
 from ._cost.families import ELEMENTS_BOUND
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+#: ``positional`` where a function takes no ``out`` by position: any number (the compiled
+#: path's own bound applies).
+ANY_NUMBER = 1 << 16
 
 
 def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | None = None,
              can_elide: bool = False, family: str | None = None, binds: bool = True,
-             threads: str | None = None, positional: int = 1 << 16,
+             threads: str | None = None, positional: int = ANY_NUMBER,
              primary: bool = False) -> _F:
     """``fallback`` behind its compiled fast path (``fallback`` itself where there is none).
 

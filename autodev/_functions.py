@@ -14,7 +14,7 @@ from ._array import ndarray
 from ._device import CPU
 from ._decide import alone_on_host
 from ._dispatch import call, cpu_arg, cpu_result, host_impl
-from ._compiled import compiled
+from ._compiled import ANY_NUMBER, compiled
 from ._threaded import ThreadedMean
 from ._fused_sum import fused_sum
 from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write
@@ -44,16 +44,22 @@ def _out_by_keyword(np_func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     """``args``/``kwargs`` with an ``out=`` given by position (and the arguments after it)
     passed by keyword, as the dispatcher reads ``out=`` (the output it writes and returns,
     on whichever device runs the call)."""
-    try:
-        found = _OUT_ON[np_func]
-    except KeyError:
-        found = _OUT_ON[np_func] = _out_onwards(np_func)
+    found = _out_on(np_func)
     if found is None or len(args) <= found[0]:
         return args, kwargs
     at, names = found
     if any(n in kwargs for n in names[:len(args) - at]):
         return args, kwargs  # given twice: NumPy's own TypeError
     return args[:at], {**kwargs, **dict(zip(names, args[at:]))}
+
+
+def _out_on(np_func: Any) -> tuple[int, tuple[str, ...]] | None:
+    """:func:`_out_onwards` of ``np_func``, read from its signature once."""
+    try:
+        return _OUT_ON[np_func]
+    except KeyError:
+        found = _OUT_ON[np_func] = _out_onwards(np_func)
+        return found
 
 
 def _out_onwards(np_func: Any) -> tuple[int, tuple[str, ...]] | None:
@@ -101,16 +107,11 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     named = _named(function, np_func, spec.name)
-    if impl is None:  # (with no GPU usable, no keywords: cpu_call, compiled)
-        found = _OUT_ON[np_func] = _out_onwards(np_func)
+    if impl is None:  # (with no GPU usable, no out=: cpu_call, compiled)
+        found = _out_on(np_func)
         return compiled("function", host_impl(spec), named, other=cpu_result,
-                        positional=_ALL if found is None else found[0])
+                        positional=ANY_NUMBER if found is None else found[0])
     return compiled("unary", impl, named, other=_one_result, family=spec.family)
-
-
-#: ``positional`` of a function that takes no ``out`` by position: all (the compiled
-#: path's own bound applies).
-_ALL = 1 << 16
 
 
 def _one_result(result: Any, a: ndarray, data: Any) -> Any:

@@ -1041,6 +1041,27 @@ tuple_of(PyObject *const *items, Py_ssize_t n)
     return tuple;
 }
 
+/* The tuple `result` with each NumPy array in it a new host array owning nothing (no
+ * storage, not pinned), as the Python paths' `new(r, CPU)` of each; other items as they
+ * are. A new reference, or NULL on error. */
+static PyObject *
+host_arrays_of(PyObject *result)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(result);
+    PyObject *arrays = PyTuple_New(count);
+    for (Py_ssize_t i = 0; arrays != NULL && i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(result, i);
+        Py_INCREF(item);
+        if (Py_TYPE(item) == NpArray)
+            item = new_host(item, Py_None, Py_None);
+        if (item == NULL)
+            Py_CLEAR(arrays);
+        else
+            PyTuple_SET_ITEM(arrays, i, item);
+    }
+    return arrays;
+}
+
 /* For `result`, an exact tuple of NumPy arrays that NumPy made for the call (each owning
  * its memory, none of them one of the `n` host arguments), a tuple of new host arrays
  * around them, as _dispatch.cpu_result wraps them (`nonzero(a)`). NULL for any other
@@ -1059,17 +1080,7 @@ fresh_arrays(PyObject *result, PyObject *const *host, Py_ssize_t n)
             if (item == host[k])
                 return NULL;
     }
-    PyObject *arrays = PyTuple_New(count);
-    for (Py_ssize_t i = 0; arrays != NULL && i < count; i++) {
-        PyObject *item = PyTuple_GET_ITEM(result, i);
-        Py_INCREF(item);
-        PyObject *array = new_host(item, Py_None, Py_None);
-        if (array == NULL)
-            Py_CLEAR(arrays);
-        else
-            PyTuple_SET_ITEM(arrays, i, array);
-    }
-    return arrays;
+    return host_arrays_of(result);
 }
 
 /* f(*args, **kw) of a dispatched function with no GPU usable, no `out=`, nothing pending
@@ -1179,18 +1190,7 @@ array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnam
             result = NULL;  /* (stolen) */
         }
     } else if (result != NULL && PyTuple_CheckExact(result)) {
-        Py_ssize_t count = PyTuple_GET_SIZE(result);
-        out = PyTuple_New(count);
-        for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
-            PyObject *item = PyTuple_GET_ITEM(result, i);
-            Py_INCREF(item);
-            if (Py_TYPE(item) == NpArray)
-                item = new_host(item, Py_None, Py_None);
-            if (item == NULL)
-                Py_CLEAR(out);
-            else
-                PyTuple_SET_ITEM(out, i, item);
-        }
+        out = host_arrays_of(result);
     } else {
         out = result;  /* NumPy's scalars and Python's values */
         result = NULL;
