@@ -114,10 +114,12 @@ def crossovers() -> dict[str, float | None]:
 
 
 def floor(family: str) -> int:
-    """The least work a call of ``family`` is split at (:data:`NEVER` if it never is)."""
+    """The least work a call of ``family`` is split at (:data:`NEVER` if it never is: a
+    family that has no floor, ``copy`` or ``matmul``, once the floors are computed)."""
     found = FLOORS.get(family)
     if found is None:
-        _fill()
+        if not FLOORS:  # (filled, it holds every family of FAMILIES: no other is split)
+            _fill()
         found = FLOORS.get(family, NEVER)
     return found
 

@@ -607,6 +607,30 @@ def test_floors_follow_the_profile_and_the_thread_count(
     assert P.total_call(np.add, np.append(part, 1.0)) is not P.DECLINED
 
 
+def test_a_family_never_split_reads_the_floors_once() -> None:
+    """The floor of a family with none (``copy``, ``matmul``) is NEVER once the floors are
+    computed, without computing them again: that told every listener the floors had
+    changed, and so emptied the table of host bounds each time a call of another such
+    family read its own (a GPU usable: dot, concatenate and sort alternated at 7 us a
+    call, every bound recomputed)."""
+    from autodev._cost.cache import HOST_FLOOR_WORK, host_floor_work
+    from autodev._cost.families import WORK
+
+    told: list[int] = []
+    T._changed()
+    T.LISTENERS.append(told.append)
+    try:
+        assert T.floor("copy") == T.NEVER and len(told) == 1  # (computed once, here)
+        assert T.floor("matmul") == T.floor("copy") == T.NEVER and len(told) == 1
+        assert T.floor("elementwise") == T.FLOORS["elementwise"] and len(told) == 1
+        with autodev.testing.simulated_gpu():
+            for family in WORK:
+                host_floor_work(family)
+            assert set(HOST_FLOOR_WORK) == set(WORK) and len(told) == 1
+    finally:
+        T.LISTENERS.remove(told.append)
+
+
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "fft2", "irfft2", "fftn", "hfft",
                                   "dct", "dstn"])
 def test_scipy_transforms_run_on_scipys_threads(name: str) -> None:
