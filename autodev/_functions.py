@@ -107,9 +107,10 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     named = _named(function, np_func, spec.name)
-    if impl is None:  # (with no GPU usable, no out=: cpu_call, compiled)
+    if impl is None:  # (no out=; no GPU usable, or host data below the bound: compiled)
         found = _out_on(np_func)
         return compiled("function", host_impl(spec), named, other=cpu_result,
+                        family=spec.family,
                         positional=ANY_NUMBER if found is None else found[0])
     return compiled("unary", impl, named, other=_one_result, family=spec.family)
 

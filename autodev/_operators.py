@@ -490,7 +490,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
     method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
-    return compiled("array_method", np_method, method, primary=primary)
+    return compiled("array_method", np_method, method, primary=primary, family=spec.family)
 
 
 def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:

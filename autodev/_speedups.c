@@ -1083,10 +1083,67 @@ fresh_arrays(PyObject *result, PyObject *const *host, Py_ssize_t n)
     return host_arrays_of(result);
 }
 
-/* f(*args, **kw) of a dispatched function with no GPU usable, no `out=`, nothing pending
- * or watched (_functions.make_function's call of _dispatch.cpu_call): func (the CPU
- * backend's callable) on the host arguments (keywords' values too), in the host pool's
- * scope where a positional one is large;
+/* Whether the work of a call whose autodev arrays are `arrays` (`n` of them, all on the
+ * host), in `family`, is bounded below HOST_NOW's bound for the family under the policy
+ * in force (_decide.all_on_host's test of them): 1 where it is and every array is below
+ * SplitFrom (threads and fusion take none of them), 0 for the fallback (no array, no
+ * family, a bound not in the table yet or not above the work), -1 on error. The work is
+ * bounded as Python declares for the family (_cost.families.ELEMENTS_BOUND): by the
+ * largest array's elements (at least 1, as work_elements counts), or, where `product`, by
+ * the product of the first two arrays' (the first's alone where there is one). */
+static int
+host_work_below(PyObject *family, int product, PyObject *const *arrays, Py_ssize_t n)
+{
+    if (family == Py_None || n < 1)
+        return 0;
+    Py_ssize_t largest = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t m = elements(SLOT(arrays[i], S_DATA));
+        if (m >= SplitFrom)
+            return 0;
+        if (m > largest)
+            largest = m;
+    }
+    Py_ssize_t work = largest;
+    if (product) {
+        Py_ssize_t first = elements(SLOT(arrays[0], S_DATA));
+        Py_ssize_t second = n > 1 ? elements(SLOT(arrays[1], S_DATA)) : 1;
+        work = first && second > PY_SSIZE_T_MAX / first ? PY_SSIZE_T_MAX : first * second;
+    }
+    Py_ssize_t bound = 0;
+    int found = host_bound(family, &bound);
+    return found < 0 ? -1 : found > 0 && work < bound;
+}
+
+/* The autodev arrays among `obj` (lists and tuples walked `depth` deep, as host_argument
+ * took them), in the order Python's _dispatch._collect finds them, added to `arrays`
+ * (`*n` of them so far, room for MAX_COLLECTED): 0, or -1 where there are more (the
+ * fallback counts them). */
+#define MAX_COLLECTED 8
+static int
+collect_arrays(PyObject *obj, int depth, PyObject **arrays, Py_ssize_t *n)
+{
+    if (Py_TYPE(obj) == Array) {
+        if (*n == MAX_COLLECTED)
+            return -1;
+        arrays[(*n)++] = obj;
+        return 0;
+    }
+    if ((!PyList_CheckExact(obj) && !PyTuple_CheckExact(obj)) || depth == 0)
+        return 0;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(obj);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (collect_arrays(PySequence_Fast_GET_ITEM(obj, i), depth - 1, arrays, n) < 0)
+            return -1;
+    return 0;
+}
+
+/* f(*args, **kw) of a dispatched function with no `out=`, nothing pending or watched, and
+ * either no GPU usable (_functions.make_function's call of _dispatch.cpu_call) or, with
+ * one usable, autodev arrays among the arguments, all on the host and below the family's
+ * bound (host_work_below; the call _dispatch.call sends to cpu_call after
+ * _decide.all_on_host): func (the CPU backend's callable) on the host arguments
+ * (keywords' values too), in the host pool's scope where a positional one is large;
  * NumPy's new array as a new host array; anything else through `other(result, args,
  * host arguments)` (_dispatch.cpu_result). An argument host_argument() does not take
  * leaves the call to the fallback; an error while taking them (an allocation's) is
@@ -1096,7 +1153,7 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = keywords_taken(kwnames);
-    if (!Fast || Pending || Watching || nkw < 0 || n < 1 || n > self->nin
+    if (!(Fast || HostFast) || Pending || Watching || nkw < 0 || n < 1 || n > self->nin
             || n + nkw > MAX_ARGUMENTS)
         return delegate(self, args, nargsf, kwnames);
     PyObject *host[MAX_ARGUMENTS];
@@ -1108,6 +1165,19 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             if (PyErr_Occurred())
                 return NULL;
             return delegate(self, args, nargsf, kwnames);
+        }
+    }
+    if (!Fast) {  /* with a GPU usable: its arrays all on the host, below the bound */
+        PyObject *arrays[MAX_COLLECTED];
+        Py_ssize_t found = 0;
+        int here = 0, counted = 1;
+        for (Py_ssize_t i = 0; counted && i < n + nkw; i++)
+            counted = collect_arrays(args[i], ARGUMENT_DEPTH, arrays, &found) == 0;
+        if (!counted
+                || (here = host_work_below(self->family, self->product, arrays, found)) <= 0) {
+            for (Py_ssize_t k = 0; k < n + nkw; k++)
+                Py_DECREF(host[k]);
+            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
         }
     }
     Calls++;
@@ -1140,7 +1210,8 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 
 /* a.name(*args, **kw) of a dispatched array method with no GPU usable, or of a primary
  * one on host data with a GPU usable and nothing watching or pinned (_operators._method's
- * fast path), its arguments and keywords' values of ArgumentTypes alone, no `out=`,
+ * fast path), or of any other on host data below its family's bound with one usable
+ * (host_work_below: what _dispatch.call runs at once after _decide.alone_on_host), its arguments and keywords' values of ArgumentTypes alone, no `out=`,
  * nothing pending or watched, an array below the size from which a sum over every axis may be split (the
  * fallback sends a large a.sum() there): NumPy's method on the host data. Its result as
  * _method makes it: the array itself where NumPy returns its data; a new array sharing
@@ -1151,13 +1222,18 @@ array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnam
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = keywords_taken(kwnames);
-    if (!(Fast || (HostFast && self->primary)) || Pending || Watching || nkw < 0
+    if (!(Fast || HostFast) || Pending || Watching || nkw < 0
             || n < 1 || n + nkw > MAX_ARGUMENTS || !host_source(args[0])
             || elements(SLOT(args[0], S_DATA)) >= TotalFrom)
         return delegate(self, args, nargsf, kwnames);
     for (Py_ssize_t i = 1; i < n + nkw; i++)
         if (!in_types(&ArgumentTypes, Py_TYPE(args[i])))
             return delegate(self, args, nargsf, kwnames);
+    if (!Fast && !self->primary) {  /* with a GPU usable, below the family's bound */
+        int here = host_work_below(self->family, self->product, args, 1);
+        if (here <= 0)
+            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
+    }
     PyObject *a = args[0], *data = SLOT(a, S_DATA);
     PyObject *operands[MAX_ARGUMENTS];
     operands[0] = data;

@@ -37,9 +37,9 @@ from typing import Any, Callable
 import numpy
 
 AIMS = {"tiny": 1.5, "large": 1.02, "everyday": 2.0, "functions": 1.5}
-#: Aims with a GPU usable (issue 13): every call pays for a decision. None for functions:
-#: with a GPU usable each pays for the full decision (no compiled path; shown, not aimed).
-AIMS_GPU = {"tiny": 2.0, "large": 1.03, "everyday": 2.0}
+#: Aims with a GPU usable (issue 13): a call may pay for a decision; on host data below
+#: its family's bound it reads one table entry (the compiled paths, functions included).
+AIMS_GPU = {"tiny": 2.0, "large": 1.03, "everyday": 2.0, "functions": 2.0}
 #: The groups of cases, in the order they are timed and shown.
 GROUPS = ("tiny", "large", "everyday", "functions")
 

@@ -79,7 +79,7 @@ WORK: dict[str, WorkFn] = {
 #: the Python path). A family not here is never bounded so: Python counts its work.
 ELEMENTS_BOUND: dict[str, str] = {
     "elementwise": "largest", "transcendental": "largest", "reduction": "largest",
-    "matmul": "product",
+    "copy": "largest", "creation": "largest", "matmul": "product",
 }
 
 

@@ -567,7 +567,7 @@ def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
         "concatenate axis=": lambda: xp.concatenate([a, b], axis=1),
         "take axis=": lambda: xp.take(a, i, axis=1),
         "unique return_counts= (a tuple)": lambda: xp.unique(i, return_counts=True),
-        "where= keyword array": lambda: xp.clip(a, 1.0, 5.0, where=mask),
+        "keyword array": lambda: xp.isclose(a, b=b, atol=0.5),
         "concatenate NumPy's": lambda: xp.concatenate([np.ones((1, 4)), a]),
         "stack": lambda: xp.stack([v, v, v]),
         "block (nested)": lambda: xp.block([[a, b], [b, a]]),
@@ -593,30 +593,52 @@ def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
+_SORTS = ("unique", "searchsorted")
+
+
+def _host_bounds_known() -> None:
+    """Every family's bound for host data read into HOST_NOW (as a first call of each
+    would read it), so that the compiled paths can compare against it."""
+    from autodev._cost.cache import HOST_FLOOR_WORK
+    from autodev._cost.families import WORK
+
+    for family in WORK:
+        host_floor_work(family)
+    assert set(HOST_FLOOR_WORK) == set(WORK)
+
+
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
 @pytest.mark.parametrize("case", list(_function_cases(np)))
-def test_the_compiled_function_kind_gives_numpys_answer(case: str, monkeypatch: Any) -> None:
-    """A dispatched function's compiled path (no GPU usable, no keywords) runs NumPy's
-    call at once and answers as NumPy and as the Python path (this test with
-    ``AUTODEV_PURE_PYTHON=1``) do: values, dtype, shape, NumPy scalars as they are,
-    NumPy's error."""
+def test_the_compiled_function_kind_gives_numpys_answer(case: str, sim: bool,
+                                                         monkeypatch: Any) -> None:
+    """A dispatched function's compiled path (no out=; no GPU usable, or host data below
+    the family's bound with one) runs NumPy's call at once and answers as NumPy and as
+    the Python path (this test with ``AUTODEV_PURE_PYTHON=1``) do: values, dtype, shape,
+    NumPy scalars as they are, NumPy's error."""
     from autodev import _functions
 
     general: list[str] = []
     real = _functions.call
     monkeypatch.setattr(_functions, "call", lambda spec, *rest: general.append(spec.name)
                         or real(spec, *rest))
-    autodev.ones(2) + 1  # (the first call settles the devices: no GPU usable)
     want_error = got_error = None
     try:
         want = _function_cases(np)[case]()
     except Exception as error:  # noqa: BLE001 (NumPy's own error, compared below)
         want_error = error
-    before = fast_calls()
-    try:
-        got = _function_cases(autodev)[case]()
-    except Exception as error:  # noqa: BLE001
-        got_error = error
-    if SPEEDUPS is not None and STATE.fast:  # (the compiled path: no `call`)
+    with _mode(sim):
+        autodev.ones(2) + 1  # (the first call settles the devices)
+        _host_bounds_known()
+        taken = SPEEDUPS is not None and (STATE.fast or STATE.host_fast)
+        cases = _function_cases(autodev)
+        before = fast_calls()
+        try:
+            got = cases[case]()
+        except Exception as error:  # noqa: BLE001
+            got_error = error
+    # (the compiled path: no `call`; with a GPU usable, not a sort's, whose work, n log n,
+    # Python counts: cost.families.ELEMENTS_BOUND)
+    if taken and not (sim and case.startswith(_SORTS)):
         assert general == [] and fast_calls() == before + 1
     if want_error is not None:
         assert type(got_error) is type(want_error) and str(got_error) == str(want_error)
@@ -637,7 +659,8 @@ def test_the_compiled_function_kind_gives_numpys_answer(case: str, monkeypatch: 
 def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
     """``out=``, ``out`` by position, more arguments than it takes, lists nested deeper
     than it walks, an array-like or a subclass (a keyword's value too), a pending chain, a
-    GPU usable: the fallback, with the arguments untouched."""
+    GPU usable where the function has no family: the fallback, with the arguments
+    untouched."""
     from autodev._speedups import FastCall
 
     passed: list[tuple[Any, ...]] = []
@@ -678,8 +701,55 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
         finally:
             SPEEDUPS.set_pending(False)
     with _mode(True):
-        assert concatenate([a, a]) == "fallback"
+        assert concatenate([a, a]) == "fallback"  # (no family: the fallback decides)
     assert len(passed) == 9
+
+
+@compiled_only
+def test_the_function_kind_with_a_gpu_usable(monkeypatch: Any) -> None:
+    """With a GPU usable, the function kind runs a call at once where Python's
+    _decide.all_on_host would: autodev arrays among the arguments, every one on the host,
+    their work below HOST_NOW's bound for the family (the largest array's elements, or
+    for a matmul the product of the first two arrays'). NumPy's arrays alone, an array on
+    the device, work at the bound, a bound not read yet, another policy, more arrays than
+    it counts: the fallback."""
+    from autodev._cost.cache import HOST_FLOOR_WORK, HOST_NOW
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    def other(result: Any, args: Any, host: Any) -> Any:
+        return result
+
+    copy = FastCall("function", np.concatenate, fallback, other, family="copy")
+    dot = FastCall("function", np.dot, fallback, other, family="matmul", product=True)
+    with _mode(True):
+        _host_bounds_known()
+        monkeypatch.setitem(HOST_NOW["auto"], "copy", 1000)
+        monkeypatch.setitem(HOST_NOW["auto"], "matmul", 1000)
+        a, b = _vec(n=20), _vec(n=40)
+        assert type(copy([a, b])) is ARRAY and type(copy([a, b.tolist()], axis=0)) is ARRAY
+        assert type(copy([np.ones(2000), a])) is ARRAY  # (NumPy's arrays are not counted)
+        assert copy([np.ones(2), np.ones(2)]) == "fallback"  # no autodev array
+        assert type(copy([_vec(n=999)])) is ARRAY and copy([_vec(n=1000)]) == "fallback"
+        assert dot(a, a) == 2470.0  # 20 * 20 = 400: below the bound
+        assert dot(b, _vec(n=30)) == "fallback"  # 40 * 30 = 1200, though each is below it
+        assert type(dot(b, 2.0)) is ARRAY  # one array: its elements
+        assert type(copy([a] * 8)) is ARRAY and copy([a] * 9) == "fallback"
+        with autodev.policy("gpu"):
+            assert copy([a, b]) == "fallback"
+        HOST_FLOOR_WORK.pop("copy")  # (as after a new profile: Python reads it again)
+        assert copy([a, b]) == "fallback"
+        host_floor_work("copy")
+        with autodev.policy("gpu"):
+            on_device = autodev.ones(6)  # (made there, not pinned)
+        assert on_device.location.kind != "cpu" and copy([a, on_device]) == "fallback"
+        assert type(copy([a, b])) is ARRAY
+    assert len(passed) == 7
 
 
 _METHOD_CASES: dict[str, Callable[[Any], Any]] = {
@@ -707,26 +777,38 @@ _METHOD_CASES: dict[str, Callable[[Any], Any]] = {
 }
 
 
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
 @pytest.mark.parametrize("case", list(_METHOD_CASES))
-def test_the_compiled_array_method_kind_gives_numpys_answer(case: str) -> None:
-    """A dispatched array method with plain arguments (no GPU usable, no keywords) runs
-    NumPy's method at once and answers as NumPy and as the Python path (this test with
-    ``AUTODEV_PURE_PYTHON=1``) do: values, dtype, shape, the array itself where NumPy's
-    is, a view sharing the array's storage (a write through it is seen), NumPy's error."""
+def test_the_compiled_array_method_kind_gives_numpys_answer(case: str, sim: bool,
+                                                             monkeypatch: Any) -> None:
+    """A dispatched array method with plain arguments (no out=; no GPU usable, or host
+    data below the family's bound with one) runs NumPy's method at once and answers as
+    NumPy and as the Python path (this test with ``AUTODEV_PURE_PYTHON=1``) do: values,
+    dtype, shape, the array itself where NumPy's is, a view sharing the array's storage (a
+    write through it is seen), NumPy's error."""
+    from autodev import _operators
+
+    general: list[str] = []
+    real = _operators.call
+    monkeypatch.setattr(_operators, "call", lambda spec, *rest: general.append(spec.name)
+                        or real(spec, *rest))
     values = np.linspace(-2.0, 2.0, 12).reshape(3, 4)
-    m = autodev.asarray(values.copy())
-    m + 1.0  # (the first call settles the devices: no GPU usable)
-    try:
-        want: Any = _METHOD_CASES[case](values.copy())
-    except Exception as error:  # noqa: BLE001 (NumPy's own error, compared below)
-        with pytest.raises(type(error)) as raised:
-            _METHOD_CASES[case](m)
-        assert str(raised.value) == str(error)
-        return
-    before = fast_calls()
-    got = _METHOD_CASES[case](m)
-    if SPEEDUPS is not None and STATE.fast:
-        assert fast_calls() == before + 1
+    with _mode(sim):
+        m = autodev.asarray(values.copy())
+        m + 1.0  # (the first call settles the devices)
+        _host_bounds_known()
+        try:
+            want: Any = _METHOD_CASES[case](values.copy())
+        except Exception as error:  # noqa: BLE001 (NumPy's own error, compared below)
+            with pytest.raises(type(error)) as raised:
+                _METHOD_CASES[case](m)
+            assert str(raised.value) == str(error)
+            return
+        taken = SPEEDUPS is not None and (STATE.fast or STATE.host_fast)
+        before = fast_calls()
+        got = _METHOD_CASES[case](m)
+    if taken:  # (the compiled path: no `call`)
+        assert general == [] and fast_calls() == before + 1
     if case.startswith("conj"):
         assert got is m
     if type(want) is tuple:
@@ -820,8 +902,9 @@ def test_what_the_compiled_creation_kind_leaves_to_its_fallback() -> None:
 @compiled_only
 def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
     """``out=``, an argument or a keyword's value of another type (a tuple shape, an
-    array), the array-API face, a pending chain, a sum large enough to split, a GPU usable:
-    the fallback."""
+    array), the array-API face, a pending chain, a sum large enough to split, and with a
+    GPU usable a method with no family or whose work is not below its bound, another
+    policy, data on the device: the fallback."""
     from autodev._speedups import FastCall
 
     passed: list[tuple[Any, ...]] = []
@@ -847,12 +930,26 @@ def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
         if _threads.total_from() != _threads.NEVER:
             large = autodev.ones(_threads.total_from())
             assert total(large) == "fallback" and total(m) == 66.0
-    with _mode(True):  # (a GPU usable: only a primary method, a view one, on host data)
-        assert reshape(m, 12) == "fallback"
+    with _mode(True):  # (a GPU usable: a primary method, a view one, on host data; any
+        # other below its family's bound for host data)
+        assert reshape(m, 12) == "fallback"  # (no family: the fallback decides)
         view = FastCall("array_method", np.ndarray.reshape, fallback, primary=True)
         assert type(view(m, 12)) is ARRAY and view(m, 12)._storage is m._storage
+        reduction = FastCall("array_method", np.ndarray.sum, fallback, None, False,
+                             "reduction")
+        _host_bounds_known()
+        assert reduction(m) == 66.0 and type(reduction(m.reshape(3, 4), 0)) is ARRAY
+        with pytest.MonkeyPatch.context() as patch:
+            from autodev._cost.cache import HOST_NOW
+
+            patch.setitem(HOST_NOW["auto"], "reduction", m.size)  # the work must be below
+            assert reduction(m) == "fallback"
+        with autodev.policy("gpu"):
+            assert reduction(m) == "fallback"
+            on_device = autodev.ones(12)
+        assert reduction(on_device) == "fallback" and reduction(m) == 66.0
         assert view(autodev.asarray(np.arange(12.0), device="sim:0"), 12) == "fallback"
-    assert len(passed) == 8 + (_threads.total_from() != _threads.NEVER)
+    assert len(passed) == 11 + (_threads.total_from() != _threads.NEVER)
 
 
 @compiled_only
