@@ -19,7 +19,7 @@ from . import _fusion, _host_buffers, _indexing, _methods, _operators, _threads
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, active_gpu, backend_for, note_pinned, resolve_device
 from ._device import AUTO, CPU, Device
-from ._config import MADE_ON_HOST, SPEEDUPS, policy_now
+from ._config import MADE_ON_HOST, POLICY, SPEEDUPS
 from ._cost.cache import HOST_NOW
 from ._dispatch import DEFER_TO, WRAPPER_FINDERS, bind_array, cpu_arg, defers_to_other, \
     found_wrapper, new
@@ -562,7 +562,7 @@ def _bind_compiled(speedups: Any) -> None:
     temporary = _probe_temporary_refcount(speedups.refcount_probe)
     speedups.configure(ndarray, _np_ndarray, CPU, _PLAIN_OPERANDS, PLAIN_SCALARS, R.Storage,
                        -1 if temporary is None else temporary, HOST_NOW, MADE_ON_HOST,
-                       policy_now, _indexing._PLAIN_VALUES, _indexing._BASIC_KEYS)
+                       POLICY, _indexing._PLAIN_VALUES, _indexing._BASIC_KEYS)
 
     def sync() -> None:
         speedups.set_fast(STATE.fast, STATE.host_fast)

@@ -195,6 +195,8 @@ def get_policy() -> str:
 
 #: :func:`get_policy` without a Python frame (a bound C method), for the per-call hot paths.
 policy_now = _policy.get
+#: The context variable itself: the compiled hot path reads it with no call at all.
+POLICY = _policy
 
 
 #: Called with the new policy whenever one other than ``"cpu"`` is set: the backend

@@ -80,7 +80,7 @@ static PyObject *PlainValues = NULL;    /* PlainOperands, str and bytes: what a 
 static PyObject *HostNow = NULL;        /* _cost.cache.HOST_NOW: policy -> family -> work
                                            below which host data runs on the host */
 static PyObject *MadeOnHost = NULL;     /* _config.MADE_ON_HOST: policy -> bool */
-static PyObject *PolicyNow = NULL;      /* _config.policy_now: the policy in force */
+static PyObject *Policy = NULL;         /* _config.POLICY: the ContextVar of the policy in force */
 static PyObject *MirroredName = NULL;   /* "mirrored" */
 static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
@@ -320,11 +320,17 @@ keywords_taken(PyObject *kwnames)
 
 /* ---- with a GPU usable: the tables the Python paths read say what runs on the host */
 
-/* The policy in force (a new reference), or NULL on error. */
+/* The policy in force (a new reference), or NULL on error: the ContextVar's value in this
+ * context, as _config.policy_now reads it (the variable has a default). */
 static PyObject *
 policy(void)
 {
-    return PyObject_CallNoArgs(PolicyNow);
+    PyObject *value = NULL;
+    if (PyContextVar_Get(Policy, NULL, &value) < 0)
+        return NULL;
+    if (value == NULL)  /* (not set, no default: as ContextVar.get's LookupError) */
+        PyErr_SetString(PyExc_LookupError, "the policy's context variable holds no value");
+    return value;
 }
 
 /* MADE_ON_HOST[policy]: 1 if new arrays of host values are made on the host under the
@@ -1674,15 +1680,15 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"array", "numpy_array", "cpu", "plain_operands",
                                "plain_scalars", "storage", "temporary_refs", "host_now",
-                               "made_on_host", "policy_now", "plain_values", "basic_keys", NULL};
+                               "made_on_host", "policy", "plain_values", "basic_keys", NULL};
     PyObject *array, *np_array, *cpu, *plain, *scalars, *storage, *host_now, *made, *policy,
              *values, *keys;
     Py_ssize_t temporary_refs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!O!OO!O!:configure", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!O!OnO!O!O!O!O!:configure", keywords,
                                      &PyType_Type, &array, &PyType_Type, &np_array, &cpu,
                                      &PyFrozenSet_Type, &plain, &PyFrozenSet_Type, &scalars,
                                      &storage, &temporary_refs, &PyDict_Type,
-                                     &host_now, &PyDict_Type, &made, &policy,
+                                     &host_now, &PyDict_Type, &made, &PyContextVar_Type, &policy,
                                      &PyFrozenSet_Type, &values, &PyFrozenSet_Type, &keys))
         return NULL;
     Py_ssize_t offsets[N_SLOTS], version_offset;
@@ -1728,7 +1734,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_INCREF(made);
     Py_XSETREF(MadeOnHost, made);
     Py_INCREF(policy);
-    Py_XSETREF(PolicyNow, policy);
+    Py_XSETREF(Policy, policy);
     TemporaryRefs = temporary_refs;
     Py_RETURN_NONE;
 }
@@ -1879,7 +1885,7 @@ refcount_seen(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(array, numpy_array, cpu, plain_operands, plain_scalars, storage,\n"
-     "          temporary_refs, host_now, made_on_host, policy_now, plain_values,\n"
+     "          temporary_refs, host_now, made_on_host, policy, plain_values,\n"
      "          basic_keys)\n--\n\n"
      "Bind the fast paths to autodev's array class and what its fast paths use."},
     {"set_sequence", set_sequence, METH_VARARGS,

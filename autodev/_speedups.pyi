@@ -1,5 +1,6 @@
 """Types of the compiled hot path (autodev/_speedups.c)."""
 
+from contextvars import ContextVar
 from typing import Any, Callable
 
 class FastCall:
@@ -26,7 +27,8 @@ SLOTS: tuple[str, ...]
 def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],
               plain_scalars: frozenset[type], storage: type,
               temporary_refs: int, host_now: dict[str, dict[str, int]],
-              made_on_host: dict[str, bool], policy_now: Callable[[], str], plain_values: frozenset[type],
+              made_on_host: dict[str, bool], policy: ContextVar[str],
+              plain_values: frozenset[type],
               basic_keys: frozenset[type]) -> None: ...
 def set_sequence(depth: int, keywords: tuple[str, ...]) -> None: ...
 def set_fast(fast: bool, host_fast: bool) -> None: ...

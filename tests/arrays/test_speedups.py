@@ -9,6 +9,7 @@ CI builds it, and a test fails there if it is missing.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import os
 import subprocess
@@ -481,9 +482,12 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         assert add_no_family(small, 1.0) == "fallback"
         with autodev.policy("gpu"):
             assert add(small, 1.0) == "fallback"
+        context = contextvars.copy_context()  # the policy is the context's: read in each
+        context.run(autodev._config.set_policy, "gpu")
+        assert context.run(add, small, 1.0) == "fallback" and type(add(small, 1.0)) is ARRAY
         moved = autodev.asarray(np.arange(6.0), device="sim:0")
         assert add(moved, 1.0) == "fallback"  # not on the host
-    assert len(passed) == 7
+    assert len(passed) == 8
 
 
 @compiled_only
