@@ -71,7 +71,10 @@ def cpu_arg(obj: Any) -> Any:
     if t is tuple or t is list:
         if _all_not_array_like(map(type, obj)):  # ([True, False], (1, 2)): nothing to walk
             return obj
-        return t(cpu_arg(o) for o in obj)
+        # (a host array's data read inline, the commonest item; a list, not a generator)
+        found = [o._native if type(o) is ndarray and o._device is CPU else cpu_arg(o)
+                 for o in obj]
+        return found if t is list else tuple(found)
     if t in FOREIGN_ARRAYS:
         return FOREIGN_ARRAYS[t](obj, CPU, None)
     if t not in _NOT_ARRAY_LIKE and is_plain_array_like(t):
