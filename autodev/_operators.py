@@ -203,7 +203,7 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
         return a
 
     return compiled("reflected" if reflected else "binary", func, op, _not_array, can_elide,
-                    family, threads=_threaded.split_family(func))
+                    family, threads=_threaded.floor_key(func))
 
 
 def _decided(func: Callable[..., Any], spec: OpSpec, reflected: bool, a: Array,
@@ -394,7 +394,10 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         result = call(spec, (self,), {})
         return _face_result(result, self) if self._face else _zero_d(result, self)
 
-    return op
+    # (the compiled ufunc kind: an array of the face goes to `op`, which keeps the face)
+    family = spec.family if spec.family in ("elementwise", "transcendental") else None
+    return compiled("ufunc", func, op, family=family, threads=_threaded.floor_key(func)) \
+        if isinstance(func, np.ufunc) else op
 
 
 def _power(forward: _Binary, in_place: bool) -> _Binary:
@@ -412,7 +415,13 @@ def _power(forward: _Binary, in_place: bool) -> _Binary:
         return forward(self, other)
 
     op.__name__ = op.__qualname__ = "__ipow__" if in_place else "__pow__"
-    return op
+    if in_place:
+        return op
+    # NumPy's own operator on the host data chooses its ufunc as `op` does; with a GPU
+    # usable `op` decides (power's floors are not square's), and calls from the least
+    # thread floor of all go to it too (split or deferred by the ufunc NumPy would run)
+    can_elide = "power" in _ELIDABLE and _TEMPORARY_REFS is not None
+    return compiled("binary", operator.pow, op, _not_array, can_elide)
 
 
 # ---------------------------------------------------------------------- method tables

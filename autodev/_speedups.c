@@ -804,8 +804,10 @@ ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return delegate(self, args, nargsf, kwnames);
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     PyObject *x, *data, *o = NULL;
+    /* (an array of the array-API face: the fallback, which a unary operator needs to keep
+     * the face's 0-d results arrays; a ufunc's Python fast path takes it as any other) */
     if (kwnames != NULL || n < 1 || n > 2 || n > self->nin || Py_TYPE(x = args[0]) != Array
-            || (data = SLOT(x, S_DATA)) == NULL)
+            || (data = SLOT(x, S_DATA)) == NULL || SLOT(x, S_FACE) != Py_False)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* Python's local `data`, read before the operand's checks */
     int go;

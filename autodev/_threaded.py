@@ -18,7 +18,7 @@ import numpy as np
 from ._cost.families import family_of_ufunc
 from ._pairwise import DTYPES as PAIRWISE_DTYPES, mean_of
 from ._parallel import _NO_VALUE, DECLINED, LAST, reduce_call, total_call, ufunc_call
-from ._threads import FAMILIES, floor, threads_for
+from ._threads import FAMILIES, UNSPLIT, floor, threads_for
 from ._trace import STATS
 
 _SPLIT_FAMILIES = frozenset(FAMILIES)
@@ -173,6 +173,18 @@ def threaded(path: str, found: Any) -> Any:
     if path.startswith("scipy.fft.") and "workers" in _parameters(function):
         return ThreadedTransform(function)
     return found
+
+
+def floor_key(func: Any) -> str | None:
+    """The key of :func:`autodev._threads.split_floors` that says from what size a call of
+    ``func`` may leave the hot paths to be split or deferred: its :func:`split_family`;
+    :data:`autodev._threads.UNSPLIT` for a NumPy ufunc that neither threads nor fusion
+    take (one with a signature, ``matmul``, or several outputs, ``divmod``); None for
+    anything else (the least floor of all)."""
+    family = split_family(func)
+    if family is None and isinstance(func, np.ufunc) and (func.nout != 1 or func.signature):
+        return UNSPLIT
+    return family
 
 
 def split_family(func: Any) -> str | None:

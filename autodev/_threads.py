@@ -188,16 +188,23 @@ def set_fuse_floor(elements: int) -> None:
     _tell()
 
 
+#: The key of :func:`split_floors` for calls that are never split nor deferred, whatever
+#: their size (a ufunc with a signature or several outputs: :func:`autodev._threaded.floor_key`).
+UNSPLIT = "unsplit"
+
+
 def split_floors() -> dict[str | None, int]:
     """For each family, the least size from which the general path may split a call of it
     or defer it (its thread floor or fusion's floor, whichever is lower), and for None, of
     any family (:func:`general_from` without the host pool): a hot path that knows a call's
     family runs it below that family's size itself (the compiled one in the host pool's
-    scope where the call is large enough for it). Until the floors are computed, None's
-    alone."""
+    scope where the call is large enough for it); for :data:`UNSPLIT`, never. Until the
+    floors are computed, None's alone."""
     found: dict[str | None, int] = {None: general_from(pooled=False)}
     for family, least in FLOORS.items():
         found[family] = min(least, FUSE_FLOOR[0])
+    if FLOORS:
+        found[UNSPLIT] = NEVER
     return found
 
 

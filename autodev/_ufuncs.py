@@ -118,7 +118,7 @@ class ufunc(functools.partial, metaclass=_UfuncType):
             "elementwise", "transcendental") else None
         self = super().__new__(cls, compiled("ufunc", np_ufunc, _ufunc_call(np_ufunc, spec, tiny),
                                              _fast_other, family=tiny,
-                                             threads=_threaded.split_family(np_ufunc)))
+                                             threads=_threaded.floor_key(np_ufunc)))
         self._np = np_ufunc
         self._spec, self._methods, self._tiny = spec, methods, tiny
         self.__name__ = np_ufunc.__name__

@@ -114,14 +114,15 @@ def _vec(dtype: str = "float64", n: int = 6) -> Any:
 
 OPERANDS: list[Callable[[], Any]] = [
     lambda: 2, lambda: 2.5, lambda: True, lambda: 1 + 2j, lambda: 300, lambda: -1,
-    lambda: 2 ** 70, lambda: np.float32(1.5), lambda: np.int64(3), lambda: np.bool_(True),
+    lambda: 2 ** 70, lambda: 0.5, lambda: np.float64(0.5), lambda: np.float32(1.5),
+    lambda: np.int64(3), lambda: np.bool_(True),
     lambda: np.arange(6.0), lambda: np.arange(3), lambda: _vec(), lambda: _vec("int8"),
     lambda: _vec("bool"), lambda: _vec(n=4), lambda: [1, 2, 3, 4, 5, 6], lambda: None,
     lambda: "x", lambda: autodev.asarray(np.float64(2.0)),
     lambda: autodev.array_api.asarray(np.arange(6.0)),  # the array-API face's
 ]
 DTYPES = ["float64", "float32", "int8", "uint8", "bool", "complex128"]
-OPERATORS = ["__add__", "__radd__", "__sub__", "__rsub__", "__truediv__", "__rpow__",
+OPERATORS = ["__add__", "__radd__", "__sub__", "__rsub__", "__truediv__", "__pow__", "__rpow__",
              "__floordiv__", "__lt__", "__eq__", "__ne__", "__and__", "__lshift__"]
 
 
@@ -136,6 +137,25 @@ def test_operators(name: str, sim: bool) -> None:
             for operand in OPERANDS:
                 took += _same(fast, lambda: (_vec(dtype), operand()))[2]
     assert took > 0  # fast calls counted alike (by the compiled path with no GPU usable)
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["__neg__", "__pos__", "__abs__", "__invert__"])
+def test_unary_operators(name: str, sim: bool) -> None:
+    """-a, +a, abs(a), ~a: the compiled ufunc kind and the Python operator give the same
+    outcome (NumPy's error for a dtype the ufunc refuses, a 0-d array's scalar, the
+    array-API face's 0-d array)."""
+    fast = ARRAY.__dict__[name]
+    arrays: list[Callable[[], Any]] = [
+        lambda: autodev.asarray(np.float64(-2.0)),
+        lambda: autodev.array_api.asarray(np.float64(-2.0)),
+        lambda: autodev.array_api.asarray(np.arange(-3.0, 3.0))]
+    arrays += [functools.partial(_vec, dtype) for dtype in DTYPES]
+    with _mode(sim):
+        _host_bounds_known()
+        took = sum(_same(fast, lambda: (make(),))[2] for make in arrays)
+    assert took > 0
 
 
 @compiled_only
