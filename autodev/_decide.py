@@ -143,9 +143,17 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
         if key is not None:
             hit = _DECISIONS.get(key)
             if hit is not None:
-                if hit[1]:
+                decision, priced, credits = hit
+                if credits:  # the inputs it credits, as when it was decided
+                    moved = _reuse.credit([(arrays[i], *rest) for i, *rest in credits], gpu,
+                                          False)
+                    if moved is not None:  # an input now has a mirror: price it again
+                        costs = _predict(spec, arrays, gpu.device, None)
+                        winner = gpu.device if costs[1] < costs[0] else CPU
+                        return winner, f"cost model, after a move ({moved})", costs
+                elif priced:
                     _reuse.passed()  # priced, crediting nothing, as when it was decided
-                return hit[0]
+                return decision
     work = None
     if policy == "auto" and unwatched and _all_on_host(arrays):
         # Below the GPU's fixed cost the CPU wins whatever else holds, so no prediction
@@ -176,15 +184,21 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
         costs = _predict(spec, arrays, gpu.device, work)
         winner = gpu.device if costs[1] < costs[0] else CPU
         return winner, f"cost model, after a move ({moved})", costs
-    return winner, "cost model", costs
+    # (what it credits is the key's too: each input's device, size and mirror, the costs)
+    credits = tuple((next(i for i, a in enumerate(arrays) if a is entry[0]), *entry[1:])
+                    for entry in found)
+    return _remember(key, (winner, "cost model", costs), credits=credits)
 
 
 #: Decisions of unwatched calls that nothing but their key decides (see
-#: :func:`_decision_key`): the capability table, the policy, the prediction, and reuse
-#: credit only where it credits nothing. A call that earns credit is decided afresh each
-#: time. Cleared with the cost model (a new GPU, profile or calibration), and when full.
-_DECISIONS: dict[tuple[Any, ...], tuple[tuple[Device, str, tuple[float, float] | None], bool]
-                 ] = {}
+#: :func:`_decision_key`): the capability table, the policy, the prediction, and which
+#: inputs reuse credit credits, by how much (their devices, sizes and mirrors and the
+#: predicted times are the key's): each value is the decision, whether it counted as a
+#: priced call crediting nothing, and the credits, ``(index in arrays, device, move cost,
+#: time saved)``, given again at each use; where they pay for a move, the call is priced
+#: afresh. Cleared with the cost model (a new GPU, profile or calibration), and when full.
+_DECISIONS: dict[tuple[Any, ...], tuple[tuple[Device, str, tuple[float, float] | None], bool,
+                                        tuple[tuple[Any, ...], ...]]] = {}
 _DECISIONS_MAX = 4096
 #: Keyword values a decision may be keyed on (hashed by value, without user code).
 _KEYABLE = frozenset({type(None), bool, int, float, str})
@@ -213,14 +227,16 @@ def _decision_key(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], polic
 
 
 def _remember(key: tuple[Any, ...] | None,
-              decision: tuple[Device, str, tuple[float, float] | None], priced: bool = False
+              decision: tuple[Device, str, tuple[float, float] | None], priced: bool = False,
+              credits: tuple[tuple[Any, ...], ...] = ()
               ) -> tuple[Device, str, tuple[float, float] | None]:
     """Keep ``decision`` under ``key`` (``priced``: the decision counted as a priced call
-    for reuse credit's decay, and so does each use of it)."""
+    for reuse credit's decay, and so does each use of it; ``credits``: what each use
+    credits, see :data:`_DECISIONS`)."""
     if key is not None:
         if len(_DECISIONS) >= _DECISIONS_MAX:
             _DECISIONS.clear()
-        _DECISIONS[key] = (decision, priced)
+        _DECISIONS[key] = (decision, priced, credits)
     return decision
 
 

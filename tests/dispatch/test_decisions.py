@@ -125,10 +125,9 @@ def test_cached_decisions_are_the_fresh_ones(name: str, monkeypatch: pytest.Monk
     assert cached["credit"] == fresh["credit"]
     numpy.testing.assert_array_equal(cached["result"], fresh["result"])
     counts = (cached["predictions"], fresh["predictions"])
-    if name == "rewritten":  # every product earns credit: each is priced afresh
-        assert counts[0] == counts[1] == 30, counts
-    else:  # the cache decided most calls
-        assert counts[0] < counts[1] / 2, counts
+    # the cache decided most calls, those that earn credit too ("rewritten": every product
+    # earns it, and is credited at each use as when it was priced)
+    assert counts[0] < counts[1] / 2, counts
     if name == "power":
         assert fresh["stats"]["reuse_moves"] == 1  # the program exercised a move
 
