@@ -122,6 +122,10 @@ echo "== 4. overhead"
 box 60 "$PY" benchmarks/overhead.py --quick --json "$OUT/overhead-$tag.json" \
   || fail "overhead exited $?"
 
+echo "== 4b. whole programs (benchmarks/programs.py: times and where the calls ran)"
+box 40 "$PY" benchmarks/programs.py --rounds 5 --json "$OUT/programs-$tag.json" \
+  || fail "programs exited $?"
+
 echo "== 5. asv --quick"
 if "$PY" -c "import asv" 2>/dev/null; then
   (

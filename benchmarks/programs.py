@@ -7,15 +7,19 @@ size where most arrays hold thousands to a few million elements: k-means (20,000
 two-layer network trained by hand (2,000 x 64 -> 128 -> 10), a Monte Carlo estimate in
 batches of 100,000, and a loop of tiny calls on 10 elements. Each program is written once
 against a namespace ``np`` and run with NumPy's and with autodev's, on inputs made from
-the same NumPy arrays; the two are timed in alternating rounds (NumPy first in even
+the same NumPy arrays (autodev's copies of them); the two are timed in alternating rounds (NumPy first in even
 rounds) and each row reports the median over the rounds, with the ratio autodev / NumPy
 (below 1: faster than NumPy) and whether the results are bit-identical.
 
+Each row also says where autodev ran the program's calls in one run (calls per device,
+host-device copies). On a GPU machine that is the placement the times reflect; with the
+simulated GPU (``AUTODEV_SIMULATE_GPU=1``) it shows the placement only: the calls placed
+there take the simulator's time, NumPy's own plus its bookkeeping, not a GPU's.
+
 Usage (from the repository root)::
 
-    python benchmarks/programs.py                     # no GPU usable: NumPy's twin
-    python benchmarks/programs.py --rounds 15 --json
-    AUTODEV_SIMULATE_GPU=1 python benchmarks/programs.py   # a (simulated) GPU usable
+    python benchmarks/programs.py                      # this machine, as it is
+    python benchmarks/programs.py --rounds 15 --json programs.json
 """
 
 from __future__ import annotations
@@ -111,9 +115,17 @@ def time_row(name: str, program: Callable[..., Any], data: tuple[numpy.ndarray, 
     """Median seconds of NumPy and autodev over ``rounds`` alternating rounds."""
     import autodev
 
-    arguments = {"numpy": data, "autodev": tuple(autodev.asarray(d) for d in data)}
+    # (autodev's own copies, as a program written for ``import autodev as np`` makes them:
+    # an asarray view of a NumPy array the caller holds could be written behind autodev's
+    # back, so autodev never keeps a GPU copy of it between calls)
+    arguments = {"numpy": data, "autodev": tuple(autodev.array(d) for d in data)}
     namespaces = {"numpy": numpy, "autodev": autodev}
     results = {k: program(namespaces[k], *arguments[k]) for k in namespaces}  # (warm-up)
+    autodev.stats(reset=True)
+    program(autodev, *arguments["autodev"])
+    stats = autodev.stats()
+    placement = {"calls": dict(stats["calls"]), "h2d": stats["h2d_count"],
+                 "d2h": stats["d2h_count"]}
     samples: dict[str, list[float]] = {"numpy": [], "autodev": []}
     for r in range(rounds):
         for k in (("numpy", "autodev") if r % 2 == 0 else ("autodev", "numpy")):
@@ -123,7 +135,8 @@ def time_row(name: str, program: Callable[..., Any], data: tuple[numpy.ndarray, 
     seconds = {k: statistics.median(v) for k, v in samples.items()}
     ratios = [a / n for a, n in zip(samples["autodev"], samples["numpy"])]
     return {"program": name, "seconds": seconds, "ratio": statistics.median(ratios),
-            "identical": _bits(results["numpy"]) == _bits(results["autodev"])}
+            "identical": _bits(results["numpy"]) == _bits(results["autodev"]),
+            "placement": placement}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--programs", nargs="+", default=list(inputs()),
                         choices=list(inputs()))
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", metavar="PATH", help="also write the rows here")
     args = parser.parse_args(argv)
     import autodev
 
@@ -143,12 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     report = {"cores": os.cpu_count(), "gpu": str(gpu), "rows": rows,
               "geometric_mean_ratio": gmean}
     if args.json:
-        print(json.dumps(report, indent=1))
-        return 0
-    print(f"{'program':<22}{'numpy ms':>10}{'autodev ms':>12}{'ratio':>8}  identical")
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    print(f"{'program':<22}{'numpy ms':>10}{'autodev ms':>12}{'ratio':>8}  identical  placement")
     for r in rows:
+        where = r["placement"]
         print(f"{r['program']:<22}{r['seconds']['numpy'] * 1e3:>10.2f}"
-              f"{r['seconds']['autodev'] * 1e3:>12.2f}{r['ratio']:>7.3f}x  {r['identical']}")
+              f"{r['seconds']['autodev'] * 1e3:>12.2f}{r['ratio']:>7.3f}x  {r['identical']!s:<9}"
+              f"  {where['calls']}, {where['h2d']} h2d, {where['d2h']} d2h")
     print(f"geometric mean autodev/NumPy: {gmean:.3f}x (cores {report['cores']}, "
           f"GPU {report['gpu']})")
     return 0 if all(r["identical"] for r in rows) else 1

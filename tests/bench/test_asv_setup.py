@@ -85,3 +85,20 @@ def test_a_threaded_chains_set_its_setup_skips_tears_down_cleanly() -> None:
     with pytest.raises(NotImplementedError):
         bench.setup(*args)
     bench.teardown(*args)
+
+
+def test_the_programs_script_runs_each_program_alike(tmp_path: Path) -> None:
+    """benchmarks/programs.py runs each program with NumPy and with autodev: the results
+    are bit-identical, and its report says where autodev ran the calls."""
+    spec = importlib.util.spec_from_file_location("programs", BENCH / "programs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "programs.json"
+    assert module.main(["--rounds", "1", "--programs", "monte_carlo", "tiny_calls",
+                        "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [r["program"] for r in report["rows"]] == ["monte_carlo", "tiny_calls"]
+    for row in report["rows"]:
+        assert row["identical"] and row["ratio"] > 0
+        assert sum(row["placement"]["calls"].values()) > 0
