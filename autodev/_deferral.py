@@ -59,7 +59,8 @@ def _first_meeting(a: Array, other: Any, answer: str) -> Any:
     it answers now, as it does from then on. NotImplemented where ``other`` is no such
     array (the operator goes on as before)."""
     t = type(other)
-    if getattr(t, "__array_ufunc__", None) is None or t in DEFER_TO or not found_wrapper(t):
+    if t is type(a) or getattr(t, "__array_ufunc__", None) is None or t in DEFER_TO \
+            or not found_wrapper(t):  # (an array of a's own class wraps nothing: no finder)
         return NotImplemented
     return getattr(other, answer)(a)
 
