@@ -1146,6 +1146,52 @@ collect_arrays(PyObject *obj, int depth, PyObject **arrays, Py_ssize_t *n)
     return 0;
 }
 
+/* NumPy's array `result` of a host call given the `n` positional arguments `args`, where
+ * it is not new memory, as _dispatch.cpu_result wraps it (_wrap_one's rule, for the host):
+ * the first autodev argument whose data NumPy returned, itself; else a view of the data of
+ * an autodev array among the arguments (the first whose data's owner is the view's,
+ * lists walked as host_argument walked them), a new host array sharing that array's
+ * storage (made on first need). NULL without an error for anything else (a NumPy
+ * argument returned, a view of none of them): Python's rule. */
+static PyObject *
+host_view(PyObject *result, PyObject *const *args, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (args[i] == result)
+            return NULL;
+        if (Py_TYPE(args[i]) == Array && SLOT(args[i], S_DATA) == result) {
+            Py_INCREF(args[i]);
+            return args[i];  /* the very array, as NumPy returns it */
+        }
+    }
+    PyObject *base = ((ArrayHead *)result)->base;
+    PyObject *arrays[MAX_COLLECTED];
+    Py_ssize_t found = 0;
+    if (base == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (collect_arrays(args[i], ARGUMENT_DEPTH, arrays, &found) < 0)
+            return NULL;
+    for (Py_ssize_t i = 0; i < found; i++) {
+        PyObject *a = arrays[i], *data = SLOT(a, S_DATA);
+        PyObject *owner = ((ArrayHead *)data)->base != NULL ? ((ArrayHead *)data)->base : data;
+        if (owner != base)
+            continue;
+        PyObject *storage = SLOT(a, S_STORAGE);
+        if (storage == NULL)  /* deleted meanwhile: Python's AttributeError */
+            return PyObject_GetAttrString(a, "_storage");
+        if (storage == Py_None) {
+            storage = PyObject_CallNoArgs(StorageType);
+            if (storage == NULL)
+                return NULL;
+            Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
+        }
+        Py_INCREF(result);
+        return new_host(result, storage, Py_None);
+    }
+    return NULL;
+}
+
 /* f(*args, **kw) of a dispatched function with no `out=`, nothing pending or watched, and
  * either no GPU usable (_functions.make_function's call of _dispatch.cpu_call) or, with
  * one usable, autodev arrays among the arguments, all on the host and below the family's
@@ -1200,8 +1246,9 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         out = new_host(result, Py_None, Py_None);
         result = NULL;  /* (stolen) */
     } else if (result != NULL) {
-        out = fresh_arrays(result, host, n);
-        if (out == NULL && !PyErr_Occurred()) {  /* a view, a scalar, ...: Python's rule */
+        out = Py_TYPE(result) == NpArray ? host_view(result, args, n)
+                                         : fresh_arrays(result, host, n);
+        if (out == NULL && !PyErr_Occurred()) {  /* a scalar, another view: Python's rule */
             PyObject *given = tuple_of(args, n);
             PyObject *taken = given == NULL ? NULL : tuple_of(host, n);
             if (taken != NULL)

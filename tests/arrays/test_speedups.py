@@ -679,6 +679,54 @@ def test_the_compiled_function_kind_gives_numpys_answer(case: str, sim: bool,
             assert type(g) is type(w) and g == w
 
 
+_VIEW_CASES: dict[str, Callable[[Any], tuple[Any, tuple[Any, ...]]]] = {
+    "transpose": lambda m: (autodev.transpose, (m,)),
+    "ravel": lambda m: (autodev.ravel, (m,)),
+    "reshape": lambda m: (autodev.reshape, (m, (4, 3))),
+    "squeeze of a view": lambda m: (autodev.squeeze, (m[:1],)),
+    "expand_dims": lambda m: (autodev.expand_dims, (m, 0)),
+    "moveaxis": lambda m: (autodev.moveaxis, (m, 0, 1)),
+    "transpose of a view (its owner)": lambda m: (autodev.transpose, (m[1:],)),
+    "atleast_2d (itself)": lambda m: (autodev.atleast_2d, (m,)),
+    "atleast_1d of a view (itself)": lambda m: (autodev.atleast_1d, (m[1],)),
+    "broadcast_to": lambda m: (autodev.broadcast_to, (m[0], (2, 4))),
+    "a NumPy argument's view": lambda m: (autodev.transpose, (np.ones((2, 3)),)),
+}
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("case", list(_VIEW_CASES))
+def test_the_function_kind_wraps_views_as_python_does(case: str, sim: bool) -> None:
+    """A dispatched function whose NumPy result is an argument's data or a view of it:
+    the compiled path gives what the Python path gives (_dispatch.cpu_result): the very
+    argument, or a new array sharing the viewed array's storage, so that a write through
+    either is seen by the other; for a NumPy argument's view, Python's rule (escaped)."""
+    def outcome() -> tuple[Any, ...]:
+        values = np.arange(12.0).reshape(3, 4)
+        m = autodev.array(values)
+        fast, args = _VIEW_CASES[case](m)
+        return fast, args, m
+
+    with _mode(sim):
+        _host_bounds_known()
+        fast, args, m = outcome()
+        assert type(fast).__name__ == "FastCall"
+        got = fast(*args)
+        fallback, fargs, fm = outcome()
+        want = fallback.fallback(*fargs)
+    assert _describe(got) == _describe(want)
+    assert (got is args[0]) == (want is fargs[0])
+    if type(args[0]) is ARRAY:
+        assert (got._storage is args[0]._storage) == (want._storage is fargs[0]._storage)
+        assert (got._storage is m._storage) == (want._storage is fm._storage)
+    assert (got._storage is None) == (want._storage is None)
+    if got._storage is not None and not got._storage.escaped and got._native.flags.writeable:
+        got[(0,) * got.ndim] = 99.0  # a view: the write reaches the array it views
+        want[(0,) * want.ndim] = 99.0
+        assert m.tolist() == fm.tolist()
+
+
 @compiled_only
 def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
     """``out=``, ``out`` by position, more arguments than it takes, lists nested deeper
