@@ -399,11 +399,19 @@ class ndarray(_BufferBase):
     def tobytes(self, order: Order = "C") -> bytes:
         return self._host().tobytes(order)
 
+    # (the host data's own answer, in C where the extension is built: no Python frame)
+    __len__ = compiled("method", len, __len__)
+    __bool__ = compiled("method", bool, __bool__)
+    __float__ = compiled("method", float, __float__)
+    __int__ = compiled("method", int, __int__)
+    __complex__ = compiled("method", complex, __complex__)
+    tolist = compiled("method", _np_ndarray.tolist, tolist)
+    tobytes = compiled("method", _np_ndarray.tobytes, tobytes)
+
     # ------------------------------------------------------------------ indexing
     # (autodev._indexing: the direct path on the host, the general one on a device)
     __getitem__ = _indexing.getitem
     __setitem__ = _indexing.setitem
-
 
     def __delitem__(self, key: Any) -> None:
         raise ValueError("cannot delete array elements")

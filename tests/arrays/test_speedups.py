@@ -141,6 +141,28 @@ def test_operators(name: str, sim: bool) -> None:
 
 @compiled_only
 @pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("name", ["__len__", "__bool__", "__float__", "__int__", "__complex__",
+                                  "tolist", "tobytes"])
+def test_conversions_and_reads(name: str, sim: bool) -> None:
+    """len(a), bool(a), float(a), int(a), complex(a), a.tolist(), a.tobytes(order): the
+    compiled method kind and the Python method give the same outcome (NumPy's errors and
+    warnings for a 0-d, a one-element, a larger, a complex and a string array, the
+    array-API face's, an array on the device)."""
+    fast = ARRAY.__dict__[name]
+    arrays: list[Callable[[], Any]] = [
+        lambda: autodev.asarray(np.float64(2.5)), lambda: autodev.asarray(np.array([3])),
+        lambda: _vec(), lambda: _vec("complex128", 1), lambda: autodev.asarray(np.array("7")),
+        lambda: autodev.array_api.asarray(np.float64(2.5)),
+        lambda: autodev.asarray(np.arange(3.0), device="sim:0") if sim else _vec("int8")]
+    with _mode(sim):
+        for make in arrays:
+            _same(fast, lambda: (make(),))
+            if name == "tobytes":
+                _same(fast, lambda: (make(), "F"))
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
 @pytest.mark.parametrize("name", ["__neg__", "__pos__", "__abs__", "__invert__"])
 def test_unary_operators(name: str, sim: bool) -> None:
     """-a, +a, abs(a), ~a: the compiled ufunc kind and the Python operator give the same
