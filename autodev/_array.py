@@ -55,11 +55,14 @@ def _buffer_base() -> type:
     return BufferExporter
 
 
-def _of_data(name: str) -> Any:
-    """The read-only attribute ``name`` of the array's data (``a.size`` is
-    ``a._native.size``), read by ``operator.attrgetter``: no Python frame per read. A
-    pending array's empty ``_native`` slot is evaluated first, as every read of it is."""
-    return property(operator.attrgetter(f"_native.{name}"), doc=f"NumPy's ``ndarray.{name}``.")
+def _of_data(name: str, setter: Any = None) -> Any:
+    """The attribute ``name`` of the array's data (``a.size`` is ``a._native.size``), read
+    without a Python frame: in C where the extension is built, else by a property of
+    ``operator.attrgetter``. A pending array's empty slot is evaluated first, as always."""
+    doc = f"NumPy's ``ndarray.{name}``."
+    if SPEEDUPS is not None:
+        return SPEEDUPS.DataAttribute(name, doc, setter)
+    return property(operator.attrgetter(f"_native.{name}"), setter, doc=doc)
 
 
 def _set_shape(a: "ndarray", value: Any) -> None:
@@ -123,9 +126,7 @@ class ndarray(_BufferBase):
         return made if cls is ndarray else cast(made, cls, None)
 
     # ------------------------------------------------------------------ attributes
-    # (the data's own, read without a Python frame: see _of_data)
-    shape: tuple[int, ...] = property(operator.attrgetter("_native.shape"),  # type: ignore[assignment]
-                                      lambda self, value: _set_shape(self, value))
+    shape: tuple[int, ...] = _of_data("shape", _set_shape)
     dtype: np.dtype = _of_data("dtype")
     ndim: int = _of_data("ndim")
     size: int = _of_data("size")
@@ -399,8 +400,7 @@ class ndarray(_BufferBase):
     def tobytes(self, order: Order = "C") -> bytes:
         return self._host().tobytes(order)
 
-    # (the host data's own answer, in C where the extension is built: no Python frame)
-    __len__ = compiled("method", len, __len__)
+    __len__ = compiled("method", len, __len__)  # (the host data's own, in C: no frame)
     __bool__ = compiled("method", bool, __bool__)
     __float__ = compiled("method", float, __float__)
     __int__ = compiled("method", int, __int__)

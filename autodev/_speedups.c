@@ -1671,6 +1671,124 @@ static PyTypeObject BufferExporterType = {
     .tp_as_buffer = &exporter_as_buffer,
 };
 
+/* ------------------------------------------------------------------ data attributes */
+
+/* DataAttribute(name, doc, setter=None): a data descriptor giving `a.name` as the array's
+ * data's own attribute (`a.size` is `a._native.size`), as
+ * property(operator.attrgetter("_native." + name), setter) gives it: the data read from
+ * the slot (an empty one, a pending array's, through Python, which evaluates it); a write
+ * calls setter(a, value), and without one raises AttributeError, as does a delete. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *name;
+    PyObject *doc;
+    PyObject *setter;
+} DataAttribute;
+
+static PyObject *NativeName = NULL;  /* "_native" */
+
+static PyObject *
+data_attribute_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    DataAttribute *d = (DataAttribute *)self;
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);  /* read on the class: the descriptor, as a property */
+    PyObject *data;
+    if (Array != NULL && PyObject_TypeCheck(obj, Array) && SLOT(obj, S_DATA) != NULL)
+        data = Py_NewRef(SLOT(obj, S_DATA));
+    else if ((data = PyObject_GetAttr(obj, NativeName)) == NULL)
+        return NULL;
+    PyObject *value = PyObject_GetAttr(data, d->name);
+    Py_DECREF(data);
+    return value;
+}
+
+static int
+data_attribute_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+    DataAttribute *d = (DataAttribute *)self;
+    if (value == NULL || d->setter == Py_None) {
+        PyErr_Format(PyExc_AttributeError, "property '%U' of '%s' object has no %s", d->name,
+                     Py_TYPE(obj)->tp_name, value == NULL ? "deleter" : "setter");
+        return -1;
+    }
+    PyObject *done = PyObject_CallFunctionObjArgs(d->setter, obj, value, NULL);
+    Py_XDECREF(done);
+    return done == NULL ? -1 : 0;
+}
+
+static PyObject *
+data_attribute_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"name", "doc", "setter", NULL};
+    PyObject *name, *doc = Py_None, *setter = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|OO:DataAttribute", keywords, &name,
+                                     &doc, &setter))
+        return NULL;
+    if (setter != Py_None && !PyCallable_Check(setter)) {
+        PyErr_SetString(PyExc_TypeError, "DataAttribute: setter must be callable or None");
+        return NULL;
+    }
+    DataAttribute *self = (DataAttribute *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->name = Py_NewRef(name);
+    self->doc = Py_NewRef(doc);
+    self->setter = Py_NewRef(setter);
+    return (PyObject *)self;
+}
+
+static int
+data_attribute_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    DataAttribute *d = (DataAttribute *)self;
+    Py_VISIT(d->name);
+    Py_VISIT(d->doc);
+    Py_VISIT(d->setter);
+    return 0;
+}
+
+static int
+data_attribute_clear(PyObject *self)
+{
+    DataAttribute *d = (DataAttribute *)self;
+    Py_CLEAR(d->name);
+    Py_CLEAR(d->doc);
+    Py_CLEAR(d->setter);
+    return 0;
+}
+
+static void
+data_attribute_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    data_attribute_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyMemberDef data_attribute_members[] = {
+    {"__doc__", OBJECT_SLOT, offsetof(DataAttribute, doc), MEMBER_READONLY, NULL},
+    {"name", OBJECT_SLOT, offsetof(DataAttribute, name), MEMBER_READONLY,
+     "The attribute of the array's data it reads."},
+    {NULL},
+};
+
+static PyTypeObject DataAttributeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autodev._speedups.DataAttribute",
+    .tp_doc = "DataAttribute(name, doc=None, setter=None)\n--\n\n"
+              "The array's data's own attribute `name`, read from its slot.",
+    .tp_basicsize = sizeof(DataAttribute),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = data_attribute_new,
+    .tp_dealloc = data_attribute_dealloc,
+    .tp_traverse = data_attribute_traverse,
+    .tp_clear = data_attribute_clear,
+    .tp_descr_get = data_attribute_get,
+    .tp_descr_set = data_attribute_set,
+    .tp_members = data_attribute_members,
+};
+
 /* ------------------------------------------------------------------ module functions */
 
 static int
@@ -2017,7 +2135,8 @@ module_exec(PyObject *m)
     /* object's own tp_new, so that object.__new__(subclass) stays allowed */
     BufferExporterType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&FastCallType) < 0 || PyType_Ready(&FastFunctionType) < 0
-            || PyType_Ready(&ProbeType) < 0 || PyType_Ready(&BufferExporterType) < 0)
+            || PyType_Ready(&ProbeType) < 0 || PyType_Ready(&BufferExporterType) < 0
+            || PyType_Ready(&DataAttributeType) < 0)
         return -1;
     if (VersionName == NULL) {  /* (a second load in the process keeps the first's) */
         VersionName = PyUnicode_InternFromString("version");
@@ -2025,8 +2144,9 @@ module_exec(PyObject *m)
         One = PyLong_FromLong(1);
         MirroredName = PyUnicode_InternFromString("mirrored");
         SharedName = PyUnicode_InternFromString("shared");
+        NativeName = PyUnicode_InternFromString("_native");
         if (VersionName == NULL || NbytesName == NULL || One == NULL
-                || MirroredName == NULL || SharedName == NULL)
+                || MirroredName == NULL || SharedName == NULL || NativeName == NULL)
             return -1;
     }
     PyObject *slots = PyTuple_New(N_SLOTS);
@@ -2053,7 +2173,8 @@ module_exec(PyObject *m)
     if (failed
             || PyModule_AddObjectRef(m, "BufferExporter", (PyObject *)&BufferExporterType) < 0
             || PyModule_AddObjectRef(m, "FastCall", (PyObject *)&FastCallType) < 0
-            || PyModule_AddObjectRef(m, "FastFunction", (PyObject *)&FastFunctionType) < 0)
+            || PyModule_AddObjectRef(m, "FastFunction", (PyObject *)&FastFunctionType) < 0
+            || PyModule_AddObjectRef(m, "DataAttribute", (PyObject *)&DataAttributeType) < 0)
         return -1;
     return 0;
 }

@@ -16,6 +16,15 @@ class FastCall:
 class FastFunction(FastCall):
     """A FastCall that a class holding it does not bind (NumPy's builtins are not)."""
 
+class DataAttribute:
+    """The array's data's own attribute ``name`` (``a.size``), read from its slot."""
+    name: str
+    def __init__(self, name: str, doc: str | None = ...,
+                 setter: Callable[[Any, Any], None] | None = ...) -> None: ...
+    def __get__(self, obj: Any, objtype: Any = ...) -> Any: ...
+    def __set__(self, obj: Any, value: Any) -> None: ...
+    def __delete__(self, obj: Any) -> None: ...
+
 class BufferExporter:
     """A base class whose buffer protocol is its instances' ``__buffer__``."""
 

@@ -1392,3 +1392,47 @@ def test_version_moves_in_the_storage_slot_as_python_moves_it() -> None:
         b._storage = Counted()
         setter(b, 1, 5.0)
         assert b._storage.version == 1 and b[1] == 5.0
+
+
+@compiled_only
+@pytest.mark.parametrize("name", ["shape", "dtype", "ndim", "size", "itemsize", "nbytes"])
+def test_data_attributes_read_as_the_property_does(name: str) -> None:
+    """``a.size`` and the like read the data's own attribute in C as the property of
+    ``operator.attrgetter("_native.size")`` (the pure-Python class attribute) does: on
+    an array, a subclass's instance, a pending array (evaluated first); a write without a
+    setter and a delete raise AttributeError with the property's message; the class
+    attribute is the descriptor, with its doc."""
+    import operator
+
+    from autodev import _fusion
+
+    descriptor = ARRAY.__dict__[name]
+    assert type(descriptor).__name__ == "DataAttribute" and getattr(ARRAY, name) is descriptor
+    assert descriptor.__doc__ == f"NumPy's ``ndarray.{name}``."
+    setter = (lambda a, v: setattr(a._native, "shape", v)) if name == "shape" else None
+    reference = property(operator.attrgetter(f"_native.{name}"), setter)
+
+    class Sub(ARRAY):  # type: ignore[misc, valid-type]
+        pass
+
+    _fusion.set_floor(16)  # (a chain of 40 elements is deferred)
+    try:
+        base = autodev.arange(40.0)
+        for make, deferred in ((lambda: base.reshape(5, 8), False),
+                               (lambda: base.view(Sub), False), (lambda: base * 2 + 1, True)):
+            a = make()
+            assert (id(a) in _fusion.PENDING) == deferred  # (its slot empty until read)
+            assert descriptor.__get__(a, ARRAY) == reference.__get__(make(), ARRAY)
+            assert id(a) not in _fusion.PENDING
+            assert getattr(a, name) == getattr(np.arange(40.0).reshape(a.shape), name)
+    finally:
+        _fusion.set_floor(None)
+    a = autodev.arange(6.0)
+    if name == "shape":
+        a.shape = (2, 3)
+        assert a.shape == (2, 3) and a._native.shape == (2, 3)
+    else:
+        with pytest.raises(AttributeError, match=f"property '{name}' of 'ndarray' object has no setter"):
+            setattr(a, name, 1)
+    with pytest.raises(AttributeError, match="has no deleter"):
+        delattr(a, name)
