@@ -9,6 +9,7 @@ where they are built).
 """
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 
 def _numpy_include() -> list[str]:
@@ -20,7 +21,20 @@ def _numpy_include() -> list[str]:
     return [numpy.get_include()]
 
 
-setup(ext_modules=[
+class _BuildExt(build_ext):
+    """The hot path's functions start on a cache line (64 bytes) where the compiler takes
+    GCC's flags (GCC, Clang): each call runs a few hundred instructions, and where a
+    function happened to start shifted by an unrelated change elsewhere in the file, the
+    same call took up to 20 % longer (m.reshape(-1): 132 against 159 ns on one build,
+    140-148 ns on both with the functions aligned)."""
+
+    def build_extension(self, ext: Extension) -> None:
+        if ext.name == "autodev._speedups" and self.compiler.compiler_type == "unix":
+            ext.extra_compile_args = [*ext.extra_compile_args, "-falign-functions=64"]
+        super().build_extension(ext)
+
+
+setup(cmdclass={"build_ext": _BuildExt}, ext_modules=[
     Extension("autodev._speedups", ["autodev/_speedups.c"], optional=True),
     Extension("autodev._hostpool", ["autodev/_hostpool.c"], include_dirs=_numpy_include(),
               optional=True),
