@@ -1174,6 +1174,8 @@ host_view(PyObject *result, PyObject *const *args, Py_ssize_t n)
             return NULL;
     for (Py_ssize_t i = 0; i < found; i++) {
         PyObject *a = arrays[i], *data = SLOT(a, S_DATA);
+        if (data == NULL || !PyObject_TypeCheck(data, NpArray))
+            return NULL;  /* (rebound by code NumPy's call ran: Python's rule decides) */
         PyObject *owner = ((ArrayHead *)data)->base != NULL ? ((ArrayHead *)data)->base : data;
         if (owner != base)
             continue;
