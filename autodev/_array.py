@@ -573,7 +573,7 @@ def _bind_compiled(speedups: Any) -> None:
                        POLICY, _indexing._PLAIN_VALUES, _indexing._BASIC_KEYS)
 
     def sync() -> None:
-        speedups.set_fast(STATE.fast, STATE.host_fast)
+        speedups.set_fast(STATE.fast, STATE.host_fast, STATE.host_made)
 
     STATE.listeners.append(sync)
     sync()

@@ -27,13 +27,15 @@ from ._names import ARRAY_ARGUMENTS as _ARRAY_ARGUMENTS, DTYPE_AT as _DTYPE_AT, 
 _np_ndarray = np.ndarray
 _onew = object.__new__
 _FAST = False  # mirrors STATE.fast (see autodev._operators._FAST)
-_HOST_FAST = False  # mirrors STATE.host_fast (see autodev._operators._HOST_FAST)
+#: Mirrors STATE.host_made: a GPU usable, or none probed yet, and nothing watching or
+#: pinned; MADE_ON_HOST then says whether the policy makes new arrays on the host.
+_HOST_MADE = False
 
 
 def _sync_fast() -> None:
-    global _FAST, _HOST_FAST
+    global _FAST, _HOST_MADE
     _FAST = STATE.fast
-    _HOST_FAST = STATE.host_fast
+    _HOST_MADE = STATE.host_made
 
 
 STATE.listeners.append(_sync_fast)
@@ -66,7 +68,7 @@ def make_creation(name: str) -> Callable[..., Any]:
             # NumPy's own signature, so that the common call needs no argument packing;
             # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
             if device is None and like is None and (
-                    _FAST or (_HOST_FAST and MADE_ON_HOST[policy_now()])):
+                    _FAST or (_HOST_MADE and MADE_ON_HOST[policy_now()])):
                 result = np_func(shape, dtype, order)
                 a = _onew(ndarray)
                 a._native = result
@@ -83,7 +85,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     elif not takes_arrays:
         def plain(*args: Any, **kwargs: Any) -> Any:
             # with a GPU usable, only the GPU policy (or device=) makes arrays elsewhere
-            if (_FAST or (_HOST_FAST and MADE_ON_HOST[policy_now()])) and "device" not in kwargs \
+            if (_FAST or (_HOST_MADE and MADE_ON_HOST[policy_now()])) and "device" not in kwargs \
                     and "like" not in kwargs:
                 result = np_func(*args, **kwargs)
                 if type(result) is _np_ndarray:
@@ -102,7 +104,8 @@ def make_creation(name: str) -> Callable[..., Any]:
         if takes_arrays:
             args = tuple(_creation_arg(a) for a in args)
             kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
-        if _FAST and "device" not in kwargs and "like" not in kwargs:
+        if (_FAST or (_HOST_MADE and MADE_ON_HOST[policy_now()])) and "device" not in kwargs \
+                and "like" not in kwargs:  # (made on the host: where creation_device puts it)
             return _created(np_func(*args, **kwargs), CPU)
         device = kwargs.pop("device", None)
         kwargs.pop("like", None)
@@ -199,7 +202,7 @@ def array(object: Any, dtype: Any = None, *, copy: bool | None = True,  # noqa: 
           like: Any = None, device: DeviceLike | None = None) -> ndarray:
     """Create an array (NumPy's ``array``), on ``device=`` or where ``object`` lives."""
     if copy is True and device is None and ndmax is _NO_ARGUMENT and plain_sequence(object) \
-            and (_FAST or (_HOST_FAST and MADE_ON_HOST[policy_now()])):
+            and (_FAST or (_HOST_MADE and MADE_ON_HOST[policy_now()])):
         # numbers in lists: new memory on the host, as the general path makes it below
         return new(np.array(object, dtype, copy=True, order=order, ndmin=ndmin), CPU)
     if ndmax is not _NO_ARGUMENT:  # a limit on the dimensions of nested sequences: NumPy's

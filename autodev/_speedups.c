@@ -86,6 +86,9 @@ static PyObject *SharedName = NULL;     /* "shared" */
 static int Fast = 0;                    /* STATE.fast: no GPU usable, nothing watching */
 static int HostFast = 0;                /* STATE.host_fast: a GPU usable, nothing watching,
                                            nothing pinned: tiny host calls skip the decision */
+static int HostMade = 0;                /* STATE.host_made: HostFast, or no GPU probed yet
+                                           (nothing watching or pinned): creation the
+                                           policy makes on the host (MadeOnHost) */
 static int Pending = 0;                 /* a deferred chain is pending (autodev._fusion): as
                                            the Python operators and ufunc calls do on their
                                            _ACTIVE, those go to the fallback, whose general
@@ -908,7 +911,7 @@ sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (n < 1 || n > 2 || !plain_sequence(args[0], SequenceDepth) || !array_keywords(kwnames))
         return delegate(self, args, nargsf, kwnames);
     if (!Fast) {  /* with a GPU usable, where MADE_ON_HOST says so */
-        int here = HostFast ? made_on_host() : 0;
+        int here = HostMade ? made_on_host() : 0;
         if (here <= 0)
             return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -971,7 +974,7 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (kwnames != NULL || n < 1 || n > 3)
         return delegate(self, args, nargsf, kwnames);
     if (!Fast) {  /* with a GPU usable, where MADE_ON_HOST says so */
-        int here = HostFast ? made_on_host() : 0;
+        int here = HostMade ? made_on_host() : 0;
         if (here <= 0)
             return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -1358,7 +1361,7 @@ made(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (names_a_place(kwnames))
         return delegate(self, args, nargsf, kwnames);
     if (!Fast) {
-        int here = HostFast ? made_on_host() : 0;
+        int here = HostMade ? made_on_host() : 0;
         if (here <= 0)
             return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -1931,15 +1934,16 @@ set_sequence(PyObject *module, PyObject *args)
 static PyObject *
 set_fast(PyObject *module, PyObject *args)
 {
-    int fast, host_fast;
-    if (!PyArg_ParseTuple(args, "pp:set_fast", &fast, &host_fast))
+    int fast, host_fast, host_made;
+    if (!PyArg_ParseTuple(args, "ppp:set_fast", &fast, &host_fast, &host_made))
         return NULL;
-    if ((fast || host_fast) && Array == NULL) {
+    if ((fast || host_fast || host_made) && Array == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "autodev._speedups: configure() first");
         return NULL;
     }
     Fast = fast;
     HostFast = host_fast;
+    HostMade = host_made;
     Py_RETURN_NONE;
 }
 
@@ -2062,8 +2066,10 @@ static PyMethodDef module_methods[] = {
      "lists of numbers, and the keywords it gives NumPy's array as they are "
      "(autodev._creation: SEQUENCE_DEPTH, ARRAY_KEYWORDS)."},
     {"set_fast", set_fast, METH_VARARGS,
-     "set_fast(fast, host_fast)\n--\n\nThe dispatcher's two flags: no GPU usable and nothing "
-     "watching (STATE.fast); a GPU usable, nothing watching, nothing pinned (STATE.host_fast)."},
+     "set_fast(fast, host_fast, host_made)\n--\n\nThe dispatcher's flags: no GPU usable and "
+     "nothing watching (STATE.fast); a GPU usable, nothing watching, nothing pinned "
+     "(STATE.host_fast); that, or no GPU probed yet (STATE.host_made: creation the policy "
+     "makes on the host needs no probe)."},
     {"set_pending", set_pending, METH_O,
      "set_pending(pending)\n--\n\nWhile a deferred chain is pending (autodev._fusion), operator "
      "and ufunc calls go to the fallback, as the Python paths' _ACTIVE sends theirs to the "

@@ -133,14 +133,17 @@ class _State:
     array then runs NumPy directly, with no cost model at all.
     """
 
-    __slots__ = ("fast", "host_fast", "fusable", "gpu", "settled", "sim", "watchers",
-                 "listeners", "pinned")
+    __slots__ = ("fast", "host_fast", "host_made", "fusable", "gpu", "settled", "sim",
+                 "watchers", "listeners", "pinned")
 
     def __init__(self) -> None:
         self.fast = False
         #: A GPU is usable but nothing watches and nothing is pinned: tiny elementwise calls
         #: on host data may skip the general path (a size check against the model's floor).
         self.host_fast = False
+        #: ``host_fast``, or no GPU probed yet (nothing watching, nothing pinned): a creation
+        #: call the policy makes on the host (``_config.MADE_ON_HOST``) needs no probe.
+        self.host_made = False
         #: Nothing is pinned and the active GPU is known (a trace may watch): large
         #: elementwise calls on host data may be deferred (:mod:`autodev._fusion`; with a
         #: GPU usable, :mod:`autodev._chains` decides which, and where a chain runs).
@@ -170,6 +173,8 @@ class _State:
         settled = self.settled or ENV.device == "cpu"
         self.fast = settled and self.gpu is None and self.watchers == 0 and not self.pinned
         self.host_fast = self.gpu is not None and self.watchers == 0 and not self.pinned
+        self.host_made = self.host_fast or (
+            not settled and self.watchers == 0 and not self.pinned)
         self.fusable = self.settled and not self.pinned
         for listener in self.listeners:
             listener()

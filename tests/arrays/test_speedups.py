@@ -1436,3 +1436,58 @@ def test_data_attributes_read_as_the_property_does(name: str) -> None:
             setattr(a, name, 1)
     with pytest.raises(AttributeError, match="has no deleter"):
         delattr(a, name)
+
+
+def test_creation_before_any_gpu_probe_runs_at_once() -> None:
+    """Before any call has probed for a GPU, a creation call the policy makes on the host
+    (``_config.MADE_ON_HOST``) takes the fast path, compiled or Python, without probing:
+    the devices stay unsettled, the arrays are NumPy's on the host; under ``policy("gpu")``
+    the policy itself probes (so the devices are settled, whatever is found)."""
+    code = (
+        "import numpy, autodev\n"
+        "from autodev._backends import STATE\n"
+        "from autodev import _creation\n"
+        "calls = []\n"
+        "real = _creation.creation_device\n"
+        "_creation.creation_device = lambda *a: calls.append(a) or real(*a)\n"
+        "made = [autodev.zeros(3), autodev.ones((2, 2), 'int8'), autodev.arange(5),\n"
+        "        autodev.eye(2), autodev.array([1.0, 2.5]), autodev.full(2, 7)]\n"
+        "want = [numpy.zeros(3), numpy.ones((2, 2), 'int8'), numpy.arange(5), numpy.eye(2),\n"
+        "        numpy.array([1.0, 2.5]), numpy.full(2, 7)]\n"
+        "same = all(type(m) is autodev.ndarray and m.location.kind == 'cpu'\n"
+        "           and m.dtype == w.dtype and m.tolist() == w.tolist() for m, w in zip(made, want))\n"
+        "print(same, STATE.settled, len(calls))\n"
+        "with autodev.policy('gpu'):\n"
+        "    autodev.zeros(3)\n"
+        "print(STATE.settled)\n")
+    for pure in ("0", "1"):
+        env = {**os.environ, "AUTODEV_PURE_PYTHON": pure, "AUTODEV_SIMULATE_GPU": "0"}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert out == ["True", "False", "0", "True"], (pure, out)  # no probe, no general path
+
+
+@compiled_only
+def test_the_creation_kinds_follow_the_host_made_flag() -> None:
+    """The compiled creation kinds make an array at once where the flag the dispatcher
+    sets for it (``STATE.host_made``) and the policy's ``MADE_ON_HOST`` say so, and pass
+    the call on otherwise."""
+    from autodev._speedups import FastCall
+
+    passed: list[tuple[Any, ...]] = []
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        passed.append(args)
+        return "fallback"
+
+    zeros = FastCall("create", np.zeros, fallback)
+    try:
+        SPEEDUPS.set_fast(False, False, True)
+        assert type(zeros(3)) is ARRAY
+        with autodev.policy("gpu"):
+            assert zeros(3) == "fallback"
+        SPEEDUPS.set_fast(False, False, False)
+        assert zeros(3) == "fallback"
+    finally:
+        STATE.refresh()  # (the flags the dispatcher's state says)
+    assert len(passed) == 2
