@@ -336,11 +336,14 @@ policy(void)
     return value;
 }
 
-/* MADE_ON_HOST[policy]: 1 if new arrays of host values are made on the host under the
- * policy in force, 0 if not, -1 on error. */
+/* 1 if a creation call makes its array of host values on the host at once: with no GPU
+ * usable, and, with one usable or none probed yet (HostMade), where MADE_ON_HOST says so
+ * under the policy in force; 0 if not (the fallback places it); -1 on error. */
 static int
 made_on_host(void)
 {
+    if (Fast || !HostMade)
+        return Fast;
     PyObject *name = policy();
     if (name == NULL)
         return -1;
@@ -590,6 +593,29 @@ host_source(PyObject *a)
         && SLOT(a, S_STORAGE) != NULL && SLOT(a, S_PIN) != NULL && SLOT(a, S_FACE) == Py_False;
 }
 
+/* The storage of the array `a` (borrowed), made on first need, as
+ * _residency.storage.storage_of makes it: what a new view of `a`'s data shares. NULL with
+ * an error: Python's AttributeError where the slot was deleted meanwhile, or the Storage
+ * class's own. */
+static PyObject *
+shared_storage(PyObject *a)
+{
+    PyObject *storage = SLOT(a, S_STORAGE);
+    if (storage == NULL) {  /* deleted meanwhile: Python's AttributeError */
+        Py_XDECREF(PyObject_GetAttrString(a, "_storage"));
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_AttributeError, "_storage");
+        return NULL;
+    }
+    if (storage == Py_None) {
+        storage = PyObject_CallNoArgs(StorageType);
+        if (storage == NULL)
+            return NULL;
+        Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
+    }
+    return storage;
+}
+
 /* NumPy's `result` of reading the host source `a` (stolen), as the Python paths return it:
  * anything but one NumPy array as it is; a NumPy array as a new host array with `a`'s pin,
  * sharing `a`'s storage (made on first need) where it is a view. */
@@ -599,19 +625,10 @@ host_result(PyObject *a, PyObject *result)
     if (result == NULL || Py_TYPE(result) != NpArray)
         return result;
     PyObject *storage = Py_None;
-    if (((ArrayHead *)result)->base != NULL) {  /* `result.base is not None`: a view */
-        storage = SLOT(a, S_STORAGE);
-        if (storage == Py_None) {
-            storage = PyObject_CallNoArgs(StorageType);
-            if (storage == NULL) {
-                Py_DECREF(result);
-                return NULL;
-            }
-            Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
-        } else if (storage == NULL) {  /* deleted meanwhile: Python's AttributeError */
-            Py_DECREF(result);
-            return PyObject_GetAttrString(a, "_storage");
-        }
+    if (((ArrayHead *)result)->base != NULL  /* `result.base is not None`: a view */
+            && (storage = shared_storage(a)) == NULL) {
+        Py_DECREF(result);
+        return NULL;
     }
     if (SLOT(a, S_PIN) == NULL) {
         Py_DECREF(result);
@@ -910,11 +927,9 @@ sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (n < 1 || n > 2 || !plain_sequence(args[0], SequenceDepth) || !array_keywords(kwnames))
         return delegate(self, args, nargsf, kwnames);
-    if (!Fast) {  /* with a GPU usable, where MADE_ON_HOST says so */
-        int here = HostMade ? made_on_host() : 0;
-        if (here <= 0)
-            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
-    }
+    int here = made_on_host();
+    if (here <= 0)
+        return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     PyObject *result = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     if (result == NULL || Py_TYPE(result) != NpArray)
         return finish(self, result);
@@ -973,11 +988,9 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (kwnames != NULL || n < 1 || n > 3)
         return delegate(self, args, nargsf, kwnames);
-    if (!Fast) {  /* with a GPU usable, where MADE_ON_HOST says so */
-        int here = HostMade ? made_on_host() : 0;
-        if (here <= 0)
-            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
-    }
+    int here = made_on_host();
+    if (here <= 0)
+        return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     return finish(self, PyObject_Vectorcall(self->func, args, n, NULL));
 }
 
@@ -1182,15 +1195,9 @@ host_view(PyObject *result, PyObject *const *args, Py_ssize_t n)
         PyObject *owner = ((ArrayHead *)data)->base != NULL ? ((ArrayHead *)data)->base : data;
         if (owner != base)
             continue;
-        PyObject *storage = SLOT(a, S_STORAGE);
-        if (storage == NULL)  /* deleted meanwhile: Python's AttributeError */
-            return PyObject_GetAttrString(a, "_storage");
-        if (storage == Py_None) {
-            storage = PyObject_CallNoArgs(StorageType);
-            if (storage == NULL)
-                return NULL;
-            Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
-        }
+        PyObject *storage = shared_storage(a);
+        if (storage == NULL)
+            return NULL;
         Py_INCREF(result);
         return new_host(result, storage, Py_None);
     }
@@ -1308,19 +1315,8 @@ array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnam
         out = a;  /* the array itself (conj of a real array), as NumPy's */
     } else if (result != NULL && Py_TYPE(result) == NpArray) {
         PyObject *base = ((ArrayHead *)result)->base, *storage = Py_None;
-        if (base != NULL && (base == data || base == (PyObject *)((ArrayHead *)data)->base)) {
-            storage = SLOT(a, S_STORAGE);  /* a view of the array's data */
-            if (storage == NULL) {  /* deleted meanwhile: Python's AttributeError */
-                Py_DECREF(result);
-                Py_DECREF(data);
-                return PyObject_GetAttrString(a, "_storage");
-            }
-            if (storage == Py_None) {
-                storage = PyObject_CallNoArgs(StorageType);
-                if (storage != NULL)
-                    Py_XSETREF(SLOT(a, S_STORAGE), storage);  /* the slot's reference */
-            }
-        }
+        if (base != NULL && (base == data || base == (PyObject *)((ArrayHead *)data)->base))
+            storage = shared_storage(a);  /* a view of the array's data */
         if (storage != NULL) {
             out = new_host(result, storage, Py_None);
             result = NULL;  /* (stolen) */
@@ -1360,11 +1356,9 @@ made(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     FastCall *self = (FastCall *)op;
     if (names_a_place(kwnames))
         return delegate(self, args, nargsf, kwnames);
-    if (!Fast) {
-        int here = HostMade ? made_on_host() : 0;
-        if (here <= 0)
-            return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
-    }
+    int here = made_on_host();
+    if (here <= 0)
+        return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     PyObject *result = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     if (result == NULL || Py_TYPE(result) != NpArray) {
         if (result == NULL)
