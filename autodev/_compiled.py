@@ -29,8 +29,8 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     (``a.copy()``, ``a.view(dtype)``, ``a.astype(dtype)``), unary (a reduction of one array:
     ``count_nonzero(a)``), sequence (``array`` of numbers in lists), made (a creation
     function taking no arrays: ``arange``, ``linspace``), function (any other
-    dispatched function, no ``out=``, with no GPU usable) or array_method (a dispatched
-    array method, plain arguments, no ``out=``); ``func``: NumPy's
+    dispatched function, no ``out=``) or array_method (a dispatched array method, plain
+    arguments, no ``out=``); ``func``: NumPy's
     callable; ``other``: what a result that is not one NumPy array goes through;
     ``can_elide``: a binary operator whose temporary left operand the fallback may reuse;
     ``family``: the cost family whose :data:`autodev._cost.cache.HOST_NOW` bound a host call

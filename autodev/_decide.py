@@ -147,10 +147,8 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
                 if credits:  # the inputs it credits, as when it was decided
                     moved = _reuse.credit([(arrays[i], *rest) for i, *rest in credits], gpu,
                                           False)
-                    if moved is not None:  # an input now has a mirror: price it again
-                        costs = _predict(spec, arrays, gpu.device, None)
-                        winner = gpu.device if costs[1] < costs[0] else CPU
-                        return winner, f"cost model, after a move ({moved})", costs
+                    if moved is not None:
+                        return _after_move(spec, arrays, gpu, moved, None)
                 elif priced:
                     _reuse.passed()  # priced, crediting nothing, as when it was decided
                 return decision
@@ -180,14 +178,21 @@ def _decide(spec: OpSpec, arrays: list[Any], kwargs: dict[str, Any], out: Any, g
         _reuse.passed()
         return _remember(key, (winner, "cost model", costs), priced=True)
     moved = _reuse.credit(found, gpu, STATE.watchers > 0)
-    if moved is not None:  # an input now has a mirror: price the call again
-        costs = _predict(spec, arrays, gpu.device, work)
-        winner = gpu.device if costs[1] < costs[0] else CPU
-        return winner, f"cost model, after a move ({moved})", costs
+    if moved is not None:
+        return _after_move(spec, arrays, gpu, moved, work)
     # (what it credits is the key's too: each input's device, size and mirror, the costs)
     credits = tuple((next(i for i, a in enumerate(arrays) if a is entry[0]), *entry[1:])
                     for entry in found)
     return _remember(key, (winner, "cost model", costs), credits=credits)
+
+
+def _after_move(spec: OpSpec, arrays: list[Any], gpu: Backend, moved: str,
+                work: float | None) -> tuple[Device, str, tuple[float, float]]:
+    """The decision for a call whose reuse credit just mirrored an input (``moved``: the
+    move's reason): priced again, now that the input is on both devices."""
+    costs = _predict(spec, arrays, gpu.device, work)
+    winner = gpu.device if costs[1] < costs[0] else CPU
+    return winner, f"cost model, after a move ({moved})", costs
 
 
 #: Decisions of unwatched calls that nothing but their key decides (see

@@ -395,8 +395,7 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         return _face_result(result, self) if self._face else _zero_d(result, self)
 
     # (the compiled ufunc kind: an array of the face goes to `op`, which keeps the face)
-    family = spec.family if spec.family in ("elementwise", "transcendental") else None
-    return compiled("ufunc", func, op, family=family, threads=_threaded.floor_key(func)) \
+    return compiled("ufunc", func, op, family=spec.family, threads=_threaded.floor_key(func)) \
         if isinstance(func, np.ufunc) else op
 
 
