@@ -16,7 +16,8 @@ from ._dispatch import cpu_arg, is_plain_array_like, native_arg, new
 from ._fusion import LEAVES, PENDING, WATCHED, assign, before_write
 from ._methods import _in_place
 from ._compiled import compiled_method
-from ._operators import _PLAIN_OPERANDS, _face_result, _np_ndarray, _onew
+from ._operators import _PLAIN_OPERANDS, _np_ndarray, _onew
+from ._results import _face_result
 from ._refcounts import assigned
 from ._residency.memory import check_not_view, retrying
 from ._trace import STATS

@@ -20,7 +20,7 @@ import numpy as np
 from . import _fused_sum, _fusion, _threaded, _threads
 from ._residency import storage as R
 from ._backends import STATE
-from ._device import CPU, Device
+from ._device import CPU
 from ._config import policy_now
 from ._overrides import overriding, scalar_power
 from ._deferral import _defers, _defers_in_place, _first_meeting, _structured, \
@@ -28,8 +28,10 @@ from ._deferral import _defers, _defers_in_place, _first_meeting, _structured, \
 from ._cost.cache import HOST_NOW, host_now
 from ._compiled import compiled
 from ._dispatch import WRAPPER_FINDERS, call, cpu_arg, gpu_operand, new
+from ._results import _face_result, _not_array, _zero_d
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
-from ._refcounts import _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, _elide, temporary
+from ._refcounts import _BINARY_OPCODES, _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, \
+    _UNARY_ELIDABLE, _UNARY_OPCODES, _elide, _elide_unary, temporary
 from ._trace import tick
 from ._typing import Array
 
@@ -150,12 +152,6 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 o = cpu_arg(other)
             tick()
             data = self._native
-            if (can_elide and data.nbytes >= _ELIDE_BYTES and temporary(self)
-                    and _elide(split, self, data, o, reflected)):
-                return self
-            if data.size >= _SPLIT_FROM or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM):
-                data = o = None  # (fusion counts who holds the operands' memory)
-                return _decided(func, spec, reflected, self, other, answer)
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
             # the full decision is the CPU (see autodev._cost.cache.HOST_NOW): one size check.
@@ -185,6 +181,17 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 return _decided(func, spec, reflected, self, other, answer)
             tick()
         else:
+            return _decided(func, spec, reflected, self, other, answer)
+        if can_elide:  # a temporary operand's buffer takes the result, as NumPy's does
+            if (data.nbytes >= _ELIDE_BYTES and temporary(self)
+                    and _elide(split, self, data, o, reflected)):
+                return self
+            if (t is ndarray and o.nbytes >= _ELIDE_BYTES and other._face is self._face
+                    and temporary(other) and _elide(split, other, o, data, not reflected)):
+                return other
+        if _FAST and (data.size >= _SPLIT_FROM
+                      or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM)):
+            data = o = None  # (fusion counts who holds the operands' memory)
             return _decided(func, spec, reflected, self, other, answer)
         # NumPy on the host data (no GPU usable, or below the floor): inlined new()
         result = func(o, data) if reflected else func(data, o)
@@ -276,54 +283,6 @@ def _no_equal_loop(dtype: np.dtype, other: np.dtype) -> bool:
     return False
 
 
-def _face_result(result: Any, a: Array) -> Any:
-    """What an operator, method or index of the array-API face's array ``a`` returns:
-    ``result`` with arrays marked as the face's and scalars made 0-d arrays where ``a``
-    is placed (see docs/array-api.md, "One array, two faces")."""
-    t = type(result)
-    if t is ndarray:
-        if not result._face and result is not a:
-            result._face = True
-            result._scalar = False
-        return result
-    if isinstance(result, np.generic):  # computed on the host: placed as ``a`` is
-        return face_scalar(result, a._pin)
-    if t is tuple or t is list:
-        return t(_face_result(r, a) for r in result)
-    if t is _np_ndarray:
-        return new(result, CPU, None, False, a._pin, True)
-    return result
-
-
-def face_scalar(value: np.generic, pin: Device | None) -> Array:
-    """A NumPy scalar (which only the host computes) as a 0-d array of the array-API face,
-    pinned to ``pin`` (placed ``auto`` when None)."""
-    zero_d = new(np.asarray(value), CPU, None, False, None, True)
-    return zero_d if pin is None else zero_d.to_device(pin)
-
-
-def _not_array(result: Any, a: Any = None, other: Any = None) -> Any:
-    """A host operator's result that is not one NumPy array: a NumPy scalar (all operands
-    0-d: NumPy's operators return scalars, immutable, as ``sum`` does) or a tuple
-    (``divmod``). ``a`` and ``other``: the operands, for :func:`_zero_d`."""
-    if type(result) is tuple:
-        return tuple(new(r, CPU) if type(r) is _np_ndarray else _zero_d(r, a, other)
-                     for r in result)
-    return _zero_d(result, a, other)
-
-
-def _zero_d(result: Any, a: Any, other: Any = None) -> Any:
-    """An operator's 0-d result: NumPy's scalar, as NumPy returns it; a 0-d array of the
-    array-API face where an operand is the face's (see :func:`_face_result`), so that
-    code written against the standard (SciPy, scikit-learn) stays in one namespace."""
-    if isinstance(result, np.generic):
-        if getattr(a, "_face", False):
-            return _face_result(result, a)
-        if getattr(other, "_face", False):
-            return _face_result(result, other)
-    return result
-
-
 #: The axes NumPy's ``a @= b`` gives the ufunc matmul, for ``a`` of two or more
 #: dimensions and of one: ``a`` keeps its shape.
 _IN_PLACE_MATMUL_AXES = ([(-2, -1), (-2, -1), (-2, -1)], [(-1,), (-2, -1), (-1,)])
@@ -380,13 +339,25 @@ def _rehearse_in_place_matmul(a: Array, other: Any) -> None:
 
 
 def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
+    # -a, +a, ~a of a temporary: its buffer takes the result, as NumPy's does
+    can_elide = isinstance(func, np.ufunc) and func.__name__ in _UNARY_ELIDABLE \
+        and _TEMPORARY_REFS is not None
+    split = _threaded.threaded(func.__name__, func) if can_elide else func
+
     def op(self: Array) -> Any:
-        if _FAST and not _ACTIVE and self._native.size < _SPLIT_FROM:
-            tick()
-            result = func(self._native)
-            if self._face:
-                return _face_result(result, self)
-            return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
+        if _FAST and not _ACTIVE:
+            data = self._native
+            if (can_elide and data.nbytes >= _ELIDE_BYTES and temporary(self)
+                    and _elide_unary(split, self, data, _UNARY_OPCODES)):
+                tick()
+                return self
+            if data.size < _SPLIT_FROM:
+                tick()
+                result = func(data)
+                if self._face:
+                    return _face_result(result, self)
+                return new(result, CPU) if type(result) is np.ndarray else _zero_d(result, self)
+            data = None  # (fusion counts who holds the operand's memory)
         if _FUSABLE and isinstance(func, np.ufunc) and not self._face:
             pending = _fusion.record(func, (self,), ndarray)
             if pending is not _fusion.DECLINED:
@@ -395,8 +366,14 @@ def _unary(func: Callable[..., Any], spec: OpSpec) -> Callable[..., Any]:
         return _face_result(result, self) if self._face else _zero_d(result, self)
 
     # (the compiled ufunc kind: an array of the face goes to `op`, which keeps the face)
-    return compiled("ufunc", func, op, family=spec.family, threads=_threaded.floor_key(func)) \
-        if isinstance(func, np.ufunc) else op
+    return compiled("ufunc", func, op, can_elide=can_elide, family=spec.family,
+                    threads=_threaded.floor_key(func)) if isinstance(func, np.ufunc) else op
+
+
+#: The ufuncs NumPy's ``a ** e`` runs for a float or complex array (``scalar_power``), able
+#: to split a large call over threads.
+_POWER_SPLITS = {name: _threaded.threaded(name, getattr(np, name))
+                 for name in ("square", "sqrt", "reciprocal")}
 
 
 def _power(forward: _Binary, in_place: bool) -> _Binary:
@@ -406,6 +383,16 @@ def _power(forward: _Binary, in_place: bool) -> _Binary:
         if type(other) is int or type(other) is float:
             name = scalar_power(self._native, other)
             if name is not None:
+                # a ** 2, a ** 0.5, a ** -1 of a float temporary: its buffer takes the result
+                # (NumPy's fast_scalar_power)
+                if not in_place and _FAST and not _ACTIVE:
+                    data = self._native
+                    if (data.dtype.kind in "fc" and data.nbytes >= _ELIDE_BYTES
+                            and temporary(self)
+                            and _elide_unary(_POWER_SPLITS[name], self, data, _BINARY_OPCODES)):
+                        tick()
+                        return self
+                    data = None  # (the ufunc's call counts who holds the buffer)
                 ufunc = PROTOCOLS.ufunc_for(getattr(np, name))
                 if in_place:
                     ufunc(self, out=self)

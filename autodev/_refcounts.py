@@ -125,24 +125,46 @@ _BINARY_OPCODES = frozenset(code for name, code in dis.opmap.items()
                             if name.startswith("BINARY_") and "SUBSCR" not in name
                             and "SLICE" not in name)
 
+#: The opcodes of ``-a`` and ``~a`` in Python code, and of ``+a`` up to 3.11 (from 3.12
+#: ``+a`` is CALL_INTRINSIC_1 with :data:`_POSITIVE_INTRINSIC`). ``abs(a)`` is a call, which
+#: C code makes too: it is not elided (NumPy's is).
+_UNARY_OPCODES = frozenset(code for name, code in dis.opmap.items()
+                           if name in ("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"))
+_CALL_INTRINSIC_1 = dis.opmap.get("CALL_INTRINSIC_1")
+_POSITIVE_INTRINSIC = 5  # (INTRINSIC_UNARY_POSITIVE, 3.12+)
 
-def _from_binary_opcode() -> bool:
-    """True if the operator runs for a binary operator of Python code (the frame above
-    ``_elide`` and the operator): its operands are then on that frame's evaluation
-    stack, which holds each by a reference of its own. Not so for C code calling the
-    operator with a reference it only borrows (``functools.partial(operator.add, a)``,
-    ``map``): there a held array shows the refcount of a temporary."""
+
+def _from_opcode(opcodes: frozenset[int]) -> bool:
+    """True if the operator runs for an operator of Python code whose opcode is one of
+    ``opcodes`` (the frame above ``_elide`` or ``_elide_unary`` and the operator): its
+    operands are then on that frame's evaluation stack, which holds each by a reference
+    of its own. Not so for C code calling the operator with a reference it only borrows
+    (``functools.partial(operator.add, a)``, ``map``): there a held array shows the
+    refcount of a temporary."""
     frame = sys._getframe(3)  # (0: this function, 1: _elide, 2: the operator)
     lasti = frame.f_lasti
-    return lasti >= 0 and frame.f_code.co_code[lasti] in _BINARY_OPCODES
+    if lasti < 0:
+        return False
+    code = frame.f_code.co_code
+    opcode = code[lasti]
+    return opcode in opcodes or (opcodes is _UNARY_OPCODES and opcode == _CALL_INTRINSIC_1
+                                 and code[lasti + 1] == _POSITIVE_INTRINSIC)
+
+
+def _unshared(self: Array, data: Any) -> bool:
+    """True if ``data``, the operator's local holding ``self``'s buffer, is referred to by
+    ``self`` alone: no storage (no view, no user's array behind it), no mirror on a
+    device, no other reference, a base of its own, writeable."""
+    return (self._storage is None and self._mirror is None
+            and getrefcount(data) == _HELD_REFS + 1  # (+1: the caller's argument here)
+            and data.base is None and data.flags.writeable)
 
 
 def _elide(func: Any, self: Array, data: Any, o: Any, reflected: bool) -> bool:
     """Compute ``func`` into ``self``'s buffer (``data``, the operator's local) if ``self``
     is an unshared temporary whose dtype and shape the result keeps (as NumPy's temporary
-    elision does)."""
-    if (self._storage is not None or self._mirror is not None or getrefcount(data) != _HELD_REFS
-            or data.base is not None or not data.flags.writeable or not _from_binary_opcode()):
+    elision does); ``reflected``: ``self`` is ``func``'s right operand."""
+    if not _unshared(self, data) or not _from_opcode(_BINARY_OPCODES):
         return False
     o_type = type(o)
     if o_type is _np_ndarray:
@@ -167,10 +189,31 @@ def _elide(func: Any, self: Array, data: Any, o: Any, reflected: bool) -> bool:
     return True
 
 
+def _elide_unary(func: Any, self: Array, data: Any, opcodes: frozenset[int]) -> bool:
+    """Compute the one-input ufunc ``func`` into ``self``'s buffer (``data``, the
+    operator's local) if ``self`` is an unshared temporary whose dtype the result keeps,
+    as NumPy does for ``-a``, ``+a``, ``~a`` and ``a ** 2`` (``opcodes``: the operator's
+    opcodes in Python code)."""
+    if not _unshared(self, data) or not _from_opcode(opcodes):
+        return False
+    try:
+        resolved = func.resolve_dtypes((data.dtype, None))
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return False  # let the ordinary call raise NumPy's own error
+    if resolved[1] != data.dtype:
+        return False
+    func(data, out=data)
+    return True
+
+
 #: Operators whose result may reuse a temporary operand's buffer (same dtype, shape).
 _ELIDABLE = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
                        "remainder", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
                        "left_shift", "right_shift"})
+
+#: Unary operators whose result may reuse a temporary operand's buffer (same dtype):
+#: ``-a``, ``+a``, ``~a`` (``abs(a)`` is a call: see :data:`_UNARY_OPCODES`).
+_UNARY_ELIDABLE = frozenset({"negative", "positive", "invert"})
 
 
 def _resize_refs() -> int:

@@ -93,7 +93,7 @@ static int Pending = 0;                 /* a deferred chain is pending (autodev.
                                            the Python operators and ufunc calls do on their
                                            _ACTIVE, those go to the fallback, whose general
                                            path records or forces pending operands */
-static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary left operand, or -1 */
+static Py_ssize_t TemporaryRefs = -1;   /* refcount of a temporary operand, or -1 */
 static int Watching = 0;                /* a deferred chain reads memory through views
                                            (autodev._fusion.WATCHED): every write goes
                                            to the fallback, which evaluates it first */
@@ -239,6 +239,20 @@ may_split(PyObject *threads, PyObject *x, PyObject *y)
     return n >= from;
 }
 
+
+/* Elements below which no array reaches the 256 KiB from which NumPy reuses a temporary's
+ * buffer (_refcounts._ELIDE_BYTES; 32 bytes: the largest numeric item, complex256). */
+#define ELIDE_FROM (256 * 1024 / 32)
+
+/* 1 if `a`, an operand of a FastCall that may elide (`can_elide`), is an autodev array of
+ * ELIDE_FROM elements or more (its data: `data`) that may be a temporary: the fallback
+ * may compute the result into its buffer, as NumPy's temporary elision does. */
+static inline int
+may_elide(int can_elide, PyObject *a, PyObject *data)
+{
+    return can_elide && Py_TYPE(a) == Array && Py_REFCNT(a) <= TemporaryRefs
+        && elements(data) >= ELIDE_FROM;
+}
 
 /* 1 if `a` is a NumPy array of PooledBytes or more (_host_buffers.is_large's test of one
  * operand), 0 if not, -1 on error. */
@@ -446,7 +460,8 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     int kind;
-    int can_elide;       /* K_BINARY: a temporary left operand may be elided (fallback) */
+    int can_elide;       /* K_BINARY, K_UFUNC (an operator): a temporary operand may be
+                            elided (fallback) */
     int product;         /* the family's work is bounded by the product of the operands'
                             elements, not the largest (_cost.families.ELEMENTS_BOUND) */
     int primary;         /* K_ARRAY_METHOD: it runs where its array lives (a view method:
@@ -519,8 +534,7 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         int plain = plain_operand(args[1], PlainOperands, &o);
         if (plain < 0)
             return NULL;
-        if (!plain || (self->can_elide && Py_REFCNT(a) <= TemporaryRefs)
-                || (data = SLOT(a, S_DATA)) == NULL || may_split(self->threads, data, o))
+        if (!plain || (data = SLOT(a, S_DATA)) == NULL || may_split(self->threads, data, o))
             return delegate(self, args, nargsf, kwnames);
         Py_INCREF(data);
         Py_INCREF(o);
@@ -534,6 +548,11 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
         }
+    }
+    if (may_elide(self->can_elide, a, data) || may_elide(self->can_elide, args[1], o)) {
+        Py_DECREF(o);
+        Py_DECREF(data);
+        return delegate(self, args, nargsf, kwnames);
     }
     Calls++;
     PyObject *operands[2];
@@ -832,7 +851,8 @@ ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_INCREF(data);  /* Python's local `data`, read before the operand's checks */
     int go;
     if (Fast) {
-        go = n == 1 ? 1 : plain_operand(args[1], PlainScalars, &o);
+        go = n == 1 ? !may_elide(self->can_elide, x, data)
+                    : plain_operand(args[1], PlainScalars, &o);
         if (go > 0 && may_split(self->threads, data, o))
             go = 0;
         if (go > 0)

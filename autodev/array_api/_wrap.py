@@ -16,7 +16,7 @@ import numpy as np
 
 from .._residency import storage as R
 from .._array import ndarray
-from .._operators import face_scalar
+from .._results import face_scalar
 from .._dispatch import _collect as collect
 from .._dispatch import new, pin_of
 

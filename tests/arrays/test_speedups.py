@@ -1491,3 +1491,26 @@ def test_the_creation_kinds_follow_the_host_made_flag() -> None:
     finally:
         STATE.refresh()  # (the flags the dispatcher's state says)
     assert len(passed) == 2
+
+
+@compiled_only
+def test_small_temporaries_stay_on_the_compiled_path() -> None:
+    """A temporary operand too small for NumPy's elision (below 256 KiB) is computed in C
+    as a named one is (``(a + 1) * 2``, ``2 * (a + 1)``, ``a * (a + 1)``, ``(a + 1) ** 2``,
+    ``-(a + 1)``), with NumPy's values; one that may be reused goes to the Python
+    operator, which reuses it."""
+    from autodev._speedups import calls
+
+    expressions = (lambda a: (a + 1) * 2, lambda a: 2 * (a + 1), lambda a: a * (a + 1),
+                   lambda a: (a + 1) ** 2, lambda a: -(a + 1))
+    for n in (10, 4000):
+        a, host = autodev.arange(float(n)), np.arange(float(n))
+        for expression in expressions:
+            before = calls()
+            got = expression(a)
+            assert calls() == before + 2
+            assert np.asarray(got).tobytes() == expression(host).tobytes()
+    big = autodev.ones(40_000)  # (320 KB: above the elision's size, below the pool's)
+    before = calls()
+    _ = (big + 1) * 2  # (the product: the Python operator's, into the sum's buffer)
+    assert calls() == before + 1

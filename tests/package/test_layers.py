@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_residency/",),                                         # storage, reuse, memory, buffers
     ("_capability/",),                                        # the capability table, specs
     ("_dispatch", "_decide", "_chains", "_chain_kernels"),    # decide, run, wrap; chains' place
-    ("_compiled", "_subclass", "_overrides", "_deferral", "_operators", "_methods",
+    ("_compiled", "_subclass", "_overrides", "_deferral", "_results", "_operators", "_methods",
      "_indexing", "_array"),                                  # the array class
     ("_namespace", "_creation", "_ufuncs", "_functions", "_broadcast", "_numpy_code",
      "fft", "linalg", "random"),                              # NumPy's namespace
