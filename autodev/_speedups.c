@@ -240,18 +240,30 @@ may_split(PyObject *threads, PyObject *x, PyObject *y)
 }
 
 
-/* Elements below which no array reaches the 256 KiB from which NumPy reuses a temporary's
- * buffer (_refcounts._ELIDE_BYTES; 32 bytes: the largest numeric item, complex256). */
-#define ELIDE_FROM (256 * 1024 / 32)
+/* The bytes from which NumPy reuses a temporary's buffer (_refcounts._ELIDE_BYTES, exported
+ * as ELIDE_BYTES), and the elements below which no array reaches them (32 bytes: the
+ * largest numeric item, complex256). */
+#define ELIDE_BYTES (256 * 1024)
+#define ELIDE_FROM (ELIDE_BYTES / 32)
 
 /* 1 if `a`, an operand of a FastCall that may elide (`can_elide`), is an autodev array of
- * ELIDE_FROM elements or more (its data: `data`) that may be a temporary: the fallback
- * may compute the result into its buffer, as NumPy's temporary elision does. */
-static inline int
+ * ELIDE_BYTES or more (its data: `data`) that may be a temporary: the fallback may compute
+ * the result into its buffer, as NumPy's temporary elision does (on an error reading the
+ * bytes too: the fallback reads them again). */
+static int
 may_elide(int can_elide, PyObject *a, PyObject *data)
 {
-    return can_elide && Py_TYPE(a) == Array && Py_REFCNT(a) <= TemporaryRefs
-        && elements(data) >= ELIDE_FROM;
+    if (!can_elide || Py_TYPE(a) != Array || Py_REFCNT(a) > TemporaryRefs
+            || elements(data) < ELIDE_FROM)
+        return 0;
+    PyObject *nbytes = PyObject_GetAttr(data, NbytesName);
+    Py_ssize_t n = nbytes == NULL ? -1 : PyLong_AsSsize_t(nbytes);
+    Py_XDECREF(nbytes);
+    if (n == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 1;
+    }
+    return n >= ELIDE_BYTES;
 }
 
 /* 1 if `a` is a NumPy array of PooledBytes or more (_host_buffers.is_large's test of one
@@ -2182,7 +2194,8 @@ module_exec(PyObject *m)
         }
         PyTuple_SET_ITEM(slots, i, name);
     }
-    int failed = PyModule_AddObjectRef(m, "SLOTS", slots) < 0;
+    int failed = PyModule_AddObjectRef(m, "SLOTS", slots) < 0
+        || PyModule_AddIntConstant(m, "ELIDE_BYTES", ELIDE_BYTES) < 0;
     Py_DECREF(slots);
     if (failed)
         return -1;

@@ -32,6 +32,9 @@ refcount_probe: Any
 #: The array class's slots, in its order, that new arrays are made with (a test checks
 #: them against ``ndarray.__slots__``).
 SLOTS: tuple[str, ...]
+#: The bytes from which an operand that may be a temporary goes to the Python operator,
+#: which may reuse its buffer (``autodev._refcounts._ELIDE_BYTES``).
+ELIDE_BYTES: int
 
 def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],
               plain_scalars: frozenset[type], storage: type,

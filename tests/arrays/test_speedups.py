@@ -1495,15 +1495,17 @@ def test_the_creation_kinds_follow_the_host_made_flag() -> None:
 
 @compiled_only
 def test_small_temporaries_stay_on_the_compiled_path() -> None:
-    """A temporary operand too small for NumPy's elision (below 256 KiB) is computed in C
-    as a named one is (``(a + 1) * 2``, ``2 * (a + 1)``, ``a * (a + 1)``, ``(a + 1) ** 2``,
-    ``-(a + 1)``), with NumPy's values; one that may be reused goes to the Python
-    operator, which reuses it."""
-    from autodev._speedups import calls
+    """A temporary operand too small for NumPy's elision (below 256 KiB, the size the C and
+    Python agree on) is computed in C as a named one is (``(a + 1) * 2``, ``2 * (a + 1)``,
+    ``a * (a + 1)``, ``(a + 1) ** 2``, ``-(a + 1)``), with NumPy's values; one that may be
+    reused goes to the Python operator, which reuses it."""
+    from autodev._refcounts import _ELIDE_BYTES
+    from autodev._speedups import ELIDE_BYTES, calls
 
+    assert ELIDE_BYTES == _ELIDE_BYTES
     expressions = (lambda a: (a + 1) * 2, lambda a: 2 * (a + 1), lambda a: a * (a + 1),
                    lambda a: (a + 1) ** 2, lambda a: -(a + 1))
-    for n in (10, 4000):
+    for n in (10, 4000, 32_000):  # (32,000 float64: 250 KiB)
         a, host = autodev.arange(float(n)), np.arange(float(n))
         for expression in expressions:
             before = calls()
