@@ -30,8 +30,8 @@ from ._compiled import compiled
 from ._dispatch import WRAPPER_FINDERS, call, cpu_arg, gpu_operand, new
 from ._results import _face_result, _not_array, _zero_d
 from ._capability.specs import METHOD_SPECS, OpSpec, ufunc_spec
-from ._refcounts import _BINARY_OPCODES, _ELIDABLE, _ELIDE_BYTES, _TEMPORARY_REFS, \
-    _UNARY_ELIDABLE, _UNARY_OPCODES, _elide, _elide_unary, temporary
+from ._refcounts import _BINARY_OPCODES, _ELIDABLE, _ELIDE_BYTES, _RIGHT_TOO, \
+    _TEMPORARY_REFS, _UNARY_ELIDABLE, _UNARY_OPCODES, _elide, _elide_unary, temporary
 from ._trace import tick
 from ._typing import Array
 
@@ -186,7 +186,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             if (data.nbytes >= _ELIDE_BYTES and temporary(self)
                     and _elide(split, self, data, o, reflected)):
                 return self
-            if (t is ndarray and o.nbytes >= _ELIDE_BYTES and other._face is self._face
+            if (t is ndarray and _RIGHT_TOO and o.nbytes >= _ELIDE_BYTES
+                    and other._face is self._face
                     and temporary(other) and _elide(split, other, o, data, not reflected)):
                 return other
         if _FAST and (data.size >= _SPLIT_FROM

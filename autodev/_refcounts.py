@@ -61,6 +61,21 @@ def temporary(x: Any) -> bool:
     return getrefcount(x) <= _TEMPORARY_REFS  # type: ignore[operator]
 
 
+def _probe_right_refcount() -> int | None:
+    """The reference count a binary operator sees on a temporary right operand, or None
+    if this interpreter does not tell it from a named one (as
+    :func:`_probe_temporary_refcount` for the left operand)."""
+
+    class Probe:
+        def __add__(self, other: Any) -> int:
+            return _seen(other)
+
+    named = Probe()
+    seen_named = Probe() + named
+    seen_temporary = Probe() + Probe()
+    return seen_temporary if seen_temporary < seen_named else None
+
+
 def _probe_held_refcount() -> int:
     """The reference count ``_elide`` sees on a buffer only its wrapper holds: read from
     the slot into the operator's local and passed on, as the operator does."""
@@ -85,6 +100,9 @@ def _probe_held_refcount() -> int:
 #: temporary is large (>= 256 KiB) and nothing else refers to it; autodev's wrapper
 #: hides that refcount from NumPy, so the operators do the same check themselves.
 _TEMPORARY_REFS = _probe_temporary_refcount(_refcount_seen)
+#: True where a temporary right operand shows the left one's count, which
+#: :func:`temporary` tests (``c + (a*b)`` may then reuse ``a*b``).
+_RIGHT_TOO = _TEMPORARY_REFS is not None and _probe_right_refcount() == _TEMPORARY_REFS
 _ELIDE_BYTES = 256 * 1024
 _HELD_REFS = _probe_held_refcount()
 
