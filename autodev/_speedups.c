@@ -247,13 +247,16 @@ may_split(PyObject *threads, PyObject *x, PyObject *y)
 #define ELIDE_FROM (ELIDE_BYTES / 32)
 
 /* 1 if `a`, an operand of a FastCall that may elide (`can_elide`), is an autodev array of
- * ELIDE_BYTES or more (its data: `data`) that may be a temporary: the fallback may compute
- * the result into its buffer, as NumPy's temporary elision does (on an error reading the
- * bytes too: the fallback reads them again). */
+ * ELIDE_BYTES or more (its data: `data`) that may be a temporary owning its buffer (no
+ * storage shared with views, no base): the fallback may compute the result into that
+ * buffer, as NumPy's temporary elision does (on an error reading the bytes too: the
+ * fallback reads them again). */
 static int
 may_elide(int can_elide, PyObject *a, PyObject *data)
 {
     if (!can_elide || Py_TYPE(a) != Array || Py_REFCNT(a) > TemporaryRefs
+            || SLOT(a, S_STORAGE) != Py_None || Py_TYPE(data) != NpArray
+            || ((ArrayHead *)data)->base != NULL
             || elements(data) < ELIDE_FROM)
         return 0;
     PyObject *nbytes = PyObject_GetAttr(data, NbytesName);

@@ -1497,8 +1497,8 @@ def test_the_creation_kinds_follow_the_host_made_flag() -> None:
 def test_small_temporaries_stay_on_the_compiled_path() -> None:
     """A temporary operand too small for NumPy's elision (below 256 KiB, the size the C and
     Python agree on) is computed in C as a named one is (``(a + 1) * 2``, ``2 * (a + 1)``,
-    ``a * (a + 1)``, ``(a + 1) ** 2``, ``-(a + 1)``), with NumPy's values; one that may be
-    reused goes to the Python operator, which reuses it."""
+    ``a * (a + 1)``, ``(a + 1) ** 2``, ``-(a + 1)``), with NumPy's values, and so is a
+    temporary view; one that may be reused goes to the Python operator, which reuses it."""
     from autodev._refcounts import _ELIDE_BYTES
     from autodev._speedups import ELIDE_BYTES, calls
 
@@ -1516,3 +1516,7 @@ def test_small_temporaries_stay_on_the_compiled_path() -> None:
     before = calls()
     _ = (big + 1) * 2  # (the product: the Python operator's, into the sum's buffer)
     assert calls() == before + 1
+    rows = autodev.ones((2, 40_000))  # a view is no buffer to take: C computes it
+    before = calls()
+    _ = rows[0] ** 2, rows[1] * 2, -rows[0]
+    assert calls() == before + 3
