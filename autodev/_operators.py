@@ -150,7 +150,6 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 return NotImplemented
             else:
                 o = cpu_arg(other)
-            tick()
             data = self._native
         elif _HOST_FAST and family is not None and self._device is CPU:
             # A GPU is usable: below the model's floor, with every operand on the host,
@@ -179,22 +178,24 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
             if not size < floor:
                 data = o = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
-            tick()
         else:
             return _decided(func, spec, reflected, self, other, answer)
         if can_elide:  # a temporary operand's buffer takes the result, as NumPy's does
             if (data.nbytes >= _ELIDE_BYTES and temporary(self)
                     and _elide(split, self, data, o, reflected)):
+                tick()
                 return self
             if (t is ndarray and _RIGHT_TOO and o.nbytes >= _ELIDE_BYTES
                     and other._face is self._face
                     and temporary(other) and _elide(split, other, o, data, not reflected)):
+                tick()
                 return other
         if _FAST and (data.size >= _SPLIT_FROM
                       or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM)):
             data = o = None  # (fusion counts who holds the operands' memory)
             return _decided(func, spec, reflected, self, other, answer)
         # NumPy on the host data (no GPU usable, or below the floor): inlined new()
+        tick()
         result = func(o, data) if reflected else func(data, o)
         if type(result) is not _np_ndarray:
             if self._face:

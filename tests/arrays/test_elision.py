@@ -229,3 +229,17 @@ def test_host_temporaries_are_reused_with_a_gpu_usable(monkeypatch) -> None:
             assert peak < 1.5 * 8 * n, peak / (8 * n)
         numpy.testing.assert_array_equal(((a * b) + b).get(), numpy.full(n, 5.0))
         numpy.testing.assert_array_equal((b - (a * b)).get(), numpy.full(n, -1.0))
+
+
+@pytest.mark.parametrize("n", [10, 1 << 17, 1 << 21])  # (1 << 21: above the thread floor)
+def test_each_operator_is_counted_once(n) -> None:
+    """An operator is one call in ``stats()``, whichever path runs it: the compiled or
+    Python one, a temporary reused, or a call large enough for the general path (the
+    Python operator once counted such a call twice)."""
+    x = autodev.ones(n)
+    for expression, operators in (("x * 2.0", 1), ("x + x", 1), ("(x * 2.0) + 1.0", 2),
+                                  ("1.0 - (x * 2.0)", 2), ("x + (x * 2.0)", 2),
+                                  ("-(x * 2.0)", 2), ("(x - 1.0) ** 2", 2)):
+        autodev.stats(reset=True)
+        float(eval(expression)[0])
+        assert sum(autodev.stats()["calls"].values()) == operators, expression
