@@ -1292,6 +1292,9 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                && ((ArrayHead *)result)->base == NULL && result != host[0]) {
         out = new_host(result, Py_None, Py_None);
         result = NULL;  /* (stolen) */
+    } else if (result != NULL && in_types(&ScalarTypes, Py_TYPE(result))) {
+        out = result;  /* NumPy's scalars and Python's values, as cpu_result returns them */
+        result = NULL;
     } else if (result != NULL) {
         out = Py_TYPE(result) == NpArray ? host_view(result, args, n)
                                          : fresh_arrays(result, host, n);

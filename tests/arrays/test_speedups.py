@@ -754,7 +754,8 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
     """``out=``, ``out`` by position, more arguments than it takes, lists nested deeper
     than it walks, an array-like or a subclass (a keyword's value too), a pending chain, a
     GPU usable where the function has no family: the fallback, with the arguments
-    untouched."""
+    untouched; a result that is neither new memory, a view, a plain scalar nor a tuple of
+    new arrays: Python's rule (`other`)."""
     from autodev._speedups import FastCall
 
     passed: list[tuple[Any, ...]] = []
@@ -787,8 +788,10 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
         assert concatenate([autodev.asarray(a).view(Sub)]) == "fallback"
         assert concatenate(*[[a]] * 7) == "fallback"  # (beyond the most it takes)
         scalar = FastCall("function", np.dot, fallback, other)(a, a)
-        assert scalar[0] == "other" and scalar[1] == 55.0 and scalar[2][0] is a
-        assert scalar[3][0] is a._native  # (what NumPy was given: the host data)
+        assert type(scalar) is np.float64 and scalar == 55.0  # (as it is: cpu_result's rule)
+        shape = FastCall("function", np.shape, fallback, other)(a)  # (a tuple: Python's rule)
+        assert shape[0] == "other" and shape[1] == (6,) and shape[2][0] is a
+        assert shape[3][0] is a._native  # (what NumPy was given: the host data)
         SPEEDUPS.set_pending(True)  # (as a pending deferred chain sets it)
         try:
             assert concatenate([a, a]) == "fallback"
