@@ -107,18 +107,13 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     named = _named(function, np_func, spec.name)
-    if impl is None:  # (no out=; no GPU usable, or host data below the bound: compiled)
-        found = _out_on(np_func)
-        return compiled("function", host_impl(spec), named, other=cpu_result,
-                        family=spec.family,
-                        positional=ANY_NUMBER if found is None else found[0])
-    return compiled("unary", impl, named, other=_one_result, family=spec.family)
+    # (no out=; no GPU usable, or host data below the bound: compiled; a reduction's one
+    # array alone by the "unary" kind, which is the "function" kind for more arguments)
+    found = _out_on(np_func)
+    return compiled("function" if impl is None else "unary",
+                    host_impl(spec) if impl is None else impl, named, other=cpu_result,
+                    family=spec.family, positional=ANY_NUMBER if found is None else found[0])
 
-
-def _one_result(result: Any, a: ndarray, data: Any) -> Any:
-    """The compiled path's result of ``f(a)`` (``data`` being ``a``'s data) other than
-    new memory or a plain scalar, as the Python path returns it."""
-    return cpu_result(result, (a,), (data,))
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:
     """A public function NumPy alone runs: inputs move to the host, results are wrapped."""

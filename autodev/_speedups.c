@@ -482,8 +482,8 @@ typedef struct {
     int primary;         /* K_ARRAY_METHOD: it runs where its array lives (a view method:
                             with a GPU usable, on host data at once too) */
     int nin;             /* K_UFUNC: the ufunc's inputs (a one-input ufunc's second
-                            positional argument is `out`: the fallback's); K_FUNCTION: the
-                            most positional arguments it takes (from there on `out` and
+                            positional argument is `out`: the fallback's); K_FUNCTION and
+                            K_UNARY: the most positional arguments it takes (from there on `out` and
                             what follows it: the fallback's) */
     PyObject *func;      /* NumPy's callable */
     PyObject *fallback;  /* the pure-Python function, called with the same arguments */
@@ -971,18 +971,30 @@ sequence(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return new_host(result, Py_None, Py_None);
 }
 
+static PyObject *function(PyObject *op, PyObject *const *args, size_t nargsf,
+                          PyObject *kwnames);
+
 /* f(a) of a reduction (count_nonzero, mean, ...): func(data) for one host array alone,
  * below the threads', pool's and fusion's floors with no GPU
  * usable, below the family's HOST_NOW bound with one; no chain pending
  * (_decide.alone_on_host). NumPy's new array is a new host array, a plain scalar is
- * returned as it is, anything else goes through `other(result, a, data)`. */
+ * returned as it is, anything else goes through `other(result, (a,), (data,))`. Called
+ * with more arguments or keywords (mean(m, axis=0), allclose(a, b)), it is the function
+ * kind, its first argument an array below the floor from which threads may split it
+ * (`func` may be NumPy's own, which splits nothing). */
 static PyObject *
 unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1) {
+        PyObject *first = PyVectorcall_NARGS(nargsf) > 0 ? args[0] : NULL;
+        if (first != NULL && Py_TYPE(first) == Array && SLOT(first, S_DATA) != NULL
+                && !may_split(self->threads, SLOT(first, S_DATA), NULL))
+            return function(op, args, nargsf, kwnames);
+        return delegate(self, args, nargsf, kwnames);
+    }
     PyObject *a, *data, *o;
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || Pending
-            || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL
+    if (Pending || Py_TYPE(a = args[0]) != Array || (data = SLOT(a, S_DATA)) == NULL
             || SLOT(a, S_DEVICE) != Cpu || may_split(self->threads, data, NULL))
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* held across the checks and the call, as Python's local is */
@@ -1010,7 +1022,11 @@ unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         Py_DECREF(data);
         return result;
     }
-    PyObject *out = PyObject_CallFunctionObjArgs(self->other, result, a, data, NULL);
+    PyObject *given = PyTuple_Pack(1, a), *taken = given == NULL ? NULL : PyTuple_Pack(1, data);
+    PyObject *out = taken == NULL ? NULL
+        : PyObject_CallFunctionObjArgs(self->other, result, given, taken, NULL);
+    Py_XDECREF(given);
+    Py_XDECREF(taken);
     Py_DECREF(result);
     Py_DECREF(data);
     return out;
@@ -1474,7 +1490,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->family = family;
     Py_INCREF(threads);
     self->threads = threads;
-    if (kind == K_FUNCTION)
+    if (kind == K_FUNCTION || kind == K_UNARY)
         self->nin = positional;
     if (kind == K_UFUNC) {
         PyObject *nin = PyObject_GetAttrString(func, "nin");

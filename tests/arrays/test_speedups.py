@@ -629,6 +629,16 @@ def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
         "dot (a scalar)": lambda: xp.dot(v, v),
         "dot": lambda: xp.dot(a, v),
         "argmax (a scalar)": lambda: xp.argmax(b),
+        "mean axis": lambda: xp.mean(a, axis=0),
+        "std axis keepdims": lambda: xp.std(a, 1, keepdims=True),
+        "max axis": lambda: xp.max(a, 0),
+        "cumsum axis": lambda: xp.cumsum(a, axis=1),
+        "argmax axis": lambda: xp.argmax(a, axis=1),
+        "percentile (a scalar)": lambda: xp.percentile(v, 50),
+        "allclose (a bool)": lambda: xp.allclose(a, b),
+        "array_equal (a bool)": lambda: xp.array_equal(a, a),
+        "count_nonzero axis": lambda: xp.count_nonzero(mask, axis=0),
+        "sum axis error": lambda: xp.sum(a, axis=5),
         "take": lambda: xp.take(v, i),
         "transpose (a view)": lambda: xp.transpose(a),
         "atleast_2d (itself)": lambda: xp.atleast_2d(a),
@@ -1053,7 +1063,8 @@ def test_what_the_compiled_array_method_kind_leaves_to_its_fallback() -> None:
 def test_what_the_newer_kinds_take() -> None:
     """The method, unary and sequence kinds answer the calls their Python twins' fast
     paths take and pass the rest on: the nesting depth and keywords array() was told,
-    a reduction above the threads' floor, an array on a device, a pending chain."""
+    a reduction above the threads' floor (with an axis too: the unary kind is the
+    function kind for more arguments), an array on a device, a pending chain."""
     from autodev._creation import ARRAY_KEYWORDS, SEQUENCE_DEPTH
     from autodev._speedups import FastCall
 
@@ -1076,7 +1087,12 @@ def test_what_the_newer_kinds_take() -> None:
         assert sequence([1.0], copy=True) == "fallback"
         assert sequence([small]) == "fallback" and sequence(np.arange(2.0)) == "fallback"
         assert unary(small) == 5 and method(small).tolist() == small.tolist()
-        assert unary(small, 0) == "fallback" and unary([1, 0]) == "fallback"
+        # more arguments or keywords: the function kind's, below the threads' floor
+        assert unary(small, 0) == unary(small, axis=0) == unary(small, keepdims=False) == 5
+        assert unary([1, 0]) == unary([1, 0], 0) == "fallback"
+        big = autodev.ones(1 << 18)
+        split = _threads.general_from() <= big.size
+        assert unary(big, 0) == ("fallback" if split else big.size)
         assert method(autodev.array_api.asarray(np.arange(2.0))) == "fallback"
         with threadpoolctl.threadpool_limits(1), _no_fusion():
             large = autodev.ones(1 << 20)  # (run here, in the host buffer pool's scope)
