@@ -495,6 +495,9 @@ def make_reduction(spec: OpSpec, np_func: Any, reducer: Any,
     totals = spec.name in _threaded.TOTALS  # (over every axis, the CPU backend may split it)
 
     def function(a: Any = _NO_ARGUMENT, /, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and "axis" not in kwargs:  # (max(m, 0): the axis by position)
+            kwargs["axis"] = args[0]
+            args = ()
         if sums and _ACTIVE and not args and not kwargs and type(a) is ndarray:
             found = _fused_sum.fused_sum(a)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:

@@ -1539,3 +1539,39 @@ def test_small_temporaries_stay_on_the_compiled_path() -> None:
     before = calls()
     _ = rows[0] ** 2, rows[1] * 2, -rows[0]
     assert calls() == before + 3
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+def test_a_reduction_with_its_axis_by_position_is_numpys(name: str, monkeypatch: Any) -> None:
+    """``np.max(m, 0)`` gives NumPy's answer and error, as ``np.max(m, axis=0)`` does,
+    without the general path (more arguments by position still take it)."""
+    from autodev import _ufuncs
+
+    general: list[str] = []
+    real = _ufuncs.call
+    monkeypatch.setattr(_ufuncs, "call", lambda spec, *rest: general.append(spec.name)
+                        or real(spec, *rest))
+    host = np.arange(1.0, 13.0).reshape(3, 4)
+    m = autodev.asarray(host)
+    ours, theirs = getattr(autodev, name), getattr(np, name)
+    for args, kwargs in (((0,), {}), ((1,), {"keepdims": True}), ((-1,), {}), ((None,), {}),
+                         (((0, 1),), {})):
+        want, got = theirs(host, *args, **kwargs), ours(m, *args, **kwargs)
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        assert np.shape(got) == np.shape(want)
+    assert general == []
+    with pytest.raises(np.exceptions.AxisError) as raised:
+        ours(m, 2)
+    with pytest.raises(np.exceptions.AxisError) as expected:
+        theirs(host, 2)
+    assert str(raised.value) == str(expected.value)
+    with pytest.raises(TypeError):
+        ours(m, 0, axis=1)  # (the axis twice: Python's own error, as NumPy's)
+    try:  # (a second by position: sum's dtype, max's out, which refuses a dtype)
+        want = theirs(host, 0, np.float32)
+    except TypeError:
+        with pytest.raises(TypeError):
+            ours(m, 0, np.float32)
+    else:
+        assert np.asarray(ours(m, 0, np.float32)).dtype == want.dtype
