@@ -1137,27 +1137,6 @@ host_arrays_of(PyObject *result)
     return arrays;
 }
 
-/* For `result`, an exact tuple of NumPy arrays that NumPy made for the call (each owning
- * its memory, none of them one of the `n` host arguments), a tuple of new host arrays
- * around them, as _dispatch.cpu_result wraps them (`nonzero(a)`). NULL for any other
- * result, without an error (or with one, on error). */
-static PyObject *
-fresh_arrays(PyObject *result, PyObject *const *host, Py_ssize_t n)
-{
-    if (!PyTuple_CheckExact(result))
-        return NULL;
-    Py_ssize_t count = PyTuple_GET_SIZE(result);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *item = PyTuple_GET_ITEM(result, i);
-        if (Py_TYPE(item) != NpArray || ((ArrayHead *)item)->base != NULL)
-            return NULL;
-        for (Py_ssize_t k = 0; k < n; k++)
-            if (item == host[k])
-                return NULL;
-    }
-    return host_arrays_of(result);
-}
-
 /* Whether the work of a call whose autodev arrays are `arrays` (`n` of them, all on the
  * host), in `family`, is bounded below HOST_NOW's bound for the family under the policy
  * in force (_decide.all_on_host's test of them): 1 where it is and every array is below
@@ -1218,8 +1197,10 @@ collect_arrays(PyObject *obj, int depth, PyObject **arrays, Py_ssize_t *n)
  * the first autodev argument whose data NumPy returned, itself; else a view of the data of
  * an autodev array among the arguments (the first whose data's owner is the view's,
  * lists walked as host_argument walked them), a new host array sharing that array's
- * storage (made on first need). NULL without an error for anything else (a NumPy
- * argument returned, a view of none of them): Python's rule. */
+ * storage (made on first need); else, with no NumPy array among the arguments, a new host
+ * array owning it (a view of memory NumPy made: `nonzero`'s). NULL without an error for
+ * anything else (a NumPy argument returned, a view where a NumPy array was given):
+ * Python's rule. */
 static PyObject *
 host_view(PyObject *result, PyObject *const *args, Py_ssize_t n)
 {
@@ -1252,7 +1233,48 @@ host_view(PyObject *result, PyObject *const *args, Py_ssize_t n)
         Py_INCREF(result);
         return new_host(result, storage, Py_None);
     }
-    return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (Py_TYPE(args[i]) == NpArray)
+            return NULL;  /* (maybe a view of a NumPy argument: escaped storage, Python's) */
+    Py_INCREF(result);
+    return new_host(result, Py_None, Py_None);  /* a view of memory NumPy made: its own */
+}
+
+/* `result`, an exact tuple or list that is not one NumPy array, of a host call given the
+ * `n` positional arguments `args` (`host`: as NumPy got them), as _dispatch.cpu_result
+ * wraps it: each NumPy array in it as the function kind wraps one (new memory as a new
+ * host array, others by host_view's rule: `nonzero(a)`, `split(a, 4)`). NULL without an
+ * error for anything else (an item of another type, one host_view leaves to Python):
+ * Python's rule; or with one, on error. */
+static PyObject *
+host_results(PyObject *result, PyObject *const *args, PyObject *const *host, Py_ssize_t n)
+{
+    int list = PyList_CheckExact(result);
+    if (!list && !PyTuple_CheckExact(result))
+        return NULL;
+    Py_ssize_t count = Py_SIZE(result);
+    PyObject *items = list ? PyList_New(count) : PyTuple_New(count);
+    for (Py_ssize_t i = 0; items != NULL && i < count; i++) {
+        PyObject *item = list ? PyList_GET_ITEM(result, i) : PyTuple_GET_ITEM(result, i);
+        PyObject *wrapped = NULL;
+        if (Py_TYPE(item) == NpArray) {
+            int fresh = ((ArrayHead *)item)->base == NULL;
+            for (Py_ssize_t k = 0; fresh && k < n; k++)
+                fresh = item != host[k];
+            if (fresh) {
+                Py_INCREF(item);
+                wrapped = new_host(item, Py_None, Py_None);
+            } else
+                wrapped = host_view(item, args, n);
+        }
+        if (wrapped == NULL)
+            Py_CLEAR(items);
+        else if (list)
+            PyList_SET_ITEM(items, i, wrapped);
+        else
+            PyTuple_SET_ITEM(items, i, wrapped);
+    }
+    return items;
 }
 
 /* f(*args, **kw) of a dispatched function with no `out=`, nothing pending or watched, and
@@ -1313,7 +1335,7 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         result = NULL;
     } else if (result != NULL) {
         out = Py_TYPE(result) == NpArray ? host_view(result, args, n)
-                                         : fresh_arrays(result, host, n);
+                                         : host_results(result, args, host, n);
         if (out == NULL && !PyErr_Occurred()) {  /* a scalar, another view: Python's rule */
             PyObject *given = tuple_of(args, n);
             PyObject *taken = given == NULL ? NULL : tuple_of(host, n);

@@ -723,6 +723,12 @@ _VIEW_CASES: dict[str, Callable[[Any], tuple[Any, tuple[Any, ...]]]] = {
     "atleast_1d of a view (itself)": lambda m: (autodev.atleast_1d, (m[1],)),
     "broadcast_to": lambda m: (autodev.broadcast_to, (m[0], (2, 4))),
     "a NumPy argument's view": lambda m: (autodev.transpose, (np.ones((2, 3)),)),
+    "split (a list of views)": lambda m: (autodev.split, (m, 2, 1)),
+    "array_split of a view": lambda m: (autodev.array_split, (m[1:], 3)),
+    "broadcast_arrays (views of two)": lambda m: (autodev.broadcast_arrays, (m, m[0])),
+    "nonzero (views of NumPy's memory)": lambda m: (autodev.nonzero, (m,)),
+    "nonzero of a NumPy argument": lambda m: (autodev.nonzero, (np.ones((2, 3)),)),
+    "split of a NumPy argument": lambda m: (autodev.split, (np.ones(4), 2)),
 }
 
 
@@ -747,16 +753,22 @@ def test_the_function_kind_wraps_views_as_python_does(case: str, sim: bool) -> N
         got = fast(*args)
         fallback, fargs, fm = outcome()
         want = fallback.fallback(*fargs)
-    assert _describe(got) == _describe(want)
-    assert (got is args[0]) == (want is fargs[0])
-    if type(args[0]) is ARRAY:
-        assert (got._storage is args[0]._storage) == (want._storage is fargs[0]._storage)
-        assert (got._storage is m._storage) == (want._storage is fm._storage)
-    assert (got._storage is None) == (want._storage is None)
-    if got._storage is not None and not got._storage.escaped and got._native.flags.writeable:
-        got[(0,) * got.ndim] = 99.0  # a view: the write reaches the array it views
-        want[(0,) * want.ndim] = 99.0
-        assert m.tolist() == fm.tolist()
+    assert type(got) is type(want)
+    several = type(got) in (tuple, list)
+    assert not several or len(got) == len(want)
+    for g, w in zip(got if several else (got,), want if several else (want,)):
+        assert _describe(g) == _describe(w)
+        assert (g is args[0]) == (w is fargs[0])
+        if type(args[0]) is ARRAY:
+            assert (g._storage is args[0]._storage) == (w._storage is fargs[0]._storage)
+            assert (g._storage is m._storage) == (w._storage is fm._storage)
+        assert (g._storage is None) == (w._storage is None)
+        assert g._storage is None or g._storage.escaped == w._storage.escaped
+        if g._storage is not None and not g._storage.escaped and g._native.flags.writeable \
+                and g.size:
+            g[(0,) * g.ndim] = 99.0  # a view: the write reaches the array it views
+            w[(0,) * w.ndim] = 99.0
+            assert m.tolist() == fm.tolist()
 
 
 @compiled_only
