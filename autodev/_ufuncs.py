@@ -22,7 +22,7 @@ from ._backends import STATE, backend_for
 from ._config import policy_now
 from ._device import CPU, Device
 from ._cost.cache import HOST_NOW, host_now
-from ._dispatch import call, cpu_arg, native_arg, new
+from ._dispatch import call, cpu_arg, cpu_result, host_impl, native_arg, new
 from ._capability.table import scipy_special_ufunc, ufunc_at_ok
 from ._capability.specs import NUMPY_UFUNCS, OpSpec, ufunc_specs
 from ._residency.memory import in_place_on_host, retrying
@@ -139,14 +139,36 @@ class ufunc(functools.partial, metaclass=_UfuncType):
     def __hash__(self) -> int:
         return hash(self._np)
 
-    def reduce(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("reduce", args, kwargs)
+    # reduce, accumulate, reduceat: the compiled path in front of _method, made on first
+    # use (`out` by position: their fourth, fourth, fifth argument)
+    @functools.cached_property
+    def reduce(self) -> Any:
+        return self._compiled_method("reduce", 3)
 
-    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("accumulate", args, kwargs)
+    @functools.cached_property
+    def accumulate(self) -> Any:
+        return self._compiled_method("accumulate", 3)
 
-    def reduceat(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("reduceat", args, kwargs)
+    @functools.cached_property
+    def reduceat(self) -> Any:
+        return self._compiled_method("reduceat", 4)
+
+    def _compiled_method(self, name: str, positional: int) -> Any:
+        """``self.<name>``: :meth:`_method` behind the compiled reduction kind, which runs
+        NumPy's method at once where ``call`` would run it on the host, its first array
+        below the threads' floor (above it, the CPU backend's callable may split it)."""
+        def method(*args: Any, **kwargs: Any) -> Any:
+            return self._method(name, args, kwargs)
+
+        method.__name__ = name
+        method.__qualname__ = f"{self.__name__}.{name}"
+        method.__doc__ = getattr(self._np, name).__doc__
+        spec = self._methods[name]
+        impl = host_impl(spec)
+        if isinstance(impl, _threaded.ThreadedReduce):  # (below its floor: NumPy's own)
+            impl = getattr(self._np, name)
+        return compiled("unary", impl, method, other=cpu_result, family=spec.family,
+                        binds=False, positional=positional)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
         # NumPy checks outer's arguments as a call's, before any override is asked

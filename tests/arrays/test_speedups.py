@@ -1587,3 +1587,73 @@ def test_a_reduction_with_its_axis_by_position_is_numpys(name: str, monkeypatch:
             ours(m, 0, np.float32)
     else:
         assert np.asarray(ours(m, 0, np.float32)).dtype == want.dtype
+
+
+_UFUNC_METHOD_CASES: dict[str, Callable[[], tuple[Any, str, tuple[Any, ...], dict[str, Any]]]] = {
+    "add.reduce": lambda: (autodev.add, "reduce", (_vec(),), {}),
+    "add.reduce axis": lambda: (autodev.add, "reduce", (_mat(),), {"axis": 1}),
+    "maximum.reduce axis by position": lambda: (autodev.maximum, "reduce", (_mat(), 0), {}),
+    "add.reduce dtype keepdims": lambda: (autodev.add, "reduce", (_mat(),),
+                                          {"dtype": "float32", "keepdims": True}),
+    "multiply.reduce initial where": lambda: (autodev.multiply, "reduce", (_vec(),),
+                                              {"initial": 2.0, "where": np.arange(6) > 2}),
+    "minimum.reduce empty (an error)": lambda: (autodev.minimum, "reduce",
+                                                (_vec(n=0),), {}),
+    "add.reduce axis error": lambda: (autodev.add, "reduce", (_vec(),), {"axis": 3}),
+    "add.reduce out=": lambda: (autodev.add, "reduce", (_mat(),), {"axis": 0,
+                                                                   "out": np.empty(3)}),
+    "add.reduce out by position": lambda: (autodev.add, "reduce",
+                                           (_mat(), 0, None, np.empty(3)), {}),
+    "add.reduce of a list": lambda: (autodev.add, "reduce", ([1, 2, 3],), {}),
+    "logical_or.reduce bools": lambda: (autodev.logical_or, "reduce", (_vec("bool"),), {}),
+    "add.accumulate": lambda: (autodev.add, "accumulate", (_vec("int8"),), {}),
+    "multiply.accumulate axis": lambda: (autodev.multiply, "accumulate", (_mat(),),
+                                         {"axis": 1}),
+    "add.reduceat": lambda: (autodev.add, "reduceat", (_vec(), [0, 2, 4]), {}),
+    "add.reduceat indices error": lambda: (autodev.add, "reduceat", (_vec(), [0, 9]), {}),
+    "add.reduce of a large array": lambda: (autodev.add, "reduce",
+                                            (autodev.ones(1 << 20),), {}),
+}
+
+
+def _mat() -> Any:
+    return autodev.array(np.arange(12.0).reshape(4, 3))
+
+
+@compiled_only
+@pytest.mark.parametrize("sim", [False, True], ids=["no-gpu", "sim"])
+@pytest.mark.parametrize("case", list(_UFUNC_METHOD_CASES))
+def test_ufunc_methods_compiled_answer_as_python(case: str, sim: bool) -> None:
+    """``ufunc.reduce``, ``accumulate``, ``reduceat``: the compiled path (NumPy's method at
+    once on host data below the threads' floor) and the Python method give the same
+    outcome (values, dtype, shape, the result's kind, NumPy's error), and NumPy's."""
+    def outcome(use_fallback: bool) -> Any:
+        ufunc, name, args, kwargs = _UFUNC_METHOD_CASES[case]()
+        method = getattr(ufunc, name)
+        assert type(method).__name__ == "FastFunction"
+        call = method.fallback if use_fallback else method
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return ("ok", _describe(call(*args, **kwargs)))
+            except Exception as error:  # noqa: BLE001 - the error itself is compared
+                return ("raised", type(error).__name__, str(error))
+
+    with _mode(sim):
+        _host_bounds_known()
+        got, want = outcome(False), outcome(True)
+    assert got == want
+    ufunc, name, args, kwargs = _UFUNC_METHOD_CASES[case]()
+    host = tuple(np.asarray(a) if type(a) is ARRAY else a for a in args)
+    try:
+        expected = getattr(ufunc._np, name)(*host, **kwargs)
+    except Exception as error:  # noqa: BLE001
+        assert got[0] == "raised" and got[1] == type(error).__name__
+    else:
+        assert got[0] == "ok"
+        described = got[1]
+        if isinstance(expected, np.ndarray):
+            assert described[0] in ("ndarray", "numpy")
+            assert described[1:4] == (expected.dtype.str, expected.shape, expected.tobytes())
+        else:
+            assert described == (type(expected).__name__, repr(expected))
