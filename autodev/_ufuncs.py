@@ -91,6 +91,30 @@ class _UfuncType(type):
         return type.__subclasscheck__(cls, sub) or (cls is ufunc and issubclass(sub, np.ufunc))
 
 
+class _CompiledMethod:
+    """A ufunc's ``reduce``, ``accumulate`` or ``reduceat``: on a ufunc, its compiled path
+    (:meth:`ufunc._compiled_method`, ``positional``: where ``out`` may come by position),
+    made on first use and kept in the ufunc's ``__dict__``; on the class, a Python method
+    calling :meth:`ufunc._method` (what ``inspect.signature`` reads)."""
+
+    def __init__(self, positional: int) -> None:
+        self.positional = positional
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return self._method(name, args, kwargs)
+
+        method.__name__ = self.name = name
+        method.__qualname__ = f"{owner.__name__}.{name}"
+        self.method = method
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self.method
+        found = obj.__dict__[self.name] = obj._compiled_method(self.name, self.positional)
+        return found
+
+
 class ufunc(functools.partial, metaclass=_UfuncType):
     """A NumPy ufunc that dispatches: calling it, ``reduce``, ``accumulate``,
     ``reduceat``, ``outer`` and ``at``, with NumPy's attributes (``nin``, ``nout``,
@@ -141,17 +165,9 @@ class ufunc(functools.partial, metaclass=_UfuncType):
 
     # reduce, accumulate, reduceat: the compiled path in front of _method, made on first
     # use (`out` by position: their fourth, fourth, fifth argument)
-    @functools.cached_property
-    def reduce(self) -> Any:
-        return self._compiled_method("reduce", 3)
-
-    @functools.cached_property
-    def accumulate(self) -> Any:
-        return self._compiled_method("accumulate", 3)
-
-    @functools.cached_property
-    def reduceat(self) -> Any:
-        return self._compiled_method("reduceat", 4)
+    reduce = _CompiledMethod(3)
+    accumulate = _CompiledMethod(3)
+    reduceat = _CompiledMethod(4)
 
     def _compiled_method(self, name: str, positional: int) -> Any:
         """``self.<name>``: :meth:`_method` behind the compiled reduction kind, which runs
