@@ -329,9 +329,22 @@ def _copy_flag(copy: Any) -> bool | None:
     return bool(copy)
 
 
+def _order_of(order: Any) -> str:
+    """``order=`` as NumPy reads it: "C", "F", "A" or "K", in either case, bytes too (None:
+    "K"); NumPy's own error for anything else."""
+    if order is None:
+        return "K"
+    if type(order) is bytes:
+        order = order.decode("latin-1")
+    if type(order) is not str or len(order) != 1 or order.upper() not in "CFAK":
+        np.empty(0, order=order)  # (raises NumPy's ValueError or TypeError)
+    return str(order).upper()
+
+
 def _kept_as_is(data: Any, dtype: Any, order: Order | None) -> bool:
     """Whether ``array(x, dtype=dtype, order=order)`` can be ``x``'s own memory: the same
     dtype, and the contiguity ``order`` asks for ("A" and "K" take any), as NumPy's."""
+    order = _order_of(order)  # type: ignore[assignment]
     if dtype is not None and np.dtype(dtype) != data.dtype:
         return False
     if order == "C":
@@ -350,14 +363,20 @@ def asarray(a: Any, dtype: Any = None, order: Order | None = None, *,
             like: Any = None) -> ndarray:
     """Convert to an autodev array without copying where possible (NumPy's ``asarray``)."""
     obj = a
+    if type(obj) is ndarray and dtype is None and order is None and device is None \
+            and not copy:
+        return obj  # (the commonest call: nothing to convert)
     if type(obj) in SUBCLASSES:
         obj = obj.view(ndarray)  # its base-class view (same data, same device), as NumPy's
     if type(obj) is ndarray:
         moved = obj if device is None else obj.to_device(device)
-        if dtype is None or np.dtype(dtype) == obj.dtype:
-            if not copy:
-                return moved
-        return array(moved, dtype=dtype, copy=False if copy is False else bool(copy) or None)
+        if (dtype is None or np.dtype(dtype) == obj.dtype) and not copy \
+                and _order_of(order) == "K":
+            return moved
+        # (NumPy's order: "C" or "F" lays the data out so, copying where it is not;
+        # "A" keeps Fortran order where the data has it)
+        return array(moved, dtype=dtype, copy=False if copy is False else bool(copy) or None,
+                     order="K" if order is None else order)
     gpu = STATE.gpu
     if gpu is not None and gpu.is_native(obj):
         return new(obj, gpu.device, R.Storage(escaped=True))

@@ -484,3 +484,33 @@ def test_buffer_of_structured_arrays_reads_as_numpys(dtype):
     x = autodev.asarray(a.copy())
     numpy.testing.assert_array_equal(numpy.asarray(x), a)
     assert numpy.asarray(x).dtype == a.dtype
+
+
+@pytest.mark.parametrize("order", [None, "K", "k", "A", "C", "c", "F", "f", b"F", "",
+                                   "X", "Fortran", 1])
+@pytest.mark.parametrize("make", ["asarray", "asanyarray", "array copy=None", "array"])
+def test_order_of_an_autodev_array_is_numpys(make, order, device):
+    """``asarray(a, order=...)`` of an autodev array lays the data out as NumPy's does (a
+    copy where the order asks for a layout the data lacks, the array itself otherwise),
+    and refuses an order NumPy refuses, with NumPy's error."""
+    def run(xp, data):
+        for source in (data, data.T, data[:, ::2]):
+            if make == "asarray":
+                result = xp.asarray(source, order=order)
+            elif make == "asanyarray":
+                result = xp.asanyarray(source, order=order)
+            else:
+                copy = None if make.endswith("None") else True
+                result = xp.array(source, order=order, copy=copy)
+            yield (result is source, result.flags["C_CONTIGUOUS"], result.flags["F_CONTIGUOUS"],
+                   numpy.asarray(result).tolist())
+
+    host = numpy.arange(12.0).reshape(3, 4)
+    try:
+        want = list(run(numpy, host))
+    except (ValueError, TypeError) as error:
+        with pytest.raises(type(error)) as raised:
+            list(run(autodev, autodev.asarray(host, device=device)))
+        assert str(raised.value) == str(error)
+        return
+    assert list(run(autodev, autodev.asarray(host, device=device))) == want
