@@ -101,7 +101,8 @@ def make_creation(name: str) -> Callable[..., Any]:
         public = None
 
     def general(*args: Any, **kwargs: Any) -> Any:
-        if takes_arrays:
+        if takes_arrays and (ndarray in map(type, args)
+                             or (kwargs and ndarray in map(type, kwargs.values()))):
             args = tuple(_creation_arg(a) for a in args)
             kwargs = {k: _creation_arg(v) for k, v in kwargs.items()}
         if (_FAST or (_HOST_MADE and MADE_ON_HOST[policy_now()])) and "device" not in kwargs \
@@ -128,8 +129,7 @@ def make_creation(name: str) -> Callable[..., Any]:
     binds = hasattr(type(np_func), "__get__")
     if name in _SHAPED:
         return compiled("create", np_func, result, binds=binds)
-    return compiled("made", np_func, result, other=_created_on_host, binds=binds) \
-        if public is not None else result
+    return compiled("made", np_func, result, other=_created_on_host, binds=binds)
 
 
 def _created_on_host(result: Any) -> Any:

@@ -1421,17 +1421,22 @@ names_a_place(PyObject *kwnames)
     return 0;
 }
 
-/* f(*args, **kw) of a creation function that takes no arrays (`arange(n)`,
- * `linspace(0, 1, n)`, `eye(n)`: _creation.make_creation's `plain`), no `device=` or
- * `like=`, with no GPU usable or, with one, where MADE_ON_HOST says so: NumPy's call, its
- * new array as a new host array, anything else through `other(result)`
- * (_creation._created: `linspace(..., retstep=True)`'s pair). */
+/* f(*args, **kw) of a creation function (`arange(n)`, `linspace(0, 1, n)`, `eye(n)`,
+ * `full(n, x)`: _creation.make_creation's `plain` and `general`) given no autodev array
+ * (the fallback reads one's host data), no `device=` or `like=`, with no GPU usable or,
+ * with one, where MADE_ON_HOST says so: NumPy's call, its new array as a new host array,
+ * anything else through `other(result)` (_creation._created: `linspace(...,
+ * retstep=True)`'s pair). */
 static PyObject *
 made(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
     if (names_a_place(kwnames))
         return delegate(self, args, nargsf, kwnames);
+    Py_ssize_t count = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (PyObject_TypeCheck(args[i], Array))
+            return delegate(self, args, nargsf, kwnames);
     int here = made_on_host();
     if (here <= 0)
         return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);

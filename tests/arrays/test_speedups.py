@@ -967,6 +967,12 @@ _MADE_CASES: dict[str, Callable[[Any], Any]] = {
     "eye, k=": lambda xp: xp.eye(3, k=1),
     "identity": lambda xp: xp.identity(2),
     "arange error": lambda xp: xp.arange(1, 2, 0),
+    "full": lambda xp: xp.full((2, 3), 1.5),
+    "full of a NumPy array": lambda xp: xp.full((2, 3), np.arange(3.0)),
+    "full of an autodev array": lambda xp: xp.full((2, 3), xp.asarray(np.arange(3.0))),
+    "full of a 0-d autodev array, dtype=": lambda xp: xp.full(2, xp.asarray(7), dtype="f4"),
+    "linspace of autodev arrays": lambda xp: xp.linspace(xp.zeros(2), xp.ones(2), 3),
+    "full shape error": lambda xp: xp.full((2, -1), 1.0),
 }
 
 
@@ -995,8 +1001,9 @@ def test_creation_without_arrays_gives_numpys_answer(case: str) -> None:
 
 @compiled_only
 def test_what_the_compiled_creation_kind_leaves_to_its_fallback() -> None:
-    """``device=`` or ``like=`` (the Python paths place the call), and a GPU usable under a
-    policy that makes new arrays there: the fallback."""
+    """``device=`` or ``like=`` (the Python paths place the call), an autodev array among
+    the arguments, and a GPU usable under a policy that makes new arrays there: the
+    fallback."""
     from autodev._speedups import FastFunction
 
     passed: list[tuple[Any, ...]] = []
@@ -1011,11 +1018,15 @@ def test_what_the_compiled_creation_kind_leaves_to_its_fallback() -> None:
         assert type(arange(3)) is ARRAY and type(arange(3, dtype=np.int8)) is ARRAY
         assert linspace(0.0, 1.0, 3, retstep=True)[0] == "other"
         assert arange(3, device="cpu") == "fallback" and arange(3, like=np.ones(1)) == "fallback"
+        # (an autodev array among the arguments, a keyword's value too: the fallback reads
+        # its host data)
+        assert linspace(autodev.zeros(2), 1.0, 3) == "fallback"
+        assert linspace(0.0, stop=autodev.ones(2), num=3) == "fallback"
     with _mode(True):
         assert type(arange(3)) is ARRAY  # (auto makes new arrays on the host)
         with autodev.policy("gpu"):
             assert arange(3) == "fallback"
-    assert len(passed) == 3
+    assert len(passed) == 5
 
 
 @compiled_only
