@@ -2114,6 +2114,29 @@ set_watching(PyObject *module, PyObject *arg)
     return store_truth(&Watching, arg);
 }
 
+/* Give `cls`, a Python subclass of a vectorcall type that keeps its base's call (no
+ * __call__ of its own) and the instance field the base's vectorcall is stored at, the
+ * base's vectorcall protocol: CPython does so itself from 3.12; before, such a subclass
+ * (autodev's ufunc, a functools.partial) is called through tp_call, which packs the
+ * arguments into a tuple first. True if done, False where `cls` is not such a type. */
+static PyObject *
+inherit_vectorcall(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "inherit_vectorcall() takes a class");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)cls, *base = type->tp_base;
+    if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || base == NULL
+            || !(base->tp_flags & Py_TPFLAGS_HAVE_VECTORCALL) || type->tp_call != base->tp_call
+            || type->tp_vectorcall_offset != base->tp_vectorcall_offset
+            || type->tp_vectorcall_offset <= 0)
+        Py_RETURN_FALSE;
+    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    PyType_Modified(type);
+    Py_RETURN_TRUE;
+}
+
 static PyObject *
 calls(PyObject *module, PyObject *unused)
 {
@@ -2166,6 +2189,9 @@ static PyMethodDef module_methods[] = {
     {"set_watching", set_watching, METH_O,
      "set_watching(flag)\n--\n\nWhile true, every setitem goes to the fallback (a deferred "
      "chain reads memory through views: autodev._fusion.WATCHED)."},
+    {"inherit_vectorcall", inherit_vectorcall, METH_O,
+     "inherit_vectorcall(cls)\n--\n\nGive a subclass that keeps its base's call the base's "
+     "vectorcall protocol, as CPython 3.12+ does itself; True if done."},
     {"calls", calls, METH_NOARGS,
      "calls()\n--\n\nHow many calls the compiled hot path ran (autodev._trace.fast_calls)."},
     {NULL},

@@ -19,7 +19,7 @@ from ._indexing import _index_native
 from ._compiled import compiled
 from ._operators import PLAIN_SCALARS as _PLAIN
 from ._backends import STATE, backend_for
-from ._config import policy_now
+from ._config import SPEEDUPS, policy_now
 from ._device import CPU, Device
 from ._cost.cache import HOST_NOW, host_now
 from ._dispatch import call, cpu_arg, cpu_result, host_impl, native_arg, new
@@ -271,6 +271,10 @@ class ufunc(functools.partial, metaclass=_UfuncType):
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled by the NumPy ufunc it stands for
         return ufunc_for, (self._np,)
+
+
+if SPEEDUPS is not None:  # (before 3.12 a subclass of partial is called through tp_call)
+    SPEEDUPS.inherit_vectorcall(ufunc)
 
 
 def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[..., Any]:

@@ -1668,3 +1668,29 @@ def test_ufunc_methods_compiled_answer_as_python(case: str, sim: bool) -> None:
             assert described[1:4] == (expected.dtype.str, expected.shape, expected.tobytes())
         else:
             assert described == (type(expected).__name__, repr(expected))
+
+
+@compiled_only
+def test_ufuncs_are_called_by_vectorcall() -> None:
+    """autodev's ufunc, a subclass of functools.partial, takes its base's vectorcall (which
+    CPython gives such a subclass itself from 3.12); a class with a call of its own, or
+    with no vectorcall base, is left alone; calls keep their answers."""
+    import functools
+
+    from autodev._speedups import inherit_vectorcall
+
+    have_vectorcall = 1 << 11  # (Py_TPFLAGS_HAVE_VECTORCALL)
+    assert autodev.ufunc.__flags__ & have_vectorcall
+
+    class Called(functools.partial):
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            return "own"
+
+    assert inherit_vectorcall(Called) is False and Called(len)([1]) == "own"
+    assert inherit_vectorcall(type("Plain", (), {})) is False
+    with pytest.raises(TypeError):
+        inherit_vectorcall(len)  # type: ignore[arg-type]
+    v = autodev.asarray(np.arange(4.0))
+    assert np.asarray(autodev.add(v, 1.0, dtype=np.float32)).tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert autodev.add(v, 1.0, dtype=np.float32).dtype == np.float32
+    assert np.asarray(autodev.exp(v)).tobytes() == np.exp(np.arange(4.0)).tobytes()
