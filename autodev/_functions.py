@@ -80,8 +80,12 @@ def _out_onwards(np_func: Any) -> tuple[int, tuple[str, ...]] | None:
     return (at, tuple(rest)) if rest else None
 
 
-def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
-    """A public function that dispatches ``spec`` (with ``np_func``'s name and doc)."""
+def make_function(spec: OpSpec, np_func: Any,
+                  checked: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
+                  ) -> Callable[..., Any]:
+    """A public function that dispatches ``spec`` (with ``np_func``'s name and doc);
+    ``checked``: what the Python path is wrapped in (a check NumPy makes first, on calls
+    the compiled path leaves to it)."""
 
     name = spec.name
     mean = name == "mean"
@@ -107,6 +111,8 @@ def make_function(spec: OpSpec, np_func: Any) -> Callable[..., Any]:
         return of_inputs(args, result, kwargs, name) if SUBCLASSES else result
 
     named = _named(function, np_func, spec.name)
+    if checked is not None:
+        named = checked(named)
     # (no out=; no GPU usable, or host data below the bound: compiled; a reduction's one
     # array alone by the "unary" kind, which is the "function" kind for more arguments)
     found = _out_on(np_func)

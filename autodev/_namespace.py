@@ -230,13 +230,12 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
     if spec is not None:
         if prefix == "" and name in _REDUCE_AS:
             return make_reduction(spec, value, *_REDUCE_AS[name])
-        function = make_function(spec, value)
+        function = make_function(spec, value, _counting_arrays
+                                 if prefix + name == "concatenate" else None)
     elif _is_plain_function(value):
         function = cpu_function(value, prefix + name)
     else:
         return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
-    if prefix + name == "concatenate":
-        function = _counting_arrays(function)
     if prefix + name == "diff":
         function = _diff_of_order_zero(function)
     if prefix + name in NUMPY_CODE_FOR_SUBCLASSES:
@@ -287,7 +286,8 @@ MAX_CONCATENATED = int(np.iinfo(np.intc).max)
 
 def _counting_arrays(concatenate: Callable[..., Any]) -> Callable[..., Any]:
     """``concatenate`` refusing more arrays than NumPy takes before it reads any of them,
-    as NumPy does (dispatching reads each item: 2**31 of them would run for hours)."""
+    as NumPy does (dispatching reads each item: 2**31 of them would run for hours). It
+    wraps the Python path: the compiled one walks no list that long."""
     def counted(arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if type(arrays) in (tuple, list) and len(arrays) > MAX_CONCATENATED:
             raise ValueError(f"concatenate() only supports up to {MAX_CONCATENATED} arrays "

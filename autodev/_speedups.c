@@ -1049,6 +1049,9 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
  * lists and tuples among them. */
 #define MAX_ARGUMENTS 6
 #define ARGUMENT_DEPTH 2
+/* The longest list or tuple it walks (a longer one: the fallback's, which checks what
+ * NumPy checks first: concatenate's count of arrays, _namespace._counting_arrays). */
+#define LONGEST_WALKED (1 << 20)
 
 /* The argument NumPy receives for `obj` in a host call (_dispatch.cpu_arg), as a new
  * reference: an autodev array's host data; a list or tuple whose items are such
@@ -1074,6 +1077,8 @@ host_argument(PyObject *obj, int depth)
     if ((t != &PyList_Type && t != &PyTuple_Type) || depth == 0)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    if (n > LONGEST_WALKED)
+        return NULL;
     PyObject **items = PySequence_Fast_ITEMS(obj);
     PyObject *copy = NULL;  /* made at the first item that changes */
     for (Py_ssize_t i = 0; i < n; i++) {

@@ -111,9 +111,13 @@ def test_concatenate_counts_before_reading(device, monkeypatch):
     from autodev import _namespace
 
     monkeypatch.setattr(_namespace, "MAX_CONCATENATED", 3)
+    python_path = getattr(autodev.concatenate, "fallback", autodev.concatenate)
     with pytest.raises(ValueError, match=r"only supports up to 3 arrays but got 4\."):
-        autodev.concatenate((autodev.ones(1),) * 4)
-    assert autodev.concatenate((autodev.ones(1),) * 3).shape == (3,)
+        python_path((autodev.ones(1),) * 4)
+    assert python_path((autodev.ones(1),) * 3).shape == (3,)
+    # the compiled path walks no list longer than 2**20: a longer one reaches the count
+    with pytest.raises(ValueError, match=r"only supports up to 3 arrays but got 1048577\."):
+        autodev.concatenate((autodev.ones(1),) * ((1 << 20) + 1))
 
 
 class _Zero:
