@@ -227,20 +227,27 @@ def _resolve(module: Any, prefix: str, name: str) -> Any:
     if prefix == "" and name in WRITES_INTO:
         return writing_function(value, *WRITES_INTO[name],
                                 make_function(spec, value) if spec is not None else None)
+    path = prefix + name
+
+    def checked(function: Callable[..., Any]) -> Callable[..., Any]:
+        # what NumPy checks first (the count of concatenate's arrays), a subclass's own
+        # NumPy code, device=: the compiled path takes none of these calls, so these
+        # wrap only the Python path where there is a compiled one
+        if path == "concatenate":
+            function = _counting_arrays(function)
+        if path in NUMPY_CODE_FOR_SUBCLASSES:
+            function = _numpy_code_for_subclasses(function, value)
+        return placing(function) if path in PLACED else function
+
     if spec is not None:
         if prefix == "" and name in _REDUCE_AS:
             return make_reduction(spec, value, *_REDUCE_AS[name])
-        function = make_function(spec, value, _counting_arrays
-                                 if prefix + name == "concatenate" else None)
+        function = make_function(spec, value, checked)
     elif _is_plain_function(value):
-        function = cpu_function(value, prefix + name)
+        function = checked(cpu_function(value, path))
     else:
         return value  # dtypes, constants, classes (errstate, finfo, ...), submodules
-    if prefix + name == "diff":
-        function = _diff_of_order_zero(function)
-    if prefix + name in NUMPY_CODE_FOR_SUBCLASSES:
-        function = _numpy_code_for_subclasses(function, value)
-    return placing(function) if prefix + name in PLACED else function
+    return _diff_of_order_zero(function) if path == "diff" else function
 
 
 

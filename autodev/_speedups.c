@@ -1056,7 +1056,7 @@ create(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 /* The argument NumPy receives for `obj` in a host call (_dispatch.cpu_arg), as a new
  * reference: an autodev array's host data; a list or tuple whose items are such
  * arguments, with each array's data (itself where it holds no autodev array); None, a
- * str, a plain scalar (PlainScalars' exact types) or a NumPy array as it is. NULL for
+ * str, a plain scalar (PlainScalars' exact types), a class or a NumPy array as it is. NULL for
  * anything else (a nested list deeper than `depth`, an array on a device or pending, an
  * array-like, a subclass), without an error: the fallback handles the call. */
 static PyObject *
@@ -1070,7 +1070,8 @@ host_argument(PyObject *obj, int depth)
         Py_INCREF(data);
         return data;
     }
-    if (obj == Py_None || t == NpArray || t == &PyUnicode_Type || in_types(&ScalarTypes, t)) {
+    if (obj == Py_None || t == NpArray || t == &PyUnicode_Type || in_types(&ScalarTypes, t)
+            || t == &PyType_Type) {  /* (a class: dtype=float, as cpu_arg passes it) */
         Py_INCREF(obj);
         return obj;
     }
@@ -1282,7 +1283,7 @@ host_results(PyObject *result, PyObject *const *args, PyObject *const *host, Py_
     return items;
 }
 
-/* f(*args, **kw) of a dispatched function with no `out=`, nothing pending or watched, and
+/* f(*args, **kw) of a dispatched function with no `out=`, `device=` or `like=`, nothing pending or watched, and
  * either no GPU usable (_functions.make_function's call of _dispatch.cpu_call) or, with
  * one usable, autodev arrays among the arguments, all on the host and below the family's
  * bound (host_work_below; the call _dispatch.call sends to cpu_call after
@@ -1292,13 +1293,15 @@ host_results(PyObject *result, PyObject *const *args, PyObject *const *host, Py_
  * host arguments)` (_dispatch.cpu_result). An argument host_argument() does not take
  * leaves the call to the fallback; an error while taking them (an allocation's) is
  * raised. Either way NumPy has not run. */
+static int names_a_place(PyObject *kwnames);
+
 static PyObject *
 function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastCall *self = (FastCall *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = keywords_taken(kwnames);
     if (!(Fast || HostFast) || Pending || Watching || nkw < 0 || n < 1 || n > self->nin
-            || n + nkw > MAX_ARGUMENTS)
+            || n + nkw > MAX_ARGUMENTS || names_a_place(kwnames))
         return delegate(self, args, nargsf, kwnames);
     PyObject *host[MAX_ARGUMENTS];
     for (Py_ssize_t i = 0; i < n + nkw; i++) {

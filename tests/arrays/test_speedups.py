@@ -630,6 +630,9 @@ def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
         "dot": lambda: xp.dot(a, v),
         "argmax (a scalar)": lambda: xp.argmax(b),
         "mean axis": lambda: xp.mean(a, axis=0),
+        "mean dtype= a class": lambda: xp.mean(a, dtype=np.float32),
+        "zeros_like": lambda: xp.zeros_like(a),
+        "ones_like dtype= a class": lambda: xp.ones_like(a, dtype=float),
         "std axis keepdims": lambda: xp.std(a, 1, keepdims=True),
         "max axis": lambda: xp.max(a, 0),
         "cumsum axis": lambda: xp.cumsum(a, axis=1),
@@ -806,6 +809,8 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
         assert clip(a, 1, 2, out=np.empty(6)) == "fallback"
         assert clip(a, 1, 2, np.empty(6)) == "fallback"  # out= by position
         assert concatenate([a, a], axis=Like()) == "fallback"
+        assert concatenate([a, a], device="cpu") == "fallback"  # (the Python path places)
+        assert concatenate([a, a], like=np.ones(1)) == "fallback"
         assert concatenate([[[a]]]) == "fallback" and concatenate([Like()]) == "fallback"
         assert concatenate([autodev.asarray(a).view(Sub)]) == "fallback"
         assert concatenate(*[[a]] * 7) == "fallback"  # (beyond the most it takes)
@@ -821,7 +826,7 @@ def test_what_the_compiled_function_kind_leaves_to_its_fallback() -> None:
             SPEEDUPS.set_pending(False)
     with _mode(True):
         assert concatenate([a, a]) == "fallback"  # (no family: the fallback decides)
-    assert len(passed) == 9
+    assert len(passed) == 11
 
 
 @compiled_only

@@ -514,3 +514,21 @@ def test_order_of_an_autodev_array_is_numpys(make, order, device):
         assert str(raised.value) == str(error)
         return
     assert list(run(autodev, autodev.asarray(host, device=device))) == want
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_like_functions_place_as_asked(name, device):
+    """``zeros_like(a, device=...)`` makes its array where asked (the Python path, which
+    the compiled one leaves such a call to); without ``device=``, NumPy's array on the
+    host, with NumPy's dtype and shape."""
+    host = numpy.arange(6.0).reshape(2, 3)
+    a = autodev.asarray(host)
+    args = (a, 7.0) if name == "full_like" else (a,)
+    placed = getattr(autodev, name)(*args, device=device)
+    assert placed.location == device
+    plain = getattr(autodev, name)(*args, dtype=numpy.float32)
+    want = getattr(numpy, name)(*((host, 7.0) if name == "full_like" else (host,)),
+                                dtype=numpy.float32)
+    assert plain.dtype == want.dtype and plain.shape == want.shape
+    if name != "empty_like":
+        assert numpy.asarray(plain).tobytes() == want.tobytes()
