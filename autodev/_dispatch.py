@@ -128,10 +128,11 @@ def cpu_call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
 
 def cpu_result(result: Any, args: tuple[Any, ...], nargs: tuple[Any, ...]) -> Any:
     """NumPy's ``result`` of a host call given ``args`` (``nargs`` as NumPy got them, no
-    keywords), as autodev returns it: memory NumPy just made as a new host array, NumPy
-    scalars and Python values as they are, anything else wrapped (views share storage)."""
+    keywords), as autodev returns it: memory NumPy just made (none of ``nargs``) as a new
+    host array, NumPy scalars and Python values as they are, anything else wrapped (an
+    argument's data: that argument; views share storage)."""
     t = type(result)
-    if t is np.ndarray and result.base is None and (not nargs or result is not nargs[0]):
+    if t is np.ndarray and result.base is None and id(result) not in map(id, nargs):
         return new(result, CPU)
     if t is not list and t is not np.ndarray and not isinstance(result, tuple) \
             and t not in FOREIGN_RESULTS:

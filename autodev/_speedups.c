@@ -1246,12 +1246,27 @@ host_view(PyObject *result, PyObject *const *args, Py_ssize_t n)
     return new_host(result, Py_None, Py_None);  /* a view of memory NumPy made: its own */
 }
 
-/* `result`, an exact tuple or list that is not one NumPy array, of a host call given the
- * `n` positional arguments `args` (`host`: as NumPy got them), as _dispatch.cpu_result
- * wraps it: each NumPy array in it as the function kind wraps one (new memory as a new
- * host array, others by host_view's rule: `nonzero(a)`, `split(a, 4)`). NULL without an
- * error for anything else (an item of another type, one host_view leaves to Python):
- * Python's rule; or with one, on error. */
+/* NumPy's array `array` of a host call given the `n` positional arguments `args` (`host`:
+ * as NumPy got them), as _dispatch.cpu_result wraps it: new memory (no base, none of the
+ * host arguments) as a new host array, anything else by host_view's rule. NULL as
+ * host_view gives it. */
+static PyObject *
+host_array(PyObject *array, PyObject *const *args, PyObject *const *host, Py_ssize_t n)
+{
+    int fresh = ((ArrayHead *)array)->base == NULL;
+    for (Py_ssize_t k = 0; fresh && k < n; k++)
+        fresh = array != host[k];
+    if (!fresh)
+        return host_view(array, args, n);
+    Py_INCREF(array);
+    return new_host(array, Py_None, Py_None);
+}
+
+/* `result`, an exact tuple or list, of a host call given the `n` positional arguments
+ * `args` (`host`: as NumPy got them), as _dispatch.cpu_result wraps it: each NumPy array
+ * in it by host_array's rule (`nonzero(a)`, `split(a, 4)`). NULL without an error for
+ * anything else (an item of another type, one host_view leaves to Python): Python's
+ * rule; or with one, on error. */
 static PyObject *
 host_results(PyObject *result, PyObject *const *args, PyObject *const *host, Py_ssize_t n)
 {
@@ -1262,17 +1277,7 @@ host_results(PyObject *result, PyObject *const *args, PyObject *const *host, Py_
     PyObject *items = list ? PyList_New(count) : PyTuple_New(count);
     for (Py_ssize_t i = 0; items != NULL && i < count; i++) {
         PyObject *item = list ? PyList_GET_ITEM(result, i) : PyTuple_GET_ITEM(result, i);
-        PyObject *wrapped = NULL;
-        if (Py_TYPE(item) == NpArray) {
-            int fresh = ((ArrayHead *)item)->base == NULL;
-            for (Py_ssize_t k = 0; fresh && k < n; k++)
-                fresh = item != host[k];
-            if (fresh) {
-                Py_INCREF(item);
-                wrapped = new_host(item, Py_None, Py_None);
-            } else
-                wrapped = host_view(item, args, n);
-        }
+        PyObject *wrapped = Py_TYPE(item) == NpArray ? host_array(item, args, host, n) : NULL;
         if (wrapped == NULL)
             Py_CLEAR(items);
         else if (list)
@@ -1283,8 +1288,8 @@ host_results(PyObject *result, PyObject *const *args, PyObject *const *host, Py_
     return items;
 }
 
-/* f(*args, **kw) of a dispatched function with no `out=`, `device=` or `like=`, nothing pending or watched, and
- * either no GPU usable (_functions.make_function's call of _dispatch.cpu_call) or, with
+/* f(*args, **kw) of a dispatched function with no `out=`, `device=` or `like=`, nothing
+ * pending or watched, and either no GPU usable (_functions.make_function's call of _dispatch.cpu_call) or, with
  * one usable, autodev arrays among the arguments, all on the host and below the family's
  * bound (host_work_below; the call _dispatch.call sends to cpu_call after
  * _decide.all_on_host): func (the CPU backend's callable) on the host arguments
@@ -1334,15 +1339,11 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (retry) {
         Calls--;
         out = delegate(self, args, nargsf, kwnames);
-    } else if (result != NULL && Py_TYPE(result) == NpArray
-               && ((ArrayHead *)result)->base == NULL && result != host[0]) {
-        out = new_host(result, Py_None, Py_None);
-        result = NULL;  /* (stolen) */
     } else if (result != NULL && in_types(&ScalarTypes, Py_TYPE(result))) {
         out = result;  /* NumPy's scalars and Python's values, as cpu_result returns them */
         result = NULL;
     } else if (result != NULL) {
-        out = Py_TYPE(result) == NpArray ? host_view(result, args, n)
+        out = Py_TYPE(result) == NpArray ? host_array(result, args, host, n)
                                          : host_results(result, args, host, n);
         if (out == NULL && !PyErr_Occurred()) {  /* a scalar, another view: Python's rule */
             PyObject *given = tuple_of(args, n);

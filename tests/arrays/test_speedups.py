@@ -1699,3 +1699,36 @@ def test_ufuncs_are_called_by_vectorcall() -> None:
     assert np.asarray(autodev.add(v, 1.0, dtype=np.float32)).tolist() == [1.0, 2.0, 3.0, 4.0]
     assert autodev.add(v, 1.0, dtype=np.float32).dtype == np.float32
     assert np.asarray(autodev.exp(v)).tobytes() == np.exp(np.arange(4.0)).tobytes()
+
+
+@compiled_only
+def test_the_function_kind_wraps_any_argument_returned_as_python_does() -> None:
+    """A NumPy result that is the data of any argument, not only the first: the autodev
+    argument itself, as _dispatch.cpu_result returns it (a NumPy argument: its rule, an
+    array marked escaped), never a new array aliasing it unseen."""
+    from autodev._dispatch import cpu_result
+    from autodev._speedups import FastFunction
+
+    second = FastFunction("function", lambda a, b: b, lambda *args: "fallback", cpu_result)
+    a, b = _vec(), _vec(n=3)
+    with _mode(False):
+        assert second(a, b) is b
+        held = np.arange(3.0)
+        got = second(a, held)
+        assert type(got) is ARRAY and got._native is held and got._storage.escaped
+        pair = FastFunction("function", lambda a, b: (b, a), lambda *args: "fallback",
+                            cpu_result)(a, b)
+        assert pair[0] is b and pair[1] is a
+
+
+def test_cpu_result_gives_back_any_argument_returned() -> None:
+    """Python's rule, which the compiled kind follows: a NumPy result that is the data of
+    any argument, the first or a later one, is that autodev argument itself; a NumPy
+    argument returned is wrapped as escaped, never as new memory."""
+    from autodev._dispatch import cpu_result
+
+    a, b, held = _vec(), _vec(n=3), np.arange(3.0)
+    assert cpu_result(a._native, (a, b), (a._native, b._native)) is a
+    assert cpu_result(b._native, (a, b), (a._native, b._native)) is b
+    got = cpu_result(held, (a, held), (a._native, held))
+    assert type(got) is ARRAY and got._native is held and got._storage.escaped
