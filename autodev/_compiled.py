@@ -39,7 +39,8 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     fallback decides every such call); ``binds``: whether a class holding it makes it a
     method (False for NumPy's builtins' twins); ``threads``: with no GPU usable, the family
     below whose :func:`autodev._threads.split_floors` size the compiled path runs a call
-    itself (None: below the least of them); ``positional``: for a function, the most
+    itself (None: below the least of them; for an array method, one whose function may
+    split it, ``a.sum(axis=1)``: None for any other); ``positional``: for a function, the most
     positional arguments its compiled path takes (where ``out`` may come by position);
     ``primary``: for an array method, one that runs where its array lives (a view method),
     so on host data at once with a GPU usable too."""
@@ -48,7 +49,8 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     kind_of = SPEEDUPS.FastCall if binds else SPEEDUPS.FastFunction
     bound = ELEMENTS_BOUND.get(family) if family is not None else None
     return cast(_F, kind_of(kind, func, fallback, other, can_elide,
-                            None if bound is None else family, bound == "product", threads,
+                            None if bound is None else family,
+                            SPEEDUPS.BOUNDS["largest" if bound is None else bound], threads,
                             positional, primary))
 
 

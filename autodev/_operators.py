@@ -175,6 +175,9 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                 floor = host[policy][family]
             except KeyError:
                 floor = host_now(policy, family)
+            if t is ndarray and not matmul and size < floor \
+                    and _threads.broadcast_reaches(data, o, floor):
+                size = floor  # (x[:, None] - c: its work is its result's elements)
             if not size < floor:
                 data = o = None  # (fusion counts who holds the operands' memory)
                 return _decided(func, spec, reflected, self, other, answer)
@@ -190,8 +193,8 @@ def _binary(func: Callable[..., Any], spec: OpSpec, reflected: bool,
                     and temporary(other) and _elide(split, other, o, data, not reflected)):
                 tick()
                 return other
-        if _FAST and (data.size >= _SPLIT_FROM
-                      or (type(o) is _np_ndarray and o.size >= _SPLIT_FROM)):
+        if _FAST and (data.size >= _SPLIT_FROM or type(o) is _np_ndarray and (
+                o.size >= _SPLIT_FROM or _threads.broadcast_reaches(data, o, _SPLIT_FROM))):
             data = o = None  # (fusion counts who holds the operands' memory)
             return _decided(func, spec, reflected, self, other, answer)
         # NumPy on the host data (no GPU usable, or below the floor): inlined new()
@@ -420,6 +423,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     primary = spec.where == "primary"
     sums, mean = name in ("sum", "mean"), name == "mean"
     totals = name in _threaded.TOTALS  # (a.sum() of a large host array: numpy.sum(a), split)
+    splits = name in _threaded.SPLIT_METHODS  # (a.sum(axis=2) too: along a kept axis)
 
     def method(self: Array, *args: Any, **kwargs: Any) -> Any:
         if _WATCHED:  # a pending chain reads memory through views: it runs first
@@ -428,9 +432,12 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             found = _fused_sum.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
-        if totals and not args and not kwargs and type(self) is ndarray \
-                and self._device is CPU and self._native.size >= _TOTAL_FROM:
-            return PROTOCOLS.function_for(getattr(np, name))(self)
+        if splits and type(self) is ndarray and self._device is CPU:
+            if args or kwargs:
+                if self._native.size >= _SPLIT_FROM:
+                    return PROTOCOLS.function_for(getattr(np, name))(self, *args, **kwargs)
+            elif totals and self._native.size >= _TOTAL_FROM:
+                return PROTOCOLS.function_for(getattr(np, name))(self)
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
             given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are
@@ -487,7 +494,8 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
     method.__qualname__ = f"ndarray.{name}"
     method.__doc__ = getattr(np_method, "__doc__", None)
     method.__wrapped__ = np_method  # type: ignore[attr-defined]  # NumPy's signature
-    return compiled("array_method", np_method, method, primary=primary, family=spec.family)
+    return compiled("array_method", np_method, method, primary=primary, family=spec.family,
+                    threads="reduction" if splits else None)
 
 
 def _given_out(result: np.ndarray, given: tuple[Any, ...]) -> Any:

@@ -23,9 +23,9 @@
  *     fusion take a call (set_fast, set_pending, set_watching, set_split_from);
  *   - with a GPU usable, the work below which host data runs on the host, per policy and
  *     family (_cost.cache.HOST_NOW), the work bounded by element counts as Python
- *     declares for the family (_cost.families.ELEMENTS_BOUND: the largest operand's, or
- *     the product of the two; a call not shown below goes to Python, which counts its
- *     work), and whether new arrays are made on the host under each policy
+ *     declares for the family (_cost.families.ELEMENTS_BOUND: the largest operand's,
+ *     the operands' broadcast, or the product of the two; a call not shown below goes to
+ *     Python, which counts its work), and whether new arrays are made on the host under each policy
  *     (_config.MADE_ON_HOST);
  *   - the operand, scalar, value and key types passed to NumPy as they are, the nesting
  *     depth and keywords array() passes on, a temporary's reference count (configure,
@@ -210,20 +210,57 @@ elements(PyObject *a)
     return n;
 }
 
-/* 1 if a NumPy operand of the call is at least SplitFrom elements and, where the call's
- * FastCall names a family of SplitFloors (`threads`, NULL or None: none), at least that
- * family's size: the general path may split or defer it (one compare while no call can
- * be split: one thread allowed, or threads never paying here). */
+/* How a family's work is bounded by its operands' element counts, as Python declares it
+ * (_cost.families.ELEMENTS_BOUND): the largest operand's, the product of the first two's,
+ * or the operands broadcast together (at least the largest's). */
+enum Bound { BOUND_LARGEST, BOUND_PRODUCT, BOUND_BROADCAST };
+
+/* Elements of the result of broadcasting the `n` NumPy arrays `heads` together, as
+ * _cost.families.broadcast_elements counts them (where they do not broadcast, a count of
+ * no meaning: NumPy raises); PY_SSIZE_T_MAX past it. */
+static Py_ssize_t
+broadcast_elements(ArrayHead *const *heads, Py_ssize_t n)
+{
+    int nd = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (heads[i]->nd > nd)
+            nd = heads[i]->nd;
+    Py_ssize_t size = 1;
+    for (int k = 1; k <= nd; k++) {
+        Py_ssize_t d = 1;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (k <= heads[i]->nd && heads[i]->dimensions[heads[i]->nd - k] != 1)
+                d = heads[i]->dimensions[heads[i]->nd - k];
+        if (d != 0 && size > PY_SSIZE_T_MAX / d)
+            return PY_SSIZE_T_MAX;
+        size *= d;
+    }
+    return size;
+}
+
+/* 1 if the call's result (a NumPy operand's elements, or two operands' broadcast: at most
+ * the product of theirs) is at least SplitFrom elements and, where the call's FastCall
+ * names a family of SplitFloors (`threads`, NULL or None: none), at least that family's
+ * size: the general path may split or defer it (one compare while no call can be split:
+ * one thread allowed, or threads never paying here). */
 static int
 may_split(PyObject *threads, PyObject *x, PyObject *y)
 {
     if (SplitFrom == PY_SSIZE_T_MAX)
         return 0;
-    Py_ssize_t n = elements(x), m = elements(y);
-    if (m > n)
-        n = m;
-    if (n < SplitFrom)
-        return 0;
+    Py_ssize_t a = elements(x), b = elements(y);
+    Py_ssize_t n = a > b ? a : b, least = a > b ? b : a;
+    if (n < SplitFrom) {
+        /* x[:, None] - c: a result larger than either operand, never than their product
+         * (least 0: one operand is no array, or is empty) */
+        if (least == 0 || (n < ((Py_ssize_t)1 << 31) ? n * least < SplitFrom
+                                                      : n <= (SplitFrom - 1) / least))
+            return 0;
+        ArrayHead *both[2] = {(ArrayHead *)x, (ArrayHead *)y};
+        n = broadcast_elements(both, 2);
+        if (n < SplitFrom)
+            return 0;
+    }
     if (threads == NULL || threads == Py_None || SplitFloors == NULL)
         return 1;
     PyObject *found = PyDict_GetItemWithError(SplitFloors, threads);  /* borrowed; a str key */
@@ -408,31 +445,35 @@ host_bound(PyObject *family, Py_ssize_t *bound)
 /* For a host array `a` whose data `data` the caller holds, and operand `y` (NULL: none),
  * with a GPU usable, in `family`: 1 if the call runs on the host at once (its work bounded
  * below HOST_NOW's bound), with the NumPy operand through `*o` (a new reference, or NULL
- * for none); 0 for the fallback; -1 on error (`*o` NULL for both). The work is bounded by
- * the largest operand's elements, or, where `product` (_cost.families.ELEMENTS_BOUND), by
- * the product of the two arrays' (a scalar operand: the fallback). The operand is held
- * from the moment it is read: the policy's callable runs after it. */
+ * for none); 0 for the fallback; -1 on error (`*o` NULL for both). The work is bounded as
+ * `how` says (a Bound): by the largest operand's elements, by the two arrays' broadcast
+ * (counted only where their product reaches the bound), or by the product of theirs (a
+ * scalar operand: the fallback). The operand is held from the moment it is read: the
+ * policy's callable runs after it. */
 static int
-host_call(PyObject *family, int product, PyObject *a, PyObject *data, PyObject *y,
+host_call(PyObject *family, int how, PyObject *a, PyObject *data, PyObject *y,
           PyObject **o)
 {
     PyObject *operand = NULL;
     *o = NULL;
     if (family == Py_None || SLOT(a, S_DEVICE) != Cpu || !PyObject_TypeCheck(data, NpArray))
         return 0;
-    Py_ssize_t work = elements(data);
+    Py_ssize_t work = elements(data), least = 0;
     if (y != NULL) {
         if (Py_TYPE(y) == Array) {
             if (SLOT(y, S_DEVICE) != Cpu || (operand = SLOT(y, S_DATA)) == NULL
                     || !PyObject_TypeCheck(operand, NpArray))
                 return 0;
             Py_ssize_t n = elements(operand);
-            if (product)
+            if (how == BOUND_PRODUCT)
                 work = work && n > PY_SSIZE_T_MAX / work ? PY_SSIZE_T_MAX : work * n;
-            else if (n > work)
-                work = n;
+            else {
+                least = n < work ? n : work;
+                if (n > work)
+                    work = n;
+            }
         } else {
-            if (product)
+            if (how == BOUND_PRODUCT)
                 return 0;
             int plain = is_plain(PlainScalars, y);
             if (plain <= 0)
@@ -443,6 +484,14 @@ host_call(PyObject *family, int product, PyObject *a, PyObject *data, PyObject *
     }
     Py_ssize_t bound = 0;
     int found = host_bound(family, &bound);
+    if (found > 0 && work < bound && how == BOUND_BROADCAST && least > 0
+            && work > (bound - 1) / least) {
+        /* x[:, None] - c: more elements than either operand, never than their product */
+        ArrayHead *both[2] = {(ArrayHead *)data, (ArrayHead *)operand};
+        Py_ssize_t m = broadcast_elements(both, 2);
+        if (m > work)
+            work = m;
+    }
     if (found > 0 && work < bound) {
         *o = operand;
         return 1;
@@ -477,8 +526,8 @@ typedef struct {
     int kind;
     int can_elide;       /* K_BINARY, K_UFUNC (an operator): a temporary operand may be
                             elided (fallback) */
-    int product;         /* the family's work is bounded by the product of the operands'
-                            elements, not the largest (_cost.families.ELEMENTS_BOUND) */
+    int bound;           /* how the family's work is bounded by the operands' elements
+                            (_cost.families.ELEMENTS_BOUND): a Bound */
     int primary;         /* K_ARRAY_METHOD: it runs where its array lives (a view method:
                             with a GPU usable, on host data at once too) */
     int nin;             /* K_UFUNC: the ufunc's inputs (a one-input ufunc's second
@@ -557,7 +606,7 @@ binary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         /* as Python: self._native is read (and held) before the operand's checks */
         data = SLOT(a, S_DATA);
         Py_INCREF(data);
-        int host = HostFast ? host_call(self->family, self->product,
+        int host = HostFast ? host_call(self->family, self->bound,
                                         a, data, args[1], &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
@@ -873,7 +922,7 @@ ufunc(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (go > 0)
             Py_XINCREF(o);
     } else
-        go = HostFast ? host_call(self->family, self->product, x, data, n == 2 ? args[1] : NULL, &o) : 0;
+        go = HostFast ? host_call(self->family, self->bound, x, data, n == 2 ? args[1] : NULL, &o) : 0;
     if (go <= 0) {
         Py_DECREF(data);
         return go < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -903,7 +952,7 @@ reduce(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_INCREF(data);  /* held across the checks and the call, as Python's argument is */
     if (!Fast) {
         PyObject *o;  /* (none: NULL) */
-        int host = HostFast ? host_call(self->family, self->product, a, data, NULL, &o) : 0;
+        int host = HostFast ? host_call(self->family, self->bound, a, data, NULL, &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -999,7 +1048,7 @@ unary(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return delegate(self, args, nargsf, kwnames);
     Py_INCREF(data);  /* held across the checks and the call, as Python's local is */
     if (!Fast) {
-        int host = HostFast ? host_call(self->family, self->product, a, data, NULL, &o) : 0;
+        int host = HostFast ? host_call(self->family, self->bound, a, data, NULL, &o) : 0;
         if (host <= 0) {
             Py_DECREF(data);
             return host < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -1143,35 +1192,49 @@ host_arrays_of(PyObject *result)
     return arrays;
 }
 
+/* The most autodev arrays the compiled paths collect from a call's arguments. */
+#define MAX_COLLECTED 8
+
 /* Whether the work of a call whose autodev arrays are `arrays` (`n` of them, all on the
  * host), in `family`, is bounded below HOST_NOW's bound for the family under the policy
  * in force (_decide.all_on_host's test of them): 1 where it is and every array is below
  * SplitFrom (threads and fusion take none of them), 0 for the fallback (no array, no
  * family, a bound not in the table yet or not above the work), -1 on error. The work is
- * bounded as Python declares for the family (_cost.families.ELEMENTS_BOUND): by the
- * largest array's elements (at least 1, as work_elements counts), or, where `product`, by
- * the product of the first two arrays' (the first's alone where there is one). */
+ * bounded as `how` says (a Bound, as Python declares it for the family): by the largest
+ * array's elements (at least 1, as work_elements counts), by the arrays' broadcast (counted
+ * only where the product of their elements reaches the bound), or by the product of the
+ * first two arrays' (the first's alone where there is one). */
 static int
-host_work_below(PyObject *family, int product, PyObject *const *arrays, Py_ssize_t n)
+host_work_below(PyObject *family, int how, PyObject *const *arrays, Py_ssize_t n)
 {
-    if (family == Py_None || n < 1)
+    if (family == Py_None || n < 1 || n > MAX_COLLECTED)
         return 0;
-    Py_ssize_t largest = 1;
+    Py_ssize_t largest = 1, all = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t m = elements(SLOT(arrays[i], S_DATA));
         if (m >= SplitFrom)
             return 0;
         if (m > largest)
             largest = m;
+        all = m && all > PY_SSIZE_T_MAX / m ? PY_SSIZE_T_MAX : all * m;
     }
     Py_ssize_t work = largest;
-    if (product) {
+    if (how == BOUND_PRODUCT) {
         Py_ssize_t first = elements(SLOT(arrays[0], S_DATA));
         Py_ssize_t second = n > 1 ? elements(SLOT(arrays[1], S_DATA)) : 1;
         work = first && second > PY_SSIZE_T_MAX / first ? PY_SSIZE_T_MAX : first * second;
     }
     Py_ssize_t bound = 0;
     int found = host_bound(family, &bound);
+    if (found > 0 && work < bound && how == BOUND_BROADCAST && n > 1 && all >= bound) {
+        /* (every array's data a NumPy array: each counted one element or more) */
+        ArrayHead *heads[MAX_COLLECTED];
+        for (Py_ssize_t i = 0; i < n; i++)
+            heads[i] = (ArrayHead *)SLOT(arrays[i], S_DATA);
+        Py_ssize_t m = broadcast_elements(heads, n);
+        if (m > work)
+            work = m;
+    }
     return found < 0 ? -1 : found > 0 && work < bound;
 }
 
@@ -1179,7 +1242,6 @@ host_work_below(PyObject *family, int product, PyObject *const *arrays, Py_ssize
  * took them), in the order Python's _dispatch._collect finds them, added to `arrays`
  * (`*n` of them so far, room for MAX_COLLECTED): 0, or -1 where there are more (the
  * fallback counts them). */
-#define MAX_COLLECTED 8
 static int
 collect_arrays(PyObject *obj, int depth, PyObject **arrays, Py_ssize_t *n)
 {
@@ -1326,7 +1388,7 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         for (Py_ssize_t i = 0; counted && i < n + nkw; i++)
             counted = collect_arrays(args[i], ARGUMENT_DEPTH, arrays, &found) == 0;
         if (!counted
-                || (here = host_work_below(self->family, self->product, arrays, found)) <= 0) {
+                || (here = host_work_below(self->family, self->bound, arrays, found)) <= 0) {
             for (Py_ssize_t k = 0; k < n + nkw; k++)
                 Py_DECREF(host[k]);
             return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
@@ -1365,7 +1427,8 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
  * fast path), or of any other on host data below its family's bound with one usable
  * (host_work_below: what _dispatch.call runs at once after _decide.alone_on_host), its arguments and keywords' values of ArgumentTypes alone, no `out=`,
  * nothing pending or watched, an array below the size from which a sum over every axis may be split (the
- * fallback sends a large a.sum() there): NumPy's method on the host data. Its result as
+ * fallback sends a large a.sum() there) and, for a method naming a family (`threads`: a.sum(axis=1)),
+ * below the size from which that family's calls may be split: NumPy's method on the host data. Its result as
  * _method makes it: the array itself where NumPy returns its data; a new array sharing
  * the array's storage (made on first need) where NumPy's is a view of its data, owning
  * none otherwise; a tuple's arrays as new arrays; anything else as it is. */
@@ -1376,13 +1439,14 @@ array_method(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnam
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = keywords_taken(kwnames);
     if (!(Fast || HostFast) || Pending || Watching || nkw < 0
             || n < 1 || n + nkw > MAX_ARGUMENTS || !host_source(args[0])
-            || elements(SLOT(args[0], S_DATA)) >= TotalFrom)
+            || elements(SLOT(args[0], S_DATA)) >= TotalFrom
+            || (self->threads != Py_None && may_split(self->threads, SLOT(args[0], S_DATA), NULL)))
         return delegate(self, args, nargsf, kwnames);
     for (Py_ssize_t i = 1; i < n + nkw; i++)
         if (!in_types(&ArgumentTypes, Py_TYPE(args[i])))
             return delegate(self, args, nargsf, kwnames);
     if (!Fast && !self->primary) {  /* with a GPU usable, below the family's bound */
-        int here = host_work_below(self->family, self->product, args, 1);
+        int here = host_work_below(self->family, self->bound, args, 1);
         if (here <= 0)
             return here < 0 ? NULL : delegate(self, args, nargsf, kwnames);
     }
@@ -1476,12 +1540,12 @@ static PyObject *
 fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind", "func", "fallback", "other", "can_elide", "family",
-                               "product", "threads", "positional", "primary", NULL};
+                               "bound", "threads", "positional", "primary", NULL};
     const char *kind_name;
     PyObject *func, *fallback, *other = Py_None, *family = Py_None, *threads = Py_None;
-    int can_elide = 0, product = 0, positional = MAX_ARGUMENTS, primary = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOpOip:FastCall", keywords, &kind_name,
-                                     &func, &fallback, &other, &can_elide, &family, &product,
+    int can_elide = 0, bound = BOUND_LARGEST, positional = MAX_ARGUMENTS, primary = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|OpOiOip:FastCall", keywords, &kind_name,
+                                     &func, &fallback, &other, &can_elide, &family, &bound,
                                      &threads, &positional, &primary))
         return NULL;
     int kind = -1;
@@ -1514,7 +1578,7 @@ fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->vectorcall = KindCalls[kind];
     self->kind = kind;
     self->can_elide = can_elide;
-    self->product = product;
+    self->bound = bound;
     self->primary = primary;
     Py_INCREF(func);
     self->func = func;
@@ -2278,8 +2342,12 @@ module_exec(PyObject *m)
         }
         PyTuple_SET_ITEM(slots, i, name);
     }
-    int failed = PyModule_AddObjectRef(m, "SLOTS", slots) < 0
+    PyObject *bounds = Py_BuildValue("{sisisi}", "largest", BOUND_LARGEST,
+                                     "product", BOUND_PRODUCT, "broadcast", BOUND_BROADCAST);
+    int failed = bounds == NULL || PyModule_AddObjectRef(m, "SLOTS", slots) < 0
+        || PyModule_AddObjectRef(m, "BOUNDS", bounds) < 0
         || PyModule_AddIntConstant(m, "ELIDE_BYTES", ELIDE_BYTES) < 0;
+    Py_XDECREF(bounds);
     Py_DECREF(slots);
     if (failed)
         return -1;

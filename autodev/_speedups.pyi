@@ -8,7 +8,7 @@ class FastCall:
     func: Any
     def __init__(self, kind: str, func: Any, fallback: Callable[..., Any],
                  other: Callable[..., Any] | None = ..., can_elide: bool = ...,
-                 family: str | None = ..., product: bool = ..., threads: str | None = ...,
+                 family: str | None = ..., bound: int = ..., threads: str | None = ...,
                  positional: int = ..., primary: bool = ...) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
@@ -35,6 +35,9 @@ SLOTS: tuple[str, ...]
 #: The bytes from which an operand that may be a temporary goes to the Python operator,
 #: which may reuse its buffer (``autodev._refcounts._ELIDE_BYTES``).
 ELIDE_BYTES: int
+#: How a family's work is bounded by its operands' elements (``FastCall``'s ``bound``), by
+#: the names of ``autodev._cost.families.ELEMENTS_BOUND``.
+BOUNDS: dict[str, int]
 
 def configure(array: type, numpy_array: type, cpu: Any, plain_operands: frozenset[type],
               plain_scalars: frozenset[type], storage: type,

@@ -11,6 +11,7 @@ transforms on SciPy's own threads (``workers=``), each transform made as on one 
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from ._cost.families import family_of_ufunc
 from ._pairwise import DTYPES as PAIRWISE_DTYPES, mean_of
 from ._parallel import _NO_VALUE, DECLINED, LAST, reduce_call, total_call, ufunc_call
-from ._threads import FAMILIES, UNSPLIT, floor, threads_for
+from ._threads import FAMILIES, UNSPLIT, broadcast_reaches, floor, threads_for
 from ._trace import STATS
 
 _SPLIT_FAMILIES = frozenset(FAMILIES)
@@ -45,11 +46,18 @@ class ThreadedUfunc:
 
 
 def _large(args: tuple[Any, ...], family: str) -> bool:
-    """True if an array argument reaches ``family``'s floor (a cheap first look)."""
+    """True if an array argument, or two broadcast together, reach ``family``'s floor (a
+    cheap first look)."""
     least = floor(family)
+    first = None
     for x in args:
-        if type(x) is np.ndarray and x.size >= least:
-            return True
+        if type(x) is np.ndarray:
+            if x.size >= least:
+                return True
+            if first is None:
+                first = x
+            elif broadcast_reaches(first, x, least):
+                return True
     return False
 
 
@@ -97,10 +105,11 @@ class ThreadedReduction:
 
 
 class ThreadedMean:
-    """``numpy.mean`` as the CPU backend runs it: the mean of every element of a large
-    float32 or float64 array (no other argument) from its sum, split as
-    :func:`total_call` splits it, divided as NumPy's ``_mean`` divides it
-    (:func:`autodev._pairwise.mean_of`)."""
+    """``numpy.mean`` as the CPU backend runs it: the mean of a large float32 or float64
+    array in its own dtype (no ``dtype``, ``out`` or ``where``), over any axes, from its sum
+    as :func:`reduce_call` splits it, divided as NumPy's ``_mean`` divides it: an array of
+    sums in place by the count as an ``intp`` (``casting="unsafe"``), a sum over every
+    axis by :func:`autodev._pairwise.mean_of`."""
 
     __slots__ = ("function", "__wrapped__")
 
@@ -108,14 +117,40 @@ class ThreadedMean:
         self.function = self.__wrapped__ = function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and not kwargs:
-            a = args[0]
-            if type(a) is np.ndarray and a.dtype in PAIRWISE_DTYPES \
-                    and a.size >= floor("reduction"):
-                total = total_call(np.add, a)
-                if total is not DECLINED:
-                    return mean_of(total, a.size)
+        if args and type(args[0]) is np.ndarray and args[0].dtype in PAIRWISE_DTYPES \
+                and args[0].size >= floor("reduction"):
+            try:
+                found = _split_mean(*args, **kwargs)
+            except TypeError:  # an argument mean does not take: its own error below
+                found = DECLINED
+            if found is not DECLINED:
+                return found
         return self.function(*args, **kwargs)
+
+
+def _split_mean(a: np.ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
+                keepdims: Any = False, *, where: Any = True) -> Any:
+    if keepdims is _NO_VALUE:
+        keepdims = False
+    if dtype is not None or out is not None or (where is not True and where is not _NO_VALUE) \
+            or type(keepdims) is not bool:
+        return DECLINED
+    if axis is None:
+        count = a.size
+    else:
+        try:
+            axes = np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+        except (TypeError, ValueError):
+            return DECLINED  # NumPy's own call raises its own error
+        count = math.prod(a.shape[i] for i in axes)
+    if count == 0:
+        return DECLINED  # ("Mean of empty slice": NumPy's own call warns)
+    total = reduce_call(np.add, a, axis, keepdims=keepdims)
+    if total is DECLINED:
+        return DECLINED
+    if type(total) is np.ndarray:
+        return np.true_divide(total, np.intp(count), out=total, casting="unsafe", subok=False)
+    return mean_of(total, count)
 
 
 class ThreadedTransform:
@@ -153,6 +188,9 @@ REDUCTIONS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "amax": np.
 #: Array methods that are these functions over every axis when given no argument (the CPU
 #: backend may split them: :func:`total_call`, :class:`ThreadedMean`).
 TOTALS = frozenset({"sum", "prod", "mean"})
+#: Array methods that are these functions, with the array first, whatever their arguments
+#: (a large array's goes to the function, which may split it along an axis it keeps).
+SPLIT_METHODS = frozenset({"sum", "prod", "max", "min", "mean"})
 
 
 def threaded(path: str, found: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ._config import ENV, VERSION
 from . import _host_buffers
 from ._cost import cache as _cache
+from ._cost.families import broadcast_elements
 from ._cost.model import PROFILE_WRITTEN
 
 #: No block is smaller than this many elements: below it the hand-over to a thread
@@ -111,6 +112,13 @@ def crossovers() -> dict[str, float | None]:
         measured = resolve().profile.get("threads") or embedded_default()["threads"]
         _CROSSOVER.append({f: measured["crossover"].get(f) for f in FAMILIES})
     return _CROSSOVER[0]
+
+
+def broadcast_reaches(x: Any, y: Any, least: int) -> bool:
+    """True if the NumPy arrays ``x`` and ``y`` broadcast to ``least`` elements or more
+    (``x[:, None] - c``: a result larger than either operand, as the compiled path's
+    ``may_split`` counts it; never larger than their product, looked at first)."""
+    return x.size * y.size >= least and broadcast_elements([x.shape, y.shape]) >= least
 
 
 def floor(family: str) -> int:

@@ -299,8 +299,9 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                 else:
                     return general(x, y, rest, kwargs)
                 data = x._native
-                if data.size >= _SPLIT_FROM or (type(other) is _np_ndarray
-                                                and other.size >= _SPLIT_FROM):
+                if data.size >= _SPLIT_FROM or type(other) is _np_ndarray and (
+                        other.size >= _SPLIT_FROM
+                        or _threads.broadcast_reaches(data, other, _SPLIT_FROM)):
                     data = other = None
                     return general(x, y, rest, kwargs)  # the CPU backend may split or defer it
             elif _HOST_FAST and family is not None and x._device is CPU:
@@ -321,6 +322,9 @@ def _ufunc_call(np_ufunc: Any, spec: OpSpec, family: str | None) -> Callable[...
                     floor = HOST_NOW[policy][family]
                 except KeyError:
                     floor = host_now(policy, family)
+                if type(other) is _np_ndarray and size < floor \
+                        and _threads.broadcast_reaches(data, other, floor):
+                    size = floor  # (x[:, None] - c: its work is its result's elements)
                 if not size < floor:
                     data = other = None
                     return general(x, y, rest, kwargs)

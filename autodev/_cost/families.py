@@ -17,12 +17,38 @@ from .._names import DISPATCHED, UFUNC_FAMILIES as _UFUNC_FAMILIES
 WorkFn = Callable[[list[Any]], float]
 
 def work_elements(arrays: list[Any]) -> float:
-    """Largest input size (output size of a broadcast elementwise call)."""
+    """Largest input size."""
     largest = 1
     for a in arrays:
         size = a.size
         if size > largest:
             largest = size
+    return largest
+
+
+def broadcast_elements(shapes: list[tuple[int, ...]]) -> int:
+    """Elements of the result of broadcasting arrays of ``shapes`` together (``x[:, None]
+    - c`` has more than either operand); for shapes that do not broadcast, a count of no
+    meaning (NumPy's own call raises)."""
+    size = 1
+    for i in range(1, max(len(s) for s in shapes) + 1):
+        d = 1
+        for s in shapes:
+            if i <= len(s) and s[-i] != 1:
+                d = s[-i]
+        size *= d
+    return size
+
+
+def work_broadcast(arrays: list[Any]) -> float:
+    """Output size of an elementwise call: its arrays broadcast together (at least the
+    largest's size)."""
+    largest = work_elements(arrays)
+    if len(arrays) > 1:
+        shape = arrays[0].shape
+        for a in arrays:
+            if a.shape != shape:
+                return max(largest, broadcast_elements([b.shape for b in arrays]))
     return largest
 
 
@@ -55,8 +81,8 @@ def work_cubic(arrays: list[Any]) -> float:
 
 
 WORK: dict[str, WorkFn] = {
-    "elementwise": work_elements,
-    "transcendental": work_elements,
+    "elementwise": work_broadcast,
+    "transcendental": work_broadcast,
     "copy": work_elements,
     "creation": work_elements,
     "reduction": work_first,
@@ -73,12 +99,14 @@ WORK: dict[str, WorkFn] = {
 
 #: family -> how its work is bounded by its operands' element counts, for the paths that
 #: count nothing else (the compiled hot path, autodev/_speedups.c): "largest", the largest
-#: operand's elements, which is the work of these families; "product", the product of the
-#: two operands' elements, which a matmul's multiply-adds never exceed (so a call below a
-#: bound by that product is below it by its work; one that is not is counted exactly by
-#: the Python path). A family not here is never bounded so: Python counts its work.
+#: operand's elements, which is the work of these families; "broadcast", the elements of
+#: the operands broadcast together (:func:`work_broadcast`: at least the largest's);
+#: "product", the product of the two operands' elements, which a matmul's multiply-adds
+#: never exceed (so a call below a bound by that product is below it by its work; one that
+#: is not is counted exactly by the Python path). A family not here is never bounded so:
+#: Python counts its work.
 ELEMENTS_BOUND: dict[str, str] = {
-    "elementwise": "largest", "transcendental": "largest", "reduction": "largest",
+    "elementwise": "broadcast", "transcendental": "broadcast", "reduction": "largest",
     "copy": "largest", "creation": "largest", "matmul": "product",
 }
 

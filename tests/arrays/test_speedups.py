@@ -495,7 +495,7 @@ def test_which_calls_the_compiled_path_keeps() -> None:
         passed.append(args)
         return "fallback"
 
-    add = FastCall("binary", np.add, fallback, None, True, "elementwise", False, "elementwise")
+    add = FastCall("binary", np.add, fallback, None, True, "elementwise", 0, "elementwise")
     add_no_family = FastCall("binary", np.add, fallback, None, True, None)
     small, large = _vec(), autodev.ones(1 << 20)
     with _mode(False):
@@ -597,6 +597,42 @@ def test_the_compiled_paths_hold_no_rule_of_their_own(monkeypatch: Any) -> None:
         monkeypatch.setitem(MADE_ON_HOST, "auto", False)
         assert zeros(3) == array([1.0]) == "fallback"
     assert len(passed) == 6
+
+
+@compiled_only
+def test_a_broadcast_is_counted_by_its_result(monkeypatch: Any) -> None:
+    """With a GPU usable, the compiled paths count an elementwise call's work as its
+    operands broadcast together, as Python does: a column of 4 and a row of 5 (20
+    elements) reach a bound of 20, a row of 4 (16) does not; binary, ufunc and function
+    kinds alike."""
+    from autodev._cost.cache import HOST_NOW
+    from autodev._speedups import BOUNDS, FastCall
+
+    def fallback(*args: Any, **kwargs: Any) -> str:
+        return "fallback"
+
+    def other(result: Any, args: Any, host: Any) -> Any:
+        return result
+
+    broadcast = BOUNDS["broadcast"]
+    sub = FastCall("binary", np.subtract, fallback, None, False, "elementwise", broadcast)
+    atan = FastCall("ufunc", np.arctan2, fallback, None, False, "transcendental", broadcast)
+    where = FastCall("function", np.where, fallback, other, False, "elementwise", broadcast)
+    largest = FastCall("binary", np.subtract, fallback, None, False, "elementwise",
+                       BOUNDS["largest"])
+    column = autodev.array(np.arange(4.0).reshape(4, 1))
+    row5, row4 = (autodev.array(np.arange(float(n)).reshape(1, n)) for n in (5, 4))
+    mask = autodev.array(np.ones((1, 1), bool))
+    with _mode(True):
+        for family in ("elementwise", "transcendental"):
+            monkeypatch.setitem(HOST_NOW["auto"], family, 20)
+        assert sub(column, row5) == atan(column, row5) == "fallback"
+        assert where(mask, column, row5) == "fallback"
+        assert type(largest(column, row5)) is ARRAY  # (the old count: 5 elements)
+        ran = [sub(column, row4), atan(column, row4), where(mask, column, row4)]
+    col, row = np.arange(4.0)[:, None], np.arange(4.0)
+    for got, want in zip(ran, [col - row, np.arctan2(col, row), np.where(True, col, row)]):
+        assert type(got) is ARRAY and np.array_equal(got._native, want)
 
 
 def _function_cases(xp: Any) -> dict[str, Callable[[], Any]]:
@@ -838,7 +874,7 @@ def test_the_function_kind_with_a_gpu_usable(monkeypatch: Any) -> None:
     the device, work at the bound, a bound not read yet, another policy, more arrays than
     it counts: the fallback."""
     from autodev._cost.cache import HOST_FLOOR_WORK, HOST_NOW
-    from autodev._speedups import FastCall
+    from autodev._speedups import BOUNDS, FastCall
 
     passed: list[tuple[Any, ...]] = []
 
@@ -850,7 +886,8 @@ def test_the_function_kind_with_a_gpu_usable(monkeypatch: Any) -> None:
         return result
 
     copy = FastCall("function", np.concatenate, fallback, other, family="copy")
-    dot = FastCall("function", np.dot, fallback, other, family="matmul", product=True)
+    dot = FastCall("function", np.dot, fallback, other, family="matmul",
+                   bound=BOUNDS["product"])
     with _mode(True):
         _host_bounds_known()
         monkeypatch.setitem(HOST_NOW["auto"], "copy", 1000)

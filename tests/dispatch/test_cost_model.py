@@ -136,9 +136,38 @@ def test_elements_bound_bounds_each_family_work() -> None:
         numpy.matmul(a, b)  # (a shape pair NumPy accepts)
         for family, bound in ELEMENTS_BOUND.items():
             operands = [a] if family == "reduction" else [a, b]
-            assert bound in ("largest", "product")
+            assert bound in ("largest", "product", "broadcast")
+            if bound == "broadcast":
+                continue  # (below: these operands need not broadcast)
             counted = max(x.size for x in operands) if bound == "largest" else a.size * b.size
             # (an empty operand: the model counts 1, the paths 0, both below any floor)
             assert WORK[family](operands) <= max(counted, 1)
+
+    check()
+
+
+def test_broadcast_work_is_the_results_elements() -> None:
+    """An elementwise call's work is the elements of its operands broadcast together
+    (``x[:, None] - c`` has more than either), at least the largest operand's: the count
+    ``broadcast`` families of ``ELEMENTS_BOUND`` are bounded by, as the compiled path
+    counts it."""
+    from hypothesis import given, settings
+    from hypothesis.extra import numpy as hnp
+
+    from autodev._cost.families import ELEMENTS_BOUND, WORK, broadcast_elements
+
+    families = [f for f, bound in ELEMENTS_BOUND.items() if bound == "broadcast"]
+    assert set(families) == {"elementwise", "transcendental"}
+
+    @settings(max_examples=300, deadline=None)
+    @given(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=4, max_side=5))
+    def check(shapes: Any) -> None:
+        arrays = [numpy.zeros(s) for s in shapes.input_shapes]
+        result = numpy.broadcast_shapes(*shapes.input_shapes)
+        assert broadcast_elements(list(shapes.input_shapes)) == math.prod(result)
+        for family in families:
+            for operands in (arrays, arrays[:2], arrays[:1]):
+                size = math.prod(numpy.broadcast_shapes(*(x.shape for x in operands)))
+                assert WORK[family](operands) == max(size, *(x.size for x in operands), 1)
 
     check()

@@ -389,6 +389,69 @@ def test_full_sums_and_means_split_through_autodev() -> None:
     same(autodev.mean(autodev.asarray(h.astype(np.int64))), np.mean(h.astype(np.int64)))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reductions_along_axes_split_through_methods_and_functions(dtype: Any) -> None:
+    """``a.sum(axis=2)``, ``a.max(0, keepdims=True)``, ``a.mean(axis=(0, 2))`` and the
+    like, as methods and as functions: split along a kept axis, with NumPy's bits."""
+    h = _rounding(np.random.default_rng(6), 4 * 6 * 5, dtype).reshape(4, 6, 5)
+    x = autodev.asarray(h.copy())
+    cases = [("sum", (2,), {}), ("sum", (), {"axis": 0, "keepdims": True}),
+             ("prod", (1,), {}), ("max", (0,), {"keepdims": True}), ("min", (-1,), {}),
+             ("mean", (2,), {}), ("mean", (), {"axis": (0, 2)}),
+             ("mean", (), {"axis": 1, "keepdims": True}), ("mean", (-1,), {})]
+    for name, args, kwargs in cases:
+        want = getattr(h, name)(*args, **kwargs)
+        for got in (lambda: getattr(x, name)(*args, **kwargs),
+                    lambda: getattr(autodev, name)(x, *args, **kwargs)):
+            before = _threaded()
+            same(got(), want)
+            assert _threaded() == before + 1, (name, args, kwargs)
+
+
+def test_a_mean_the_split_leaves_to_numpy() -> None:
+    """A mean with ``dtype``, ``out`` or ``where``, of integers, or over an empty axis runs
+    as NumPy's own, with its results, warnings and errors."""
+    h = np.arange(60.0).reshape(3, 4, 5)
+    x = autodev.asarray(h.copy())
+    same(x.mean(axis=1, dtype=np.float32), h.mean(axis=1, dtype=np.float32))
+    same(x.mean(axis=0, where=h > 3), h.mean(axis=0, where=h > 3))
+    same(autodev.asarray(h.astype(np.int64)).mean(axis=2), h.astype(np.int64).mean(axis=2))
+    out = autodev.empty((4, 5))
+    assert x.mean(axis=0, out=out) is out
+    same(out, h.mean(axis=0))
+    empty = np.zeros((40, 0))
+    with np.errstate(invalid="ignore"):
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            want = empty.mean(axis=1)
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            same(autodev.asarray(empty).mean(axis=1), want)
+    with pytest.raises(np.exceptions.AxisError):
+        x.mean(axis=3)
+    with pytest.raises(TypeError):
+        x.mean(axis=1, keepdims=True, bogus=1)
+
+
+def test_a_broadcast_result_is_split_by_its_own_size() -> None:
+    """``x[:, None] - c``: each operand below the floor (16 here), the result above it is
+    split, through operators, ufuncs and NumPy's functions; a result below it is not."""
+    rng = np.random.default_rng(7)
+    a, c = rng.random((4, 1)), rng.random((1, 5))
+    x, y = autodev.asarray(a.copy()), autodev.asarray(c.copy())
+    for got, want in [(lambda: x - y, a - c), (lambda: y * x, c * a),
+                      (lambda: autodev.subtract(x, y), a - c),
+                      (lambda: autodev.arctan2(x, c), np.arctan2(a, c)),
+                      (lambda: np.add(x, y), a + c), (lambda: 1.5 - x - y, 1.5 - a - c)]:
+        before = _threaded()
+        same(got(), want)
+        assert _threaded() > before
+    small = autodev.asarray(a[:3].copy())
+    before = _threaded()
+    same(small - y, a[:3] - c)  # (15 elements)
+    assert _threaded() == before
+    with pytest.raises(ValueError, match="broadcast"):
+        autodev.asarray(rng.random((4, 6))) - autodev.asarray(rng.random((5, 1)).T)
+
+
 def test_a_subclass_sum_calling_its_base_is_split_once() -> None:
     """``a.sum()`` of a large array runs as ``autodev.sum(a)``, which hands a subclass to
     its own ``sum``: a subclass whose ``sum`` calls the base's is still summed, once."""
