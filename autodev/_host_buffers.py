@@ -45,9 +45,12 @@ import numpy as np
 from ._config import ENV
 
 #: Least bytes of a pooled block, and of the largest operand of a call that runs in the
-#: scope. Below it glibc's heap already reuses freed memory, and the scope would cost a
-#: tiny call more than it saves.
-THRESHOLD = 1 << 20
+#: scope: NumPy's own bound for reusing a temporary's buffer (its temporary elision). From
+#: there glibc maps freed blocks anew (its mmap threshold starts at 128 KiB) or trims its
+#: heap, and NumPy's temporaries of 32,768 float64s and more pay their pages' faults again
+#: (measured on a 2-vCPU VM: docs/performance.md); below it a block stays in the heap,
+#: and the scope would cost a small call more than it saves.
+DEFAULT_THRESHOLD = THRESHOLD = 1 << 18
 #: What :data:`POOLED_FROM` is where the pool is absent: no size.
 NEVER = sys.maxsize
 

@@ -118,7 +118,8 @@ def broadcast_reaches(x: Any, y: Any, least: int) -> bool:
     """True if the NumPy arrays ``x`` and ``y`` broadcast to ``least`` elements or more
     (``x[:, None] - c``: a result larger than either operand, as the compiled path's
     ``may_split`` counts it; never larger than their product, looked at first)."""
-    return x.size * y.size >= least and broadcast_elements([x.shape, y.shape]) >= least
+    return x.size * y.size >= least and x.shape != y.shape \
+        and broadcast_elements([x.shape, y.shape]) >= least
 
 
 def floor(family: str) -> int:

@@ -24,7 +24,7 @@ from autodev._residency import memory
 
 needs_pool = pytest.mark.skipif(H.POOL is None, reason=f"no host buffer pool: {H.STATUS}")
 MiB = 1 << 20
-#: float64 elements of a 2 MiB array: above the default threshold of 1 MiB.
+#: float64 elements of a 2 MiB array: above the default threshold of 256 KiB.
 N = 2 * MiB // 8
 
 
@@ -50,7 +50,7 @@ def empty_pool() -> Iterator[None]:
     H.release()
     yield
     H.configure(limit=H.default_limit() if autodev._config.ENV.host_pool is None
-                else autodev._config.ENV.host_pool, threshold=1 * MiB)
+                else autodev._config.ENV.host_pool, threshold=H.DEFAULT_THRESHOLD)
     H.release()
 
 
@@ -192,6 +192,38 @@ def test_the_compiled_path_runs_a_call_below_its_familys_floor_in_the_scope(
         T._tell()
 
 
+@needs_pool
+@pytest.mark.skipif(autodev._config.SPEEDUPS is None, reason="no compiled hot path here")
+def test_blocks_from_numpys_elision_bound_are_pooled(monkeypatch: Any) -> None:
+    """The threshold is NumPy's own bound for reusing a temporary, 256 KiB: a call on
+    65,536 float64s (512 KiB) runs in the pool's scope, on the compiled path whatever its
+    kind (a one-array reduction's too, below the threads' floors); one on 16,384 (128 KiB)
+    keeps NumPy's allocator."""
+    from autodev import _dispatch, _refcounts
+
+    general: list[bool] = []
+
+    def host_pooled(attempt: Any, repeatable: bool) -> Any:
+        general.append(repeatable)
+        return memory.host_pooled(attempt, repeatable)
+
+    monkeypatch.setattr(_dispatch, "host_pooled", host_pooled)
+    assert H.THRESHOLD == _refcounts._ELIDE_BYTES == 256 * 1024
+    rng = np.random.default_rng(3)
+    mid, low = rng.random(1 << 16), rng.random(1 << 14)
+    x, y = autodev.asarray(mid), autodev.asarray(low)
+    x[:3] + 1.0  # (the first call settles the devices)
+    if T.floor("elementwise") <= mid.size or T.floor("reduction") <= mid.size:
+        pytest.skip("this machine's thread floors split such a call")
+    doubled, cumulated, mean = x * 2.0, autodev.cumsum(x), autodev.mean(x)
+    assert handler_name(doubled) == handler_name(cumulated) == "autodev_host_pool"
+    assert mean == np.mean(mid) and type(mean) is np.float64
+    assert general == []
+    assert handler_name(y * 2.0) == handler_name(autodev.cumsum(y)) == "default_allocator"
+    assert np.asarray(doubled).tobytes() == (mid * 2.0).tobytes()
+    assert np.asarray(cumulated).tobytes() == np.cumsum(mid).tobytes()
+
+
 # --------------------------------------------------------------------------- bound, pressure
 
 @needs_pool
@@ -274,8 +306,8 @@ def test_blocks_freed_and_taken_on_many_threads() -> None:
             for i in range(30):
                 with H.large_buffers():
                     a = np.full(N + 512 * (i % 3), float(seed))
-                    if not (a == seed).all():
-                        raise AssertionError("a block was shared by two live arrays")
+                if not (a == seed).all():  # (outside: its mask is not one of the 180)
+                    raise AssertionError("a block was shared by two live arrays")
                 with lock:
                     made.append(a)
                     if len(made) > 4:
