@@ -432,12 +432,11 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             found = _fused_sum.fused_sum(self, mean)  # (a pending chain's sum, made as it runs)
             if found is not _fusion.DECLINED:
                 return found
-        if splits and type(self) is ndarray and self._device is CPU:
-            if args or kwargs:
-                if self._native.size >= _SPLIT_FROM:
-                    return PROTOCOLS.function_for(getattr(np, name))(self, *args, **kwargs)
-            elif totals and self._native.size >= _TOTAL_FROM:
-                return PROTOCOLS.function_for(getattr(np, name))(self)
+        if splits and type(self) is ndarray and self._device is CPU and (
+                self._native.size >= _SPLIT_FROM if args or kwargs
+                else totals and self._native.size >= _TOTAL_FROM):
+            result = PROTOCOLS.function_for(getattr(np, name))(self, *args, **kwargs)
+            return _face_result(result, self) if self._face else result
         if _FAST or (_HOST_FAST and primary and self._device is CPU):
             given = args
             for x in args:  # plain arguments (axis, shape, ...) pass as they are

@@ -408,6 +408,22 @@ def test_reductions_along_axes_split_through_methods_and_functions(dtype: Any) -
             assert _threaded() == before + 1, (name, args, kwargs)
 
 
+def test_an_array_of_the_face_keeps_it_when_split() -> None:
+    """The array-API face's methods split as NumPy's do, and their results stay arrays of
+    the face (0-d ones too)."""
+    import autodev.array_api as xp
+
+    h = _rounding(np.random.default_rng(8), 4 * 6 * 50, np.float64).reshape(4, 6, 50)
+    a = xp.asarray(h.copy())
+    for name, kwargs in [("sum", {"axis": 2}), ("mean", {"axis": 0}), ("max", {"axis": 1}),
+                         ("sum", {}), ("mean", {})]:
+        before = _threaded()
+        got = getattr(a, name)(**kwargs)
+        assert _threaded() == before + 1, (name, kwargs)
+        assert type(got) is autodev.ndarray and got._face, (name, kwargs)
+        same(got._native, getattr(h, name)(**kwargs))
+
+
 def test_a_mean_the_split_leaves_to_numpy() -> None:
     """A mean with ``dtype``, ``out`` or ``where``, of integers, or over an empty axis runs
     as NumPy's own, with its results, warnings and errors."""
