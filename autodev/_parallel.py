@@ -409,6 +409,13 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
+#: A reduction along an axis outer to the one it splits (``x.sum(axis=0)`` of a C-ordered
+#: matrix: NumPy adds whole rows) is split only where each block's part of a row spans this
+#: many bytes. On the 2-vCPU VM, a float64 sum split in two measured 0.66x NumPy's time with
+#: parts of 500,000 elements, 0.7-1.1x with 25,000, 1.3x with 2,500, 2.6-5.6x with 25-250.
+_INNER_RUN_BYTES = 1 << 19
+
+
 def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out: Any,
                   where: Any, keywords: dict[str, Any], threads: int) -> Any:
     kept = [i for i in range(array.ndim) if i not in axes]
@@ -428,6 +435,10 @@ def _split_reduce(ufunc: np.ufunc, array: np.ndarray, axes: frozenset[int], out:
         return DECLINED
     out_axis = axis if keepdims else kept.index(axis)
     pieces = min(threads, array.size // _threads.MIN_BLOCK)
+    if any(array.shape[i] > 1 and abs(array.strides[i]) > abs(array.strides[axis])
+           for i in axes) and array.shape[axis] // max(pieces, 1) * abs(array.strides[axis]) \
+            < _INNER_RUN_BYTES:
+        return DECLINED  # (each block would reduce short runs of the rows NumPy adds up)
     head, out_head = (slice(None),) * axis, (slice(None),) * out_axis
     cut_where = _slicer(where, array.ndim, axis)
     axis_tuple = tuple(sorted(axes))

@@ -17,9 +17,10 @@ import pytest
 def split_small_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Split every call of 16 elements or more over 3 threads (whatever this machine's
     cores and profile say), until the generator is resumed."""
-    from autodev import _threads as P
+    from autodev import _parallel, _threads as P
 
     monkeypatch.setattr(P, "MIN_BLOCK", 4)
+    monkeypatch.setattr(_parallel, "_INNER_RUN_BYTES", 0)  # (short runs split too)
     monkeypatch.setattr(P.POOL, "default", 3)
     monkeypatch.setattr(P.POOL, "limit", None)
     monkeypatch.setattr(P, "_CROSSOVER", [{f: 16.0 for f in P.FAMILIES}])

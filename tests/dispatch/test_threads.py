@@ -4,6 +4,7 @@ thread limits. Thresholds are lowered here so that small arrays are split too.""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -406,6 +407,30 @@ def test_reductions_along_axes_split_through_methods_and_functions(dtype: Any) -
             before = _threaded()
             same(got(), want)
             assert _threaded() == before + 1, (name, args, kwargs)
+
+
+def test_a_reduction_outer_to_its_split_needs_long_runs(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """``x.sum(axis=0)`` of a C-ordered matrix adds whole rows: split along its columns,
+    each block would add short parts of them (2.6-5.6x NumPy's time measured with parts of
+    25-250 elements), so it splits only where a block's part of a row spans
+    ``_INNER_RUN_BYTES``. A reduction along the inner axis splits along the outer one."""
+    monkeypatch.setattr(P, "_INNER_RUN_BYTES", 1 << 19)
+    rng = np.random.default_rng(9)
+    for shape, axis, split in [((64, 40), 0, False), ((64, 40), 1, True),
+                               ((4, 1 << 17), 0, False), ((4, 1 << 18), 0, True),
+                               ((6, 5, 40), 0, False), ((6, 5, 40), 2, True)]:
+        h = _rounding(rng, math.prod(shape), np.float64).reshape(shape)
+        x = autodev.asarray(h.copy())
+        for got in (lambda: x.sum(axis=axis), lambda: autodev.max(x, axis=axis),
+                    lambda: x.mean(axis=axis)):
+            before = _threaded()
+            result = got()
+            assert (_threaded() > before) == split, (shape, axis)
+        same(x.sum(axis=axis), h.sum(axis=axis))
+        same(x.max(axis=axis), h.max(axis=axis))
+        same(x.mean(axis=axis), h.mean(axis=axis))
+        assert result.shape == h.mean(axis=axis).shape
 
 
 def test_an_array_of_the_face_keeps_it_when_split() -> None:
