@@ -15,7 +15,7 @@ from ._device import CPU
 from ._decide import alone_on_host
 from ._dispatch import call, cpu_arg, cpu_result, host_impl
 from ._compiled import ANY_NUMBER, compiled
-from ._threaded import ThreadedMean
+from ._threaded import SPLIT_FUNCTIONS, ThreadedMean
 from ._fused_sum import fused_sum
 from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write
 from ._capability.specs import OpSpec
@@ -118,7 +118,8 @@ def make_function(spec: OpSpec, np_func: Any,
     found = _out_on(np_func)
     return compiled("function" if impl is None else "unary",
                     host_impl(spec) if impl is None else impl, named, other=cpu_result,
-                    family=spec.family, positional=ANY_NUMBER if found is None else found[0])
+                    family=spec.family, positional=ANY_NUMBER if found is None else found[0],
+                    threads=SPLIT_FUNCTIONS.get(name) if impl is None else None)
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:

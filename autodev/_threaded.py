@@ -18,7 +18,8 @@ import numpy as np
 
 from ._cost.families import family_of_ufunc
 from ._pairwise import DTYPES as PAIRWISE_DTYPES, mean_of
-from ._parallel import _NO_VALUE, DECLINED, LAST, reduce_call, total_call, ufunc_call
+from ._parallel import _NO_VALUE, DECLINED, LAST, WHERE_FAMILY, reduce_call, total_call, \
+    ufunc_call, where_call
 from ._threads import FAMILIES, UNSPLIT, broadcast_reaches, floor, threads_for
 from ._trace import STATS
 
@@ -153,6 +154,24 @@ def _split_mean(a: np.ndarray, axis: Any = None, dtype: Any = None, out: Any = N
     return mean_of(total, count)
 
 
+class ThreadedWhere:
+    """``numpy.where(condition, x, y)`` as the CPU backend runs it: a large selection by a
+    boolean array split over threads (:func:`autodev._parallel.where_call`), from the floor
+    of :data:`autodev._parallel.WHERE_FAMILY`."""
+
+    __slots__ = ("function", "__wrapped__")
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = self.__wrapped__ = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 3 and not kwargs:
+            found = where_call(*args)
+            if found is not DECLINED:
+                return found
+        return self.function(*args, **kwargs)
+
+
 class ThreadedTransform:
     """A ``scipy.fft`` transform as the CPU backend runs it: one of a NumPy array alone
     (its other arguments by keyword), given no ``workers`` and none set by
@@ -182,6 +201,11 @@ class ThreadedTransform:
         return self.function(*args, **kwargs)
 
 
+#: Functions other than ufuncs and reductions whose large calls may be split, by name:
+#: the family whose thread floor they split from (the compiled paths send such a call on
+#: from there).
+SPLIT_FUNCTIONS = {"where": WHERE_FAMILY}
+
 #: NumPy functions that are a ufunc's reduce on an ndarray.
 REDUCTIONS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "amax": np.maximum,
               "min": np.minimum, "amin": np.minimum}
@@ -208,6 +232,8 @@ def threaded(path: str, found: Any) -> Any:
         return ThreadedReduction(function, REDUCTIONS[name])
     if path == "mean" and function is np.mean:
         return ThreadedMean(function)
+    if path == "where" and function is np.where:
+        return ThreadedWhere(function)
     if path.startswith("scipy.fft.") and "workers" in _parameters(function):
         return ThreadedTransform(function)
     return found

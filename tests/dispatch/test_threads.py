@@ -409,6 +409,33 @@ def test_reductions_along_axes_split_through_methods_and_functions(dtype: Any) -
             assert _threaded() == before + 1, (name, args, kwargs)
 
 
+def test_where_splits_with_numpys_values_dtype_and_layout() -> None:
+    """``where(condition, x, y)`` of a boolean condition splits (fill, then a masked copy
+    a block), with NumPy's bits, dtype and memory order: scalars (300 into int8 wraps as
+    NumPy's where wraps it), broadcasting, casts, NaN and -0.0, views; a condition of
+    another dtype, and NumPy's errors, as NumPy's."""
+    rng = np.random.default_rng(10)
+    h = rng.standard_normal((30, 20))
+    h[::7, ::3] = np.nan
+    h[1::5] = -0.0
+    c = rng.random((30, 20)) > 0.5
+    i8 = rng.integers(-100, 100, (30, 20)).astype(np.int8)
+    cases = [(c, h, 0.0), (c, 2, h), (c[:, :1], h, h[:1]), (c, h.astype(np.float32), 0.1),
+             (c, i8, 7), (c, i8, h), (c, np.asfortranarray(h), -1.5), (c.T, h.T, 1j),
+             (c[::-1], h[::-1, ::2].repeat(2, axis=1), h), (c, h > 0, i8), (c, i8, 300),
+             (c, np.float32(0.1), i8), (c, True, 2.5), (c, i8.astype(np.uint8), -1)]
+    for cond, x, y in cases:
+        want = np.where(cond, x, y)
+        before = _threaded()
+        got = autodev.where(*(autodev.asarray(v) if isinstance(v, np.ndarray) else v
+                              for v in (cond, x, y)))
+        assert _threaded() == before + 1, (cond.shape, np.result_type(want))
+        same(got, want)
+    same(autodev.where(autodev.asarray(h), h, 0.0), np.where(h, h, 0.0))  # (not split)
+    with pytest.raises(ValueError, match="broadcast"):
+        autodev.where(autodev.asarray(c), autodev.asarray(h[:3]), 0.0)
+
+
 def test_a_reduction_outer_to_its_split_needs_long_runs(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     """``x.sum(axis=0)`` of a C-ordered matrix adds whole rows: split along its columns,
