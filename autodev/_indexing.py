@@ -9,12 +9,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _threads
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, backend_for
 from ._device import CPU, Device
 from ._dispatch import cpu_arg, is_plain_array_like, native_arg, new
 from ._fusion import LEAVES, PENDING, WATCHED, assign, before_write
 from ._methods import _in_place
+from ._parallel import masked_fill
 from ._compiled import compiled_method
 from ._operators import _PLAIN_OPERANDS, _np_ndarray, _onew
 from ._results import _face_result
@@ -113,16 +115,34 @@ def setitem(self: Array, key: Any, value: Any) -> None:
         # (is_basic_key, inlined)
         if not (_is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))):
             key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
+            # (a[mask] = 0.0 of a large array: split over threads, NumPy's bits)
+            if type(key) is _np_ndarray and key.size >= _SPLIT_FROM[0] \
+                    and type(value) in _FILL_VALUES and masked_fill(self._native, key, value):
+                _written(self)
+                return
         self._native[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
-        storage = self._storage
-        if _FAST or (self._mirror is None and (storage is None or not (
-                storage.mirrored or storage.shared))):
-            if storage is not None:  # no mirror to release: only the version moves
-                storage.version += 1
-        else:
-            R.mark_written(self)
+        _written(self)
         return
     _setitem(self, key, value)
+
+
+def _written(self: Array) -> None:
+    """A host write to ``self`` made: its storage's version moves (and mirrors go)."""
+    storage = self._storage
+    if _FAST or (self._mirror is None and (storage is None or not (
+            storage.mirrored or storage.shared))):
+        if storage is not None:  # no mirror to release: only the version moves
+            storage.version += 1
+    else:
+        R.mark_written(self)
+
+
+#: Values ``a[mask] = value`` may fill in blocks over threads (scalars NumPy converts).
+_FILL_VALUES = frozenset({int, float, bool, complex, np.float64, np.float32, np.int64,
+                          np.int32, np.bool_, np.complex128})
+#: The least size any call is split from (:func:`autodev._threads.general_from`).
+_SPLIT_FROM = [_threads.NEVER]
+_threads.on_floor(lambda least: _SPLIT_FROM.__setitem__(0, least))
 
 
 def _assign_pending(self: Array, key: Any, value: Any) -> bool:

@@ -298,6 +298,37 @@ def where_call(condition: Any, x: Any, y: Any) -> Any:
     return out
 
 
+def masked_fill(target: np.ndarray, mask: Any, value: Any) -> bool:
+    """``target[mask] = value`` of a boolean mask of the target's shape and a scalar value,
+    split over threads (each block copies the value where its part of the mask holds:
+    NumPy's bits), from the floor :func:`where_call` splits from; False where it is not
+    split (the caller makes NumPy's own assignment)."""
+    if type(mask) is not np.ndarray or mask.dtype != np.bool_ or mask.shape != target.shape \
+            or target.dtype.kind not in _KINDS or not target.flags.writeable:
+        return False
+    threads = threads_for(target.size, WHERE_FAMILY)
+    if threads < 2 or not _reportable() or np.may_share_memory(mask, target):
+        return False
+    axis = _split_axis(target.shape, target.strides, frozenset(), threads)
+    if axis is None:
+        return False
+    one = np.empty(1, target.dtype)
+    one[np.ones(1, np.bool_)] = value  # (NumPy's conversion: its errors and warnings, here)
+    fill = one.reshape(())
+    cut_mask, cut_target = _slicer(mask, target.ndim, axis), _slicer(target, target.ndim, axis)
+
+    def block(lo: int, hi: int) -> Callable[[], None]:
+        part, where = cut_target(lo, hi), cut_mask(lo, hi)
+        return lambda: np.copyto(part, fill, casting="no", where=where)
+
+    pieces = min(threads, target.size // _threads.MIN_BLOCK)
+    blocks = [block(lo, hi) for lo, hi in _bounds(target.shape[axis], pieces)]
+    if len(blocks) < 2:
+        return False
+    run_blocks(blocks, "__setitem__")
+    return True
+
+
 def _overlaps(x: Any, out: np.ndarray) -> bool:
     """True if operand ``x`` shares memory with ``out`` other than element for element
     (same start, strides and shape: an in-place call); NumPy then copies, so no split."""

@@ -436,6 +436,49 @@ def test_where_splits_with_numpys_values_dtype_and_layout() -> None:
         autodev.where(autodev.asarray(c), autodev.asarray(h[:3]), 0.0)
 
 
+def test_a_masked_fill_splits_with_numpys_values_and_errors() -> None:
+    """``a[mask] = value`` with a boolean mask of the array's shape and a scalar value
+    splits (a masked copy a block), converting the value as NumPy's assignment does: its
+    bits, its errors (300 into int8, NaN into int64, 1j into float64) and warnings
+    (overflow in the cast); other keys and values as NumPy's own assignment."""
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((30, 20))
+    mask = rng.random((30, 20)) > 0.5
+    for dtype, value in [(np.float64, 0.0), (np.float64, np.nan), (np.int32, 1.7),
+                         (np.int8, np.int64(300)), (np.bool_, 2), (np.complex64, 1 + 2j),
+                         (np.float32, -0.0), (np.uint8, True), (np.int8, 300),
+                         (np.int64, np.nan), (np.float64, 1j), (np.float32, 1e300)]:
+        for layout in (lambda v: v, np.asfortranarray, lambda v: v.T):
+            h = layout(base.astype(dtype) if dtype is not np.bool_ else base > 0)
+            m = layout(mask)
+            x = autodev.asarray(h.copy(order="K"))
+            want = h.copy(order="K")
+            try:
+                with warnings.catch_warnings(record=True) as numpy_warned:
+                    warnings.simplefilter("always")
+                    want[m] = value
+            except Exception as error:  # noqa: BLE001 (its type is what autodev must raise)
+                with pytest.raises(type(error)):
+                    x[autodev.asarray(m)] = value
+                same(x, h)
+                continue
+            before = _threaded()
+            with warnings.catch_warnings(record=True) as warned:
+                warnings.simplefilter("always")
+                x[autodev.asarray(m)] = value
+            assert _threaded() == before + 1, (dtype, value)
+            assert [w.category for w in warned] == [w.category for w in numpy_warned]
+            same(x, want)
+    x = autodev.asarray(base.copy())
+    x[mask[:, 0]] = 1.5  # (a mask of the leading axis: NumPy's own assignment)
+    want = base.copy()
+    want[mask[:, 0]] = 1.5
+    same(x, want)
+    x[autodev.asarray(mask)] = np.arange(int(mask.sum()), dtype=float)  # (an array value)
+    want[mask] = np.arange(int(mask.sum()), dtype=float)
+    same(x, want)
+
+
 def test_a_reduction_outer_to_its_split_needs_long_runs(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     """``x.sum(axis=0)`` of a C-ordered matrix adds whole rows: split along its columns,
