@@ -14,7 +14,8 @@
 #
 # The selection: the dispatch overhead on tiny calls (NumPy; autodev as the machine is and
 # with a simulated GPU usable), the chained workloads (NumPy and autodev, float64, data on
-# the host) and the large host chains of bench_threads at 1e6 elements. Each parameter set
+# the host), the large host chains of bench_threads at 1e6 elements, and the whole programs
+# of bench_programs (NumPy and autodev). Each parameter set
 # takes three samples in one process: enough for a history, short on a small machine.
 # The run is niced: it is meant to share a machine.
 set -euo pipefail
@@ -29,4 +30,5 @@ exec nice -n "${NICE:-19}" "$ASV" run --steps "$steps" "$range" "${machine[@]}" 
   -a repeat=3 -a processes=1 \
   --bench "DispatchOverhead\.time_call\('(numpy|autodev)', '\w+', 'float64', 'host', '(here|sim)'\)" \
   --bench "(ElementwiseChain|PowerIteration|SparseMatvecLoop)\.time_\w+\('(numpy|autodev)', \d+, 'float64', 'host'\)" \
-  --bench "ThreadedChains\.time_chain\('\w+', '\w+', '\w+', '\w+', 1000000\)" "$@"
+  --bench "ThreadedChains\.time_chain\('\w+', '\w+', '\w+', '\w+', 1000000\)" \
+  --bench "Programs\.time_program" "$@"

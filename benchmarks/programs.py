@@ -5,7 +5,9 @@ The other scripts time one call at a time (``overhead.py``) or large elementwise
 size where most arrays hold thousands to a few million elements: k-means (20,000 points,
 8 dimensions, 8 clusters), logistic regression by gradient descent (20,000 x 20), a small
 two-layer network trained by hand (2,000 x 64 -> 128 -> 10), a Monte Carlo estimate in
-batches of 100,000, and a loop of tiny calls on 10 elements. Each program is written once
+batches of 100,000, feature scaling and a softmax (100,000 x 50), a ReLU layer's forward
+and backward pass (1,000 x 2,000: ``where`` and a masked assignment), nearest centres by
+broadcasting (50,000 points, 32 centres), and a loop of tiny calls on 10 elements. Each program is written once
 against a namespace ``np`` and run with NumPy's and with autodev's, on inputs made from
 the same NumPy arrays (autodev's copies of them); the two are timed in alternating rounds (NumPy first in even
 rounds) and each row reports the median over the rounds, with the ratio autodev / NumPy
@@ -82,6 +84,27 @@ def monte_carlo(np: Any, samples: Any) -> float:
     return 4.0 * inside / (samples.shape[0] * samples.shape[2])
 
 
+def feature_scaling(np: Any, x: Any) -> Any:
+    """Standardise the columns of a tall matrix, then a softmax along its rows."""
+    z = (x - x.mean(axis=0)) / x.std(axis=0)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def relu_layer(np: Any, z: Any, upstream: Any) -> Any:
+    """A ReLU forward and backward over a batch: a selection and a masked assignment."""
+    hidden = np.where(z > 0.0, z, 0.0)
+    grad = upstream * 1.0
+    grad[z <= 0.0] = 0.0
+    return hidden.sum(axis=1) + grad.sum(axis=0).mean()
+
+
+def nearest_centres(np: Any, points: Any, centres: Any) -> Any:
+    """Each point's distance to its nearest centre, by broadcasting."""
+    differences = points[:, None, :] - centres[None, :, :]
+    return np.sqrt((differences * differences).sum(axis=2).min(axis=1))
+
+
 def tiny_calls(np: Any, v: Any, iterations: int = 2000) -> float:
     """A loop of calls on 10 elements, each result read back into Python."""
     total = 0.0
@@ -102,6 +125,11 @@ def inputs() -> dict[str, tuple[Callable[..., Any], tuple[numpy.ndarray, ...]]]:
             rng.random((2_000, 64)), rng.random((2_000, 10)), rng.random((64, 128)) * 0.1,
             rng.random((128, 10)) * 0.1)),
         "monte_carlo": (monte_carlo, (rng.random((20, 2, 100_000)),)),
+        "feature_scaling": (feature_scaling, (rng.standard_normal((100_000, 50)),)),
+        "relu_layer": (relu_layer, (rng.standard_normal((1_000, 2_000)),
+                                    rng.standard_normal((1_000, 2_000)))),
+        "nearest_centres": (nearest_centres, (rng.standard_normal((50_000, 4)),
+                                              rng.standard_normal((32, 4)))),
         "tiny_calls": (tiny_calls, (rng.random(10),)),
     }
 

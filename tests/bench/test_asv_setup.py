@@ -102,3 +102,19 @@ def test_the_programs_script_runs_each_program_alike(tmp_path: Path) -> None:
     for row in report["rows"]:
         assert row["identical"] and row["ratio"] > 0
         assert sum(row["placement"]["calls"].values()) > 0
+
+
+def test_the_asv_programs_run_the_scripts_bodies() -> None:
+    """The asv suite's Programs class times the bodies and inputs of
+    benchmarks/programs.py (one source), for NumPy and autodev alike."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_programs", BENCH / "benchmarks" / "bench_programs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.Programs.params[0] == list(module.PROGRAMS.inputs())
+    assert "tiny_calls" in module.Programs.params[0]
+    for implementation in module.IMPLEMENTATIONS:
+        bench = module.Programs()
+        bench.setup("tiny_calls", implementation)
+        bench.time_program("tiny_calls", implementation)
