@@ -76,10 +76,15 @@ _SPLIT_FROM = _TOTAL_FROM = _threads.NEVER
 _IN_PLACE_FROM: dict[str | None, int] = {None: _threads.NEVER}
 
 
+#: A reduction along axes may be split from here (its family's floor, or fusion's).
+_REDUCE_FROM = _threads.NEVER
+
+
 def _set_split_from(least: int) -> None:
-    global _SPLIT_FROM, _TOTAL_FROM, _IN_PLACE_FROM
+    global _SPLIT_FROM, _TOTAL_FROM, _IN_PLACE_FROM, _REDUCE_FROM
     _SPLIT_FROM, _TOTAL_FROM = least, _threads.total_from()
     _IN_PLACE_FROM = _threads.split_floors()
+    _REDUCE_FROM = _IN_PLACE_FROM.get("reduction", least)
 
 
 _threads.on_floor(_set_split_from)
@@ -433,7 +438,7 @@ def _method(name: str, spec: OpSpec, np_method: Callable[..., Any]) -> Callable[
             if found is not _fusion.DECLINED:
                 return found
         if splits and type(self) is ndarray and self._device is CPU and (
-                self._native.size >= _SPLIT_FROM if args or kwargs
+                self._native.size >= _REDUCE_FROM if args or kwargs
                 else totals and self._native.size >= _TOTAL_FROM):
             result = PROTOCOLS.function_for(getattr(np, name))(self, *args, **kwargs)
             return _face_result(result, self) if self._face else result
