@@ -229,19 +229,32 @@ def ufunc_call(ufunc: np.ufunc, family: str, args: tuple[Any, ...], kwargs: dict
             or (where is not True and type(where) is not np.ndarray) \
             or not _same_loops(ufunc, (*ops, out)):
         return DECLINED
-    shapes = [x.shape for x in (*ops, where) if type(x) is np.ndarray]
+    found = _broadcast_threads((*ops, where), family, out)
+    if found is None:
+        return DECLINED
+    return _split_ufunc(ufunc, ops, out, where, kwargs, *found)
+
+
+def _broadcast_threads(operands: tuple[Any, ...], family: str, out: Any = None
+                       ) -> tuple[tuple[int, ...], int, int] | None:
+    """The shape of the arrays among ``operands`` broadcast together (``out``'s, where
+    given: it must hold that shape), its elements and the threads a call of ``family``
+    making it runs on; None where NumPy's one call runs instead: one thread, an errstate
+    that cannot be replayed, or shapes NumPy's own call refuses (it raises its own error,
+    before any write)."""
     try:
-        shape = np.broadcast_shapes(*shapes)
-        if out is not None and np.broadcast_shapes(shape, out.shape) != out.shape:
-            return DECLINED  # (NumPy's own call raises its own error before any write)
-        shape = shape if out is None else out.shape
+        shape = np.broadcast_shapes(*(x.shape for x in operands if type(x) is np.ndarray))
+        if out is not None:
+            if np.broadcast_shapes(shape, out.shape) != out.shape:
+                return None
+            shape = out.shape
     except ValueError:
-        return DECLINED  # NumPy's own call raises its own error
+        return None
     work = math.prod(shape)
     threads = threads_for(work, family)
     if threads < 2 or not _reportable():
-        return DECLINED
-    return _split_ufunc(ufunc, ops, out, where, kwargs, shape, work, threads)
+        return None
+    return shape, work, threads
 
 
 #: The family whose thread floor a selection splits from. NumPy's ``where`` loop branches
@@ -262,14 +275,10 @@ def where_call(condition: Any, x: Any, y: Any) -> Any:
             or not _plain_operand(x) or not _plain_operand(y):
         return DECLINED
     operands = (condition, x, y)
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in operands if type(a) is np.ndarray))
-    except ValueError:
-        return DECLINED  # NumPy's own call raises its own error
-    work = math.prod(shape)
-    threads = threads_for(work, WHERE_FAMILY)
-    if threads < 2 or not _reportable():
+    found = _broadcast_threads(operands, WHERE_FAMILY)
+    if found is None:
         return DECLINED
+    shape, work, threads = found
     dtype = np.where(*(_zero_size(a) for a in operands)).dtype  # (NumPy's errors, here)
     out = _allocate(operands, True, dtype, "K", shape)
     axis = _split_axis(out.shape, out.strides, frozenset(), threads)
