@@ -40,7 +40,8 @@ def compiled(kind: str, func: Any, fallback: _F, other: Callable[..., Any] | Non
     method (False for NumPy's builtins' twins); ``threads``: with no GPU usable, the family
     below whose :func:`autodev._threads.split_floors` size the compiled path runs a call
     itself (None: below the least of them; for an array method, one whose function may
-    split it, ``a.sum(axis=1)``: None for any other); ``positional``: for a function, the most
+    split it, ``a.sum(axis=1)``: None for any other; for a function, one the CPU backend
+    splits, ``where``, from that family's size with a GPU usable too: None for any other); ``positional``: for a function, the most
     positional arguments its compiled path takes (where ``out`` may come by position);
     ``primary``: for an array method, one that runs where its array lives (a view method),
     so on host data at once with a GPU usable too."""

@@ -15,7 +15,7 @@ from ._device import CPU
 from ._decide import alone_on_host
 from ._dispatch import call, cpu_arg, cpu_result, host_impl
 from ._compiled import ANY_NUMBER, compiled
-from ._threaded import SPLIT_FUNCTIONS, ThreadedMean
+from ._threaded import SPLIT_FUNCTIONS, ThreadedMean, ThreadedWhere
 from ._fused_sum import fused_sum
 from ._fusion import _ACTIVE as PENDING_CHAIN, DECLINED, before_write
 from ._capability.specs import OpSpec
@@ -116,10 +116,15 @@ def make_function(spec: OpSpec, np_func: Any,
     # (no out=; no GPU usable, or host data below the bound: compiled; a reduction's one
     # array alone by the "unary" kind, which is the "function" kind for more arguments)
     found = _out_on(np_func)
-    return compiled("function" if impl is None else "unary",
-                    host_impl(spec) if impl is None else impl, named, other=cpu_result,
-                    family=spec.family, positional=ANY_NUMBER if found is None else found[0],
-                    threads=SPLIT_FUNCTIONS.get(name) if impl is None else None)
+    positional = ANY_NUMBER if found is None else found[0]
+    if impl is not None:
+        return compiled("unary", impl, named, other=cpu_result, family=spec.family,
+                        positional=positional)
+    func = host_impl(spec)
+    if isinstance(func, ThreadedWhere):  # (NumPy's own: the compiled path sends a call
+        func = func.function  # from the floor of SPLIT_FUNCTIONS on, to the split)
+    return compiled("function", func, named, other=cpu_result, family=spec.family,
+                    positional=positional, threads=SPLIT_FUNCTIONS.get(name))
 
 
 def cpu_function(np_func: Callable[..., Any], name: str) -> Callable[..., Any]:

@@ -1374,7 +1374,7 @@ function(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     for (Py_ssize_t i = 0; i < n + nkw; i++) {
         host[i] = host_argument(args[i], ARGUMENT_DEPTH);
         /* (a function the CPU backend may split, where: an argument from its floor) */
-        if (host[i] == NULL || (Fast && self->threads != Py_None && i < n
+        if (host[i] == NULL || (self->threads != Py_None && i < n
                                 && may_split(self->threads, host[i], NULL))) {
             for (Py_ssize_t k = 0; k <= i && k < n + nkw; k++)
                 Py_XDECREF(host[k]);

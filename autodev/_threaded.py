@@ -165,7 +165,7 @@ class ThreadedWhere:
         self.function = self.__wrapped__ = function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if len(args) == 3 and not kwargs:
+        if len(args) == 3 and not kwargs and _large(args, WHERE_FAMILY):
             found = where_call(*args)
             if found is not DECLINED:
                 return found
