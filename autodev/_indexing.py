@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _threads
+from . import _operators
 from ._residency import buffers as _buffers, storage as R
 from ._backends import STATE, backend_for
 from ._device import CPU, Device
@@ -116,8 +116,8 @@ def setitem(self: Array, key: Any, value: Any) -> None:
         if not (_is_basic(t) or (t is tuple and (not key or _all_basic(map(type, key))))):
             key = tuple([cpu_arg(k) for k in key]) if t is tuple else cpu_arg(key)
             # (a[mask] = 0.0 of a large array: split over threads, NumPy's bits)
-            if type(key) is _np_ndarray and key.size >= _SPLIT_FROM[0] \
-                    and type(value) in _FILL_VALUES and masked_fill(self._native, key, value):
+            if type(key) is _np_ndarray and key.size >= _operators._SPLIT_FROM \
+                    and masked_fill(self._native, key, value):
                 _written(self)
                 return
         self._native[key] = value if type(value) in _PLAIN_VALUES else cpu_arg(value)
@@ -136,13 +136,6 @@ def _written(self: Array) -> None:
     else:
         R.mark_written(self)
 
-
-#: Values ``a[mask] = value`` may fill in blocks over threads (scalars NumPy converts).
-_FILL_VALUES = frozenset({int, float, bool, complex, np.float64, np.float32, np.int64,
-                          np.int32, np.bool_, np.complex128})
-#: The least size any call is split from (:func:`autodev._threads.general_from`).
-_SPLIT_FROM = [_threads.NEVER]
-_threads.on_floor(lambda least: _SPLIT_FROM.__setitem__(0, least))
 
 
 def _assign_pending(self: Array, key: Any, value: Any) -> bool:

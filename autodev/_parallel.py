@@ -308,12 +308,14 @@ def where_call(condition: Any, x: Any, y: Any) -> Any:
 
 
 def masked_fill(target: np.ndarray, mask: Any, value: Any) -> bool:
-    """``target[mask] = value`` of a boolean mask of the target's shape and a scalar value,
-    split over threads (each block copies the value where its part of the mask holds:
-    NumPy's bits), from the floor :func:`where_call` splits from; False where it is not
-    split (the caller makes NumPy's own assignment)."""
+    """``target[mask] = value`` of a boolean mask of the target's shape and a scalar value
+    (a Python or NumPy scalar of a numeric dtype: no array, whose values NumPy would take
+    one by one), split over threads (each block copies the value where its part of the mask
+    holds: NumPy's bits), from the floor :func:`where_call` splits from; False where it is
+    not split (the caller makes NumPy's own assignment)."""
     if type(mask) is not np.ndarray or mask.dtype != np.bool_ or mask.shape != target.shape \
-            or target.dtype.kind not in _KINDS or not target.flags.writeable:
+            or target.dtype.kind not in _KINDS or not target.flags.writeable \
+            or type(value) is np.ndarray or not _plain_operand(value):
         return False
     threads = threads_for(target.size, WHERE_FAMILY)
     if threads < 2 or not _reportable() or np.may_share_memory(mask, target):

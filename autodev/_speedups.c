@@ -238,6 +238,22 @@ broadcast_elements(ArrayHead *const *heads, Py_ssize_t n)
     return size;
 }
 
+/* The elements of a call's result from NumPy arrays `x` and `y` of `a` and `b` elements
+ * (0: not an array, or empty): the larger count, or, where their product reaches `bound`,
+ * their broadcast (x[:, None] - c: more than either operand, never more than that product;
+ * a multiply where the counts are small enough, a division only past it). */
+static Py_ssize_t
+result_elements(PyObject *x, Py_ssize_t a, PyObject *y, Py_ssize_t b, Py_ssize_t bound)
+{
+    Py_ssize_t most = a > b ? a : b, least = a > b ? b : a;
+    if (least == 0 || (most < ((Py_ssize_t)1 << 31) ? most * least < bound
+                                                     : most <= (bound - 1) / least))
+        return most;
+    ArrayHead *both[2] = {(ArrayHead *)x, (ArrayHead *)y};
+    Py_ssize_t n = broadcast_elements(both, 2);
+    return n > most ? n : most;
+}
+
 /* 1 if the call's result (a NumPy operand's elements, or two operands' broadcast: at most
  * the product of theirs) is at least SplitFrom elements and, where the call's FastCall
  * names a family of SplitFloors (`threads`, NULL or None: none), at least that family's
@@ -248,19 +264,9 @@ may_split(PyObject *threads, PyObject *x, PyObject *y)
 {
     if (SplitFrom == PY_SSIZE_T_MAX)
         return 0;
-    Py_ssize_t a = elements(x), b = elements(y);
-    Py_ssize_t n = a > b ? a : b, least = a > b ? b : a;
-    if (n < SplitFrom) {
-        /* x[:, None] - c: a result larger than either operand, never than their product
-         * (least 0: one operand is no array, or is empty) */
-        if (least == 0 || (n < ((Py_ssize_t)1 << 31) ? n * least < SplitFrom
-                                                      : n <= (SplitFrom - 1) / least))
-            return 0;
-        ArrayHead *both[2] = {(ArrayHead *)x, (ArrayHead *)y};
-        n = broadcast_elements(both, 2);
-        if (n < SplitFrom)
-            return 0;
-    }
+    Py_ssize_t n = result_elements(x, elements(x), y, elements(y), SplitFrom);
+    if (n < SplitFrom)
+        return 0;
     if (threads == NULL || threads == Py_None || SplitFloors == NULL)
         return 1;
     PyObject *found = PyDict_GetItemWithError(SplitFloors, threads);  /* borrowed; a str key */
@@ -458,7 +464,7 @@ host_call(PyObject *family, int how, PyObject *a, PyObject *data, PyObject *y,
     *o = NULL;
     if (family == Py_None || SLOT(a, S_DEVICE) != Cpu || !PyObject_TypeCheck(data, NpArray))
         return 0;
-    Py_ssize_t work = elements(data), least = 0;
+    Py_ssize_t work = elements(data), other = 0;  /* (other: y's elements, an array's) */
     if (y != NULL) {
         if (Py_TYPE(y) == Array) {
             if (SLOT(y, S_DEVICE) != Cpu || (operand = SLOT(y, S_DATA)) == NULL
@@ -467,11 +473,8 @@ host_call(PyObject *family, int how, PyObject *a, PyObject *data, PyObject *y,
             Py_ssize_t n = elements(operand);
             if (how == BOUND_PRODUCT)
                 work = work && n > PY_SSIZE_T_MAX / work ? PY_SSIZE_T_MAX : work * n;
-            else {
-                least = n < work ? n : work;
-                if (n > work)
-                    work = n;
-            }
+            else
+                other = n;
         } else {
             if (how == BOUND_PRODUCT)
                 return 0;
@@ -484,14 +487,9 @@ host_call(PyObject *family, int how, PyObject *a, PyObject *data, PyObject *y,
     }
     Py_ssize_t bound = 0;
     int found = host_bound(family, &bound);
-    if (found > 0 && work < bound && how == BOUND_BROADCAST && least > 0
-            && work > (bound - 1) / least) {
-        /* x[:, None] - c: more elements than either operand, never than their product */
-        ArrayHead *both[2] = {(ArrayHead *)data, (ArrayHead *)operand};
-        Py_ssize_t m = broadcast_elements(both, 2);
-        if (m > work)
-            work = m;
-    }
+    if (found > 0 && other > 0)  /* the larger count, or their broadcast where it may tell */
+        work = how == BOUND_BROADCAST ? result_elements(data, work, operand, other, bound)
+                                      : work > other ? work : other;
     if (found > 0 && work < bound) {
         *o = operand;
         return 1;
